@@ -1,0 +1,5 @@
+"""The root of the referee's error types, so callers can catch everything of ours at once."""
+
+
+class RefereeError(Exception):
+    """Base class of every error the referee raises on purpose."""
