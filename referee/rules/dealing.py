@@ -17,6 +17,7 @@ import struct
 from collections.abc import Sequence
 
 from protocol.cards import Card
+from referee.rules.cardset import mask_of
 from referee.rules.table import Table
 
 
@@ -45,6 +46,10 @@ def deal(table: Table, seed: int, deal_number: int, dealer: int) -> list[int]:
     deck = shuffled(table.cards, seed, deal_number)
     n = table.players
     hands = [0] * n
+    if table.rules.deal_packets == (1,):
+        for k in range(n):
+            hands[(dealer + 1 + k) % n] = mask_of(deck[k::n])
+        return hands
     held = [0] * n
     packets = table.rules.deal_packets
     seat = (dealer + 1) % n

@@ -17,7 +17,7 @@ from protocol.cards import COPY_STRIDE, Card, card_code
 from protocol.ruleset import RuleSet
 from referee.rules.dealing import deal, draw_seat
 from referee.rules.errors import RulesError
-from referee.rules.round import DONE, Round
+from referee.rules.round import Round
 from referee.rules.scoring import RoundResult
 from referee.rules.table import Table, table_for
 
@@ -33,6 +33,7 @@ class MatchResult(msgspec.Struct, frozen=True, kw_only=True):
     winners: list[int]
     reason: EndReason
     rounds: int
+    """Deals played, redeals after a revoke included."""
 
     @property
     def tie(self) -> bool:
@@ -55,6 +56,8 @@ class Match:
         self.deal_number = 0
         self.schedule_index = 0
         self.current: Round | None = None
+        """The round being played, or the last one once recorded."""
+        self._recorded = False
         self.result: MatchResult | None = None
 
     @property
@@ -65,8 +68,8 @@ class Match:
         """Deal the next round: from the seed, or the given hands (card ids by seat)."""
         if self.result is not None:
             raise RulesError("the match is over")
-        if self.current is not None and self.current.phase != DONE:
-            raise RulesError("the current round is not finished")
+        if self.current is not None and not self._recorded:
+            raise RulesError("the current round is not finished and recorded yet")
         if hands is None:
             masks = deal(self.table, self.seed, self.deal_number, self.dealer)
         else:
@@ -74,12 +77,16 @@ class Match:
         schedule = self.rules.pass_schedule
         direction = schedule[self.schedule_index % len(schedule)]
         self.current = Round(self.table, masks, self.dealer, direction, self.phase)
+        self._recorded = False
         return self.current
 
     def record(self, round_: Round) -> RoundResult:
         """Add a finished round's result to the scores and decide whether the match is over."""
         if round_ is not self.current or round_.result is None:
             raise RulesError("only the current round, once finished, can be recorded")
+        if self._recorded:
+            raise RulesError("this round has already been recorded")
+        self._recorded = True
         result = round_.result
         self.results.append(result)
         for seat, change in enumerate(result.score_changes):
@@ -102,7 +109,7 @@ class Match:
         winners: list[int] = []
         if rules.end == "target" and max(scores) >= rules.target:
             reason = "target_reached"
-        elif rules.end == "rounds" and played >= rules.rounds:
+        elif rules.end == "rounds" and sum(r.revoke is None for r in self.results) >= rules.rounds:
             reason = "rounds_played"
         elif rules.end == "two_phase" and last.match_phase == 2:
             exact = rules.finish == "exact_zero"

@@ -1,7 +1,7 @@
 """Named presets: each variant in ``shared/seeds`` as a ``RuleSet``, with the seed it follows.
 
 A preset also knows how its deck and passing change with the number of players (the seeds
-give a 3- and a 5-player deck for most variants), so ``ruleset("dutch", players=3)`` is the
+give a 3- and a 5-player deck for most variants), so ``ruleset("dutch", {"players": 3})`` is the
 Dutch game for three. Any single option can then be overridden; the result is checked by
 building its ``Table``.
 """
@@ -23,7 +23,8 @@ class Preset(NamedTuple):
     sources: str
     """The seed texts (``shared/seeds/NNN_*.txt``) and passages this preset follows."""
     by_players: Mapping[int, Mapping[str, Any]]
-    """Options that change with the number of players; ``0`` applies to any count not listed."""
+    """Options that change with the number of players; ``0`` applies to any count of 6 or more
+    that is not listed."""
 
 
 def _points(**extra: int) -> dict[str, int]:
@@ -244,28 +245,27 @@ def ruleset(name: str = DEFAULT_PRESET, overrides: Mapping[str, Any] | None = No
         data.update(adjust)
         if players % 2:
             data["pass_schedule"] = tuple(d for d in data["pass_schedule"] if d != "across") or ("hold",)
+    return _apply(data, options)
+
+
+def with_options(rules: RuleSet, overrides: Mapping[str, Any]) -> RuleSet:
+    """A rule set with some options changed, checked like ``ruleset``."""
+    return _apply(msgspec.structs.asdict(rules), overrides)
+
+
+def _apply(data: dict[str, Any], options: Mapping[str, Any]) -> RuleSet:
+    """``data`` (a rule set as a dict) with ``options`` applied, converted and checked; the
+    description notes what was changed."""
     unknown = sorted(set(options) - set(RuleSet.__struct_fields__))
     if unknown:
         raise InvalidRuleSet(f"unknown option {unknown[0]!r}; options: {', '.join(RuleSet.__struct_fields__)}")
-    data.update(options)
+    data = {**data, **options}
+    changed = {k: v for k, v in options.items() if k not in ("name", "description")}
+    if changed and "description" not in options:
+        data["description"] = f"{data['description']} [with {', '.join(f'{k}={v}' for k, v in changed.items())}]"
     try:
         rules = msgspec.convert(data, RuleSet)
     except msgspec.ValidationError as err:
         raise InvalidRuleSet(f"bad option value: {err}") from None
     table_for(rules)
     return rules
-
-
-def with_options(rules: RuleSet, overrides: Mapping[str, Any]) -> RuleSet:
-    """A rule set with some options changed, checked like ``ruleset``."""
-    unknown = sorted(set(overrides) - set(RuleSet.__struct_fields__))
-    if unknown:
-        raise InvalidRuleSet(f"unknown option {unknown[0]!r}")
-    data = msgspec.structs.asdict(rules)
-    data.update(overrides)
-    try:
-        changed = msgspec.convert(data, RuleSet)
-    except msgspec.ValidationError as err:
-        raise InvalidRuleSet(f"bad option value: {err}") from None
-    table_for(changed)
-    return changed

@@ -40,7 +40,8 @@ class Trick(msgspec.Struct, frozen=True):
     cards: list[Card]
     winner: int | None
     """The seat that took the trick; ``None`` when every card of the led suit was cancelled
-    (double deck) and the cards went on to the next trick's winner."""
+    (double deck) and the cards went on to the next trick's winner (on the last trick, where
+    no trick follows, the leader takes them)."""
     points: int
     """Points the winner took with this trick (cards carried from a cancelled trick included)."""
 
@@ -134,6 +135,13 @@ class Round:
         return cards_of(self.hands[seat])
 
     # -- passing -----------------------------------------------------------------------------
+    def legal_passes(self, seat: int) -> list[Card]:
+        """The cards ``seat`` may pass: any ``rules.pass_count`` distinct cards of its hand
+        while it has not passed yet; empty otherwise."""
+        if self.phase != PASS or self.passes[seat] is not None:
+            return []
+        return cards_of(self.hands[seat])
+
     def pass_cards(self, seat: int, cards: Sequence[Card]) -> None:
         """Give ``cards`` to the seat in this round's pass direction. Nobody receives anything
         until every seat has passed."""
@@ -245,12 +253,11 @@ class Round:
             led = (trick[0] >> 4) & 3
             legal = hand & table.suit_masks[led]
             if legal:
-                if (
-                    rules.queen_must_drop
-                    and led == SPADES
-                    and legal & table.queen_mask
-                    and mask_of(trick) & _HIGH_SPADES
-                ):
+                if first and rules.first_trick_no_points:
+                    rest = legal & ~table.penalty_mask
+                    if rest:
+                        legal = rest
+                if rules.queen_must_drop and led == SPADES and legal & table.queen_mask and self._queen_loses():
                     legal &= table.queen_mask
             else:
                 legal = hand
@@ -262,6 +269,19 @@ class Round:
                     legal &= table.queen_mask
         self._legal = legal
         return legal
+
+    def _queen_loses(self) -> bool:
+        """Whether a Q♠ added to the current (spade-led) trick could not win it: a higher spade
+        is already in it and, in a double deck, not cancelled by its twin (or the queen's own
+        twin is there to cancel her)."""
+        trick = self.trick
+        if not self.table.double:
+            return bool(mask_of(trick) & _HIGH_SPADES)
+        faces = [c & 63 for c in trick if (c >> 4) & 3 == SPADES]
+        queen = SPADES * 16 + QUEEN
+        if self.table.rules.identical_cards == "later_wins":
+            return any(f > queen for f in faces)
+        return queen in faces or any(f > queen and faces.count(f) == 1 for f in faces)
 
     def play(self, seat: int, card: Card) -> None:
         """Play ``card`` from ``seat`` to the current trick."""
@@ -351,6 +371,8 @@ class Round:
             mask |= 1 << card
         index = self._winner_index()
         leader = self.leader
+        if index is None and self.trick_number + 1 == table.hand_size:
+            index = 0  # the last trick cancelled out: nothing follows, so its leader takes it
         if index is None:
             self._carry |= mask
             self._carry_points += worth
@@ -367,11 +389,6 @@ class Round:
         self.trick = []
         self.trick_number += 1
         if self.trick_number == table.hand_size:
-            if self._carry:  # the last trick cancelled out: its leader takes the cards
-                self.taken[leader] |= self._carry
-                self.points[leader] += self._carry_points
-                self._carry = 0
-                self._carry_points = 0
             self._end_of_play()
         else:
             self.leader = winner
