@@ -7,11 +7,15 @@ from typing import Any
 
 import click
 import msgspec
+import trio
 
 from referee import __version__
 from referee.bench import bench_engine
+from referee.link import BotStartError
+from referee.play import play_match
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, PRESETS, ruleset
+from referee.runner import POLICIES, MatchConfig, MatchOutcome
 
 
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -58,6 +62,86 @@ def variants(name: str | None, pairs: tuple[str, ...], as_json: bool) -> None:
         click.echo(f"{n:<{width}}  {rules.players}p  {rules.description}")
         if name:
             click.echo(f"{'':<{width}}  follows seeds {PRESETS[n].sources}")
+
+
+@main.command()
+@click.argument("bots", nargs=-1, required=True)
+@click.option("--variant", default=DEFAULT_PRESET, show_default=True, help="A preset (see `referee variants`).")
+@click.option("--set", "pairs", multiple=True, metavar="OPTION=VALUE", help="Override one rule option.")
+@click.option("--seed", type=int, default=None, help="Seed of the deals (default: random, printed).")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None, help="Write the replay log here.")
+@click.option("--time-per-move", default=1.0, show_default=True, type=float, help="Seconds per decision.")
+@click.option("--time-bank", default=10.0, show_default=True, type=float, help="Extra seconds for the whole match.")
+@click.option("--startup", default=10.0, show_default=True, type=float, help="Seconds for the handshake.")
+@click.option(
+    "--policy", type=click.Choice(POLICIES), default="forfeit", show_default=True, help="Answer to an illegal move."
+)
+@click.option("--substitute-cap", default=3, show_default=True, type=int, help="Substitutions before forfeit.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
+def match(
+    bots: tuple[str, ...],
+    variant: str,
+    pairs: tuple[str, ...],
+    seed: int | None,
+    log_path: str | None,
+    time_per_move: float,
+    time_bank: float,
+    startup: float,
+    policy: str,
+    substitute_cap: int,
+    as_json: bool,
+) -> None:
+    """Play one match between BOTS: one command line per seat, in seat order.
+
+    Example: referee match "python3 sample_bots/python/random_bot.py" x4 is written out
+    four times, one per seat.
+    """
+    try:
+        rules = ruleset(variant, parse_options(pairs))
+    except InvalidRuleSet as err:
+        raise click.ClickException(str(err)) from None
+    if len(bots) != rules.players:
+        raise click.UsageError(f"{rules.name} needs {rules.players} bots, got {len(bots)}")
+    config = MatchConfig(
+        per_decision=time_per_move,
+        bank=time_bank,
+        startup=startup,
+        policy=policy,  # type: ignore[arg-type]
+        substitute_cap=substitute_cap,
+    )
+    try:
+        outcome = trio.run(lambda: play_match(bots, rules, seed=seed, config=config, log_path=log_path))
+    except BotStartError as err:
+        raise click.ClickException(str(err)) from None
+    if as_json:
+        click.echo(msgspec.json.encode(outcome).decode())
+    else:
+        click.echo(format_outcome(outcome))
+
+
+def format_outcome(outcome: MatchOutcome) -> str:
+    """A score table, one row per round, then the result and each seat's status."""
+    names = [s.name for s in outcome.seats]
+    width = max(8, *(min(len(n), 16) for n in names))
+    lines = [f"match {outcome.match_id}  variant {outcome.variant}  seed {outcome.seed}"]
+    lines.append("round " + " ".join(f"{n[:16]:>{width}}" for n in names))
+    totals = [0] * len(names)
+    for number, changes in enumerate(outcome.round_scores, 1):
+        totals = [t + c for t, c in zip(totals, changes, strict=True)]
+        lines.append(f"{number:>5} " + " ".join(f"{t:>{width}}" for t in totals))
+    winners = ", ".join(names[w] for w in outcome.winners) or "nobody"
+    tie = " (tie)" if len(outcome.winners) > 1 else ""
+    lines.append(f"result: {winners} won{tie}; {outcome.reason} after {outcome.rounds} rounds")
+    for seat in outcome.seats:
+        extra = "".join(
+            f", {label} {count}"
+            for label, count in (("substitutions", seat.substitutions), ("penalties", seat.penalties))
+            if count
+        )
+        lines.append(f"  seat {seat.seat} {seat.name}: {seat.status}{extra}")
+    if outcome.log:
+        lines.append(f"log: {outcome.log}")
+    return "\n".join(lines)
 
 
 @main.group()

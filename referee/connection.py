@@ -1,0 +1,132 @@
+"""A bot connection: a started bot, its handshake, and its failure if it has one.
+
+A connection outlives a match: a ladder keeps a bot process alive and plays several matches
+over one connection. The handshake (``hello`` both ways, version choice) happens once per
+connection, under the start-up time limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import get_args
+
+import trio
+
+from protocol.codec import MAX_LINE, ProtocolError, decode_bot, encode
+from protocol.messages import PROTOCOL, VERSIONS, BotHello, Error, ErrorCode, Goodbye, Hello, RefereeMessage
+from referee import __version__
+from referee.link import BotLink, LinkClosed, ProcessLink
+
+REFEREE_NAME = f"hearts-referee {__version__}"
+
+
+@dataclass
+class Failure:
+    """Why a connection is no longer usable: the termination reason and a sentence."""
+
+    reason: str
+    message: str
+    rule: str | None = None
+
+
+@dataclass
+class BotConnection:
+    """One bot behind one link, with the handshake's outcome."""
+
+    link: BotLink
+    command: str
+    hello: BotHello | None = None
+    failure: Failure | None = None
+    transcript: list[tuple[float, str, bytes]] = field(default_factory=list)
+    """The handshake lines as (time, "send" or "recv", line), for the first match's log."""
+
+    @property
+    def name(self) -> str:
+        if self.hello is not None and self.hello.name:
+            return self.hello.name
+        return self.command
+
+    @property
+    def alive(self) -> bool:
+        return self.failure is None
+
+
+async def classify_closed(link: BotLink, err: LinkClosed) -> Failure:
+    """A closed link is a ``crash`` when the program has exited (with its status), else a
+    ``disconnect`` (it closed its output but lives on, or a socket dropped)."""
+    code = link.exit_code()
+    if code is None and isinstance(link, ProcessLink):
+        code = await link.wait_exit(0.5)
+    if code is not None:
+        how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+        return Failure("crash", f"the bot {how}")
+    return Failure("disconnect", str(err))
+
+
+async def send_error(link: BotLink, code: ErrorCode, message: str, *, fatal: bool, timeout: float = 1.0) -> None:
+    """Tell a bot what it did wrong, best effort: a bot that does not read is not waited for."""
+    with trio.move_on_after(timeout):
+        with contextlib.suppress(LinkClosed):
+            await link.send(encode(Error(code=code, message=message, fatal=fatal)))
+
+
+async def handshake(connection: BotConnection, startup: float) -> None:
+    """Send hello and wait for the bot's hello within ``startup`` seconds; on any failure the
+    bot is told why and ``connection.failure`` is set."""
+    link = connection.link
+    hello: RefereeMessage = Hello(protocol=PROTOCOL, versions=list(VERSIONS), referee=REFEREE_NAME)
+    line_out = encode(hello)
+    start = trio.current_time()
+    try:
+        with trio.fail_after(startup):
+            await link.send(line_out)
+            connection.transcript.append((0.0, "send", line_out.rstrip(b"\n")))
+            line = await link.receive_line()
+            connection.transcript.append((trio.current_time() - start, "recv", line))
+        reply = decode_bot(line)
+    except trio.TooSlowError:
+        connection.failure = Failure("timeout", f"no hello within the start-up limit of {startup:g} s")
+    except ProtocolError as err:
+        connection.failure = Failure(err.code, err.message)
+    except LinkClosed as err:
+        connection.failure = await classify_closed(link, err)
+    else:
+        if not isinstance(reply, BotHello):
+            connection.failure = Failure("protocol_violation", f"expected a 'hello' reply, got {type(reply).__name__}")
+        elif reply.version not in VERSIONS:
+            connection.failure = Failure(
+                "no_common_version", f"protocol version {reply.version} is not spoken here; versions: {list(VERSIONS)}"
+            )
+        else:
+            connection.hello = reply
+            return
+    failure = connection.failure
+    assert failure is not None
+    if failure.reason not in ("crash", "disconnect"):
+        code: ErrorCode = failure.reason if failure.reason in _CODES else "protocol_violation"  # type: ignore[assignment]
+        await send_error(link, code, failure.message, fatal=True)
+
+
+_CODES = frozenset(get_args(ErrorCode))
+
+
+async def start_bot(
+    command: str, nursery: trio.Nursery, startup: float, cwd: str | Path | None = None, max_line: int = MAX_LINE
+) -> BotConnection:
+    """Start a bot program and shake hands with it. Raises ``BotStartError`` when the
+    command cannot be started at all; any later failure is recorded on the connection."""
+    link = await ProcessLink.start(command, nursery, cwd=cwd, max_line=max_line)
+    connection = BotConnection(link=link, command=command)
+    await handshake(connection, startup)
+    return connection
+
+
+async def say_goodbye(connection: BotConnection, grace: float) -> None:
+    """End a connection: goodbye to a live bot, then end its program. Never raises."""
+    if connection.alive:
+        with trio.move_on_after(grace):
+            with contextlib.suppress(LinkClosed):
+                await connection.link.send(encode(Goodbye(reason="done")))
+    await connection.link.close(grace)

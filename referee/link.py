@@ -1,0 +1,181 @@
+"""Links to bots: a line-oriented channel to one bot, and the bot program behind it.
+
+A ``BotLink`` sends protocol lines and receives them with a bounded line length. The
+``ProcessLink`` starts a bot program in its own session (process group) with pipes on its
+stdin, stdout and stderr, keeps a capped copy of its stderr, and always ends it: close its
+stdin, wait a grace period, SIGTERM the group, wait, SIGKILL the group, reap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import signal
+import subprocess
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+
+import trio
+
+from protocol.codec import MAX_LINE, LineSplitter
+from referee.errors import RefereeError
+
+STDERR_CAP = 64 * 1024
+"""Bytes of a bot's stderr kept for the log; the rest is counted and dropped."""
+
+
+class LinkClosed(RefereeError):
+    """The bot's output ended (it closed stdout, exited or crashed)."""
+
+
+class BotStartError(RefereeError):
+    """A bot command could not be started (no such program, not executable)."""
+
+
+class BotLink:
+    """A bot's line channel. Subclasses provide the byte streams and the ending."""
+
+    def __init__(self, max_line: int = MAX_LINE) -> None:
+        self._splitter = LineSplitter(max_line)
+        self._lines: deque[bytes] = deque()
+        self._send_lock = trio.Lock()
+
+    @property
+    def description(self) -> str:
+        return ""
+
+    async def _receive_some(self) -> bytes | bytearray:
+        raise NotImplementedError
+
+    async def _send_all(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    async def send(self, data: bytes) -> None:
+        """Write one encoded line. Raises ``LinkClosed`` when the bot no longer reads."""
+        async with self._send_lock:
+            try:
+                await self._send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as err:
+                raise LinkClosed(f"cannot write to the bot: {err}") from None
+
+    async def receive_line(self) -> bytes:
+        """The next complete line (without its newline). Raises ``ProtocolError``
+        (``line_too_long``) or ``LinkClosed``."""
+        while not self._lines:
+            try:
+                data = await self._receive_some()
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as err:
+                raise LinkClosed(f"cannot read from the bot: {err}") from None
+            if not data:
+                raise LinkClosed("the bot closed its output")
+            self._lines.extend(self._splitter.feed(data))
+        return self._lines.popleft()
+
+    async def close(self, grace: float = 1.0) -> None:
+        """End the link and whatever runs behind it; never raises, safe to call twice."""
+
+    def stderr_text(self) -> tuple[str, int]:
+        """The kept stderr and how many bytes were dropped beyond the cap."""
+        return "", 0
+
+    def exit_code(self) -> int | None:
+        """The bot program's exit status once it has ended (negative: killed by a signal)."""
+        return None
+
+
+class ProcessLink(BotLink):
+    """A bot program started by the referee, talking over its stdin and stdout."""
+
+    def __init__(self, process: trio.Process, command: str, max_line: int = MAX_LINE) -> None:
+        super().__init__(max_line)
+        self.process = process
+        self.command = command
+        self._stderr = bytearray()
+        self._stderr_dropped = 0
+        self._closed = False
+        assert process.stdin is not None and process.stdout is not None
+        self._stdin = process.stdin
+        self._stdout = process.stdout
+
+    @classmethod
+    async def start(
+        cls,
+        command: str | Sequence[str],
+        nursery: trio.Nursery,
+        cwd: str | Path | None = None,
+        max_line: int = MAX_LINE,
+    ) -> ProcessLink:
+        """Start ``command`` (a shell-style string or an argument list, run without a shell)
+        in a new session; its stderr is drained by a task in ``nursery``."""
+        args = shlex.split(command) if isinstance(command, str) else list(command)
+        text = command if isinstance(command, str) else shlex.join(command)
+        if not args:
+            raise BotStartError("empty bot command")
+        try:
+            process = await trio.lowlevel.open_process(
+                args,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                start_new_session=True,
+            )
+        except OSError as err:
+            raise BotStartError(f"cannot start bot {text!r}: {err.strerror or err}") from None
+        link = cls(process, text, max_line)
+        nursery.start_soon(link._drain_stderr)
+        return link
+
+    @property
+    def description(self) -> str:
+        return self.command
+
+    async def _receive_some(self) -> bytes | bytearray:
+        return await self._stdout.receive_some(65536)
+
+    async def _send_all(self, data: bytes) -> None:
+        await self._stdin.send_all(data)
+
+    async def _drain_stderr(self) -> None:
+        stream = self.process.stderr
+        assert stream is not None
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            while data := await stream.receive_some(65536):
+                room = STDERR_CAP - len(self._stderr)
+                self._stderr += data[: max(room, 0)]
+                self._stderr_dropped += max(len(data) - max(room, 0), 0)
+
+    def stderr_text(self) -> tuple[str, int]:
+        return self._stderr.decode("utf-8", errors="replace"), self._stderr_dropped
+
+    def exit_code(self) -> int | None:
+        return self.process.returncode
+
+    async def wait_exit(self, timeout: float) -> int | None:
+        """Wait up to ``timeout`` seconds for the program to exit; its status or ``None``."""
+        with trio.move_on_after(timeout):
+            return await self.process.wait()
+        return self.process.returncode
+
+    async def close(self, grace: float = 1.0) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with trio.CancelScope(shield=True):
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                await self._stdin.aclose()
+            if await self.wait_exit(grace) is None:
+                self._signal_group(signal.SIGTERM)
+                if await self.wait_exit(grace) is None:
+                    self._signal_group(signal.SIGKILL)
+                    await self.process.wait()
+            # the group may outlive its leader (a forked child holding the pipes)
+            self._signal_group(signal.SIGKILL)
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                await self._stdout.aclose()
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, sig)

@@ -1,0 +1,633 @@
+"""The match runner: where the rules meet the bots.
+
+For every decision the runner builds the request from the seat's view, sends it, times the
+reply on trio's clock (from the written request to the complete reply line), checks it with
+the rules engine and broadcasts what every player at the table sees. Events for a seat are
+queued and written together with its next request, so a decision costs one write and one
+read per bot. A bot that breaks a rule meets the match's policy; a bot that fails in any
+other way (timeout, crash, garbage) is dropped and the referee's fallback plays its seat.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias, TypeVar, get_args
+
+import msgspec
+import trio
+
+from protocol.cards import Card, card_code, parse_card
+from protocol.codec import ProtocolError, decode_bot, encode
+from protocol.messages import (
+    VERSIONS,
+    CardPlayed,
+    Declare,
+    Declared,
+    DeclareRequest,
+    Error,
+    ErrorCode,
+    MatchEnd,
+    MatchStart,
+    Moon,
+    MoonRequest,
+    Pass,
+    PassRequest,
+    PassResult,
+    Play,
+    Player,
+    PlayRequest,
+    RefereeMessage,
+    RoundEnd,
+    RoundStart,
+    SeatOutcome,
+    TimeControl,
+    TimeLeft,
+    TrickEnd,
+)
+from protocol.ruleset import RuleSet
+from referee import __version__
+from referee.connection import BotConnection, Failure, classify_closed
+from referee.fallback import fallback_declare, fallback_moon, fallback_pass, fallback_play
+from referee.link import LinkClosed
+from referee.match_log import (
+    Deal,
+    Fallback,
+    Fault,
+    Header,
+    MatchLog,
+    Received,
+    Result,
+    RoundScored,
+    SeatInfo,
+    Sent,
+    Stderr,
+)
+from referee.rules.cardset import cards_of
+from referee.rules.errors import IllegalMove
+from referee.rules.match import Match
+from referee.rules.round import DECLARE, MOON, PASS, PLAY, Round
+
+ReplyT = TypeVar("ReplyT", Pass, Play, Declare, Moon)
+Policy: TypeAlias = Literal["forfeit", "penalty", "substitute"]
+POLICIES: tuple[Policy, ...] = ("forfeit", "penalty", "substitute")
+
+
+class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
+    """How a match is refereed (times in seconds)."""
+
+    per_decision: float = 1.0
+    bank: float = 10.0
+    startup: float = 10.0
+    policy: Policy = "forfeit"
+    """What an illegal move costs: ``forfeit`` (dropped), ``penalty`` (revoke penalty and
+    redeal) or ``substitute`` (the fallback move is played for it, at most
+    ``substitute_cap`` times, then forfeit). Other faults always drop the bot."""
+    substitute_cap: int = 3
+    grace: float = 1.0
+    """Seconds a bot gets to exit before it is signalled."""
+
+    def time_control(self) -> TimeControl:
+        return TimeControl(
+            per_decision_ms=round(self.per_decision * 1000),
+            bank_ms=round(self.bank * 1000),
+            startup_ms=round(self.startup * 1000),
+        )
+
+
+class MatchOutcome(msgspec.Struct, kw_only=True):
+    """What ``referee match --json`` prints."""
+
+    match_id: str
+    seed: int
+    variant: str
+    scores: list[int]
+    winners: list[int]
+    reason: str
+    rounds: int
+    seats: list[SeatOutcome]
+    round_scores: list[list[int]]
+    """Score changes of every round, by seat."""
+    decisions: int
+    log: str | None
+
+
+class SeatFault(Exception):
+    """A seat's failure during one decision."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+@dataclass
+class SeatState:
+    """One seat for one match."""
+
+    index: int
+    connection: BotConnection
+    bank: float
+    status: str = "ok"
+    substitutions: int = 0
+    penalties: int = 0
+    outbox: list[bytes] = field(default_factory=list)
+    ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    @property
+    def active(self) -> bool:
+        return self.status == "ok"
+
+
+_match_ids = itertools.count(1)
+
+
+class MatchRunner:
+    """Runs one match over already-connected bots."""
+
+    def __init__(
+        self,
+        connections: Sequence[BotConnection],
+        rules: RuleSet,
+        *,
+        seed: int,
+        config: MatchConfig,
+        log: MatchLog,
+        nursery: trio.Nursery,
+        match_id: str | None = None,
+    ) -> None:
+        if len(connections) != rules.players:
+            raise ValueError(f"{len(connections)} bots for {rules.players} seats")
+        self.rules = rules
+        self.seed = seed
+        self.config = config
+        self.log = log
+        self.nursery = nursery
+        self.match = Match(rules, seed)
+        self.match_id = match_id or f"m{seed}-{next(_match_ids)}"
+        self.seats = [SeatState(i, c, config.bank) for i, c in enumerate(connections)]
+        self.decisions = 0
+        self._start = 0.0
+        self._round_number = 0
+
+    # -- the match ---------------------------------------------------------------------------
+    async def run(self) -> MatchOutcome:
+        self._start = trio.current_time()
+        self._write_header()
+        for seat in self.seats:
+            if not seat.connection.alive:
+                failure = seat.connection.failure
+                assert failure is not None
+                seat.status = failure.reason
+                self._log_fault(seat, failure, "forfeit")
+        players = [Player(seat=s.index, name=s.connection.name) for s in self.seats]
+        for seat in self.seats:
+            self._post(
+                seat,
+                MatchStart(
+                    match_id=self.match_id,
+                    seat=seat.index,
+                    players=players,
+                    rules=self.rules,
+                    time=self.config.time_control(),
+                ),
+            )
+        reason_override: str | None = None
+        while not self.match.over:
+            if not any(s.active for s in self.seats):
+                reason_override = "all_bots_dropped"
+                break
+            await self._play_round(self.match.next_round())
+        return await self._finish(reason_override)
+
+    async def _play_round(self, round_: Round) -> None:
+        number = self._round_number
+        self._round_number += 1
+        n = self.rules.players
+        self.log.write(
+            Deal(
+                t=self._t(),
+                round=number,
+                dealer=round_.dealer,
+                pass_direction=round_.pass_direction,
+                match_phase=round_.match_phase,
+                hands=[[card_code(c) for c in round_.hand(s)] for s in range(n)],
+            )
+        )
+        offset = round_.table.pass_offset(round_.pass_direction)
+        for seat in self.seats:
+            self._post(
+                seat,
+                RoundStart(
+                    round=number,
+                    dealer=round_.dealer,
+                    hand=[card_code(c) for c in round_.hand(seat.index)],
+                    pass_direction=round_.pass_direction,
+                    pass_count=0 if offset == 0 else self.rules.pass_count,
+                    pass_to=None if offset == 0 else (seat.index + offset) % n,
+                    match_phase=round_.match_phase,
+                    scores=list(self.match.scores),
+                ),
+            )
+        if round_.phase == PASS:
+            await self._passing(round_, offset)
+        while round_.phase == DECLARE:
+            await self._declaring(round_)
+        while round_.phase == PLAY:
+            await self._playing(round_)
+        if round_.phase == MOON:
+            await self._moon(round_)
+        result = self.match.record(round_)
+        self.log.write(RoundScored(t=self._t(), round=number, result=result, scores=list(self.match.scores)))
+        end = RoundEnd(
+            round=number,
+            points_taken=result.points_taken,
+            score_changes=result.score_changes,
+            scores=list(self.match.scores),
+            moon=result.moon,
+            moon_scoring=result.moon_scoring,
+            declared=result.declared,
+            declaration_success=result.declaration_success,
+            revoke=result.revoke,
+            match_phase=result.match_phase,
+            next_match_phase=self.match.phase,
+        )
+        for seat in self.seats:
+            self._post(seat, end)
+        self.log.flush()
+
+    # -- phases ------------------------------------------------------------------------------
+    async def _passing(self, round_: Round, offset: int) -> None:
+        n = self.rules.players
+        count = self.rules.pass_count
+        replies: dict[int, Pass | None] = {}
+
+        async def ask(seat: SeatState) -> None:
+            hand = [card_code(c) for c in round_.legal_passes(seat.index)]
+            to_seat = (seat.index + offset) % n
+            replies[seat.index] = await self._ask(
+                seat, lambda rid, t: PassRequest(id=rid, count=count, legal=hand, to_seat=to_seat, time=t), Pass
+            )
+
+        async with trio.open_nursery() as nursery:
+            for seat in self.seats:
+                if seat.active:
+                    nursery.start_soon(ask, seat)
+        for seat in self.seats:
+            if round_.phase != PASS:
+                return  # a revoke penalty ended the round
+            reply = replies.get(seat.index)
+            cards: list[Card] | None = None
+            if reply is not None:
+                try:
+                    round_.pass_cards(seat.index, _parse_all(reply.cards))
+                    continue
+                except IllegalMove as err:
+                    if not await self._illegal(seat, round_, err):
+                        return
+            cards = fallback_pass(round_, seat.index)
+            self._log_fallback(seat, "pass", [card_code(c) for c in cards])
+            round_.pass_cards(seat.index, cards)
+        for seat in self.seats:
+            given = round_.passes[seat.index] or 0
+            received = round_.received[seat.index] or 0
+            self._post(
+                seat,
+                PassResult(
+                    given=_codes(given),
+                    to_seat=(seat.index + offset) % n,
+                    received=_codes(received),
+                    from_seat=(seat.index - offset) % n,
+                    hand=[card_code(c) for c in round_.hand(seat.index)],
+                ),
+            )
+
+    async def _declaring(self, round_: Round) -> None:
+        seat = self.seats[round_.turn]
+        made = round_.declarations_made()
+        points = self.rules.declaration_points
+        reply = await self._ask(
+            seat, lambda rid, t: DeclareRequest(id=rid, declarations=made, points=points, time=t), Declare
+        )
+        if reply is None:
+            declare = fallback_declare()
+            self._log_fallback(seat, "declare", declare)
+        else:
+            declare = reply.declare
+        round_.declare(seat.index, declare)
+        event = Declared(seat=seat.index, declared=declare)
+        for other in self.seats:
+            self._post(other, event)
+
+    async def _playing(self, round_: Round) -> None:
+        seat = self.seats[round_.turn]
+        trick_number = round_.trick_number
+        legal = [card_code(c) for c in round_.legal_plays()]
+        trick = [card_code(c) for c in round_.trick]
+        leader = round_.leader
+        broken = round_.broken
+        reply = await self._ask(
+            seat,
+            lambda rid, t: PlayRequest(
+                id=rid, legal=legal, trick=trick, leader=leader, trick_number=trick_number, hearts_broken=broken, time=t
+            ),
+            Play,
+        )
+        card: Card | None = None
+        if reply is not None:
+            try:
+                card = _parse(reply.card)
+                round_.play(seat.index, card)
+            except IllegalMove as err:
+                card = None
+                if not await self._illegal(seat, round_, err):
+                    return
+        if card is None:
+            card = fallback_play(round_)
+            self._log_fallback(seat, "play", card_code(card))
+            round_.play(seat.index, card)
+        played = CardPlayed(seat=seat.index, card=card_code(card), trick_number=trick_number)
+        for other in self.seats:
+            self._post(other, played)
+        if round_.trick_number != trick_number:
+            done = round_.tricks[-1]
+            end = TrickEnd(
+                trick_number=trick_number,
+                leader=done.leader,
+                cards=[card_code(c) for c in done.cards],
+                winner=done.winner,
+                points=done.points,
+            )
+            for other in self.seats:
+                self._post(other, end)
+            self.log.flush()
+
+    async def _moon(self, round_: Round) -> None:
+        seat = self.seats[round_.turn]
+        points = round_.table.moon_points
+        reply = await self._ask(
+            seat,
+            lambda rid, t: MoonRequest(
+                id=rid, options=["add_to_others", "subtract_from_shooter"], points=points, time=t
+            ),
+            Moon,
+        )
+        choice = fallback_moon() if reply is None else reply.choice
+        if reply is None:
+            self._log_fallback(seat, "moon", choice)
+        round_.choose_moon(seat.index, choice)
+
+    # -- asking and answering ----------------------------------------------------------------
+    async def _ask(
+        self,
+        seat: SeatState,
+        make: Callable[[int, TimeLeft], RefereeMessage],
+        expect: type[ReplyT],
+    ) -> ReplyT | None:
+        """Send a request and wait for its reply; ``None`` when the seat is (or becomes)
+        dropped, in which case the caller plays the fallback."""
+        if not seat.active:
+            return None
+        rid = next(seat.ids)
+        per = self.config.per_decision
+        request = make(rid, TimeLeft(decision_ms=round(per * 1000), bank_ms=round(seat.bank * 1000)))
+        self._post(seat, request)
+        self.decisions += 1
+        link = seat.connection.link
+        try:
+            await self._flush(seat)
+            start = trio.current_time()
+            with trio.fail_after(per + seat.bank):
+                line = await link.receive_line()
+            elapsed = trio.current_time() - start
+            self.log.write(Received(t=self._t(), seat=seat.index, line=line.decode("utf-8", errors="replace")))
+            reply = decode_bot(line)
+            if not isinstance(reply, expect):
+                want = expect.__struct_config__.tag
+                got = type(reply).__struct_config__.tag
+                raise SeatFault(
+                    Failure("protocol_violation", f"expected a {want!r} reply to request {rid}, got {got!r}")
+                )
+            if getattr(reply, "id", None) != rid:
+                raise SeatFault(
+                    Failure("wrong_id", f"reply id {getattr(reply, 'id', None)} does not answer request {rid}")
+                )
+        except trio.TooSlowError:
+            limit = per + seat.bank
+            seat.bank = 0.0
+            await self._drop(seat, Failure("timeout", f"no reply within {limit:.3f} s (decision limit plus bank)"))
+            return None
+        except ProtocolError as err:
+            await self._drop(seat, Failure(err.code, err.message))
+            return None
+        except LinkClosed as err:
+            await self._drop(seat, await classify_closed(link, err))
+            return None
+        except SeatFault as fault:
+            await self._drop(seat, fault.failure)
+            return None
+        seat.bank = max(0.0, seat.bank - max(0.0, elapsed - per))
+        return reply
+
+    async def _illegal(self, seat: SeatState, round_: Round, err: IllegalMove) -> bool:
+        """Apply the policy to an illegal move. True: the caller plays the fallback move for
+        the seat; False: the round is over (revoke penalty)."""
+        policy = self.config.policy
+        failure = Failure("illegal_move", err.message, err.rule)
+        if policy == "penalty":
+            seat.penalties += 1
+            self._log_fault(seat, failure, "penalty")
+            await self._tell(seat, "illegal_move", err.message, rule=err.rule, fatal=False)
+            round_.apply_revoke(seat.index)
+            return False
+        if policy == "substitute" and seat.substitutions < self.config.substitute_cap:
+            seat.substitutions += 1
+            self._log_fault(seat, failure, "substitute")
+            await self._tell(seat, "illegal_move", err.message, rule=err.rule, fatal=False)
+            return True
+        await self._drop(seat, failure)
+        return True
+
+    async def _drop(self, seat: SeatState, failure: Failure) -> None:
+        """Drop a seat: tell the bot why (unless it is gone), log it, end its program in the
+        background; the fallback plays the seat from now on."""
+        seat.status = failure.reason
+        seat.connection.failure = failure
+        self._log_fault(seat, failure, "forfeit")
+        if failure.reason not in ("crash", "disconnect", "timeout"):
+            code: ErrorCode = failure.reason if failure.reason in _ERROR_CODES else "protocol_violation"  # type: ignore[assignment]
+            await self._tell(seat, code, failure.message, rule=failure.rule, fatal=True, force=True)
+        elif failure.reason == "timeout":
+            await self._tell(seat, "timeout", failure.message, fatal=True, force=True)
+        self.nursery.start_soon(seat.connection.link.close, self.config.grace)
+
+    async def _tell(
+        self,
+        seat: SeatState,
+        code: ErrorCode,
+        message: str,
+        *,
+        rule: str | None = None,
+        fatal: bool,
+        force: bool = False,
+    ) -> None:
+        """Send an error message now (queued events first), without waiting on a stuck bot."""
+        self._post(seat, Error(code=code, message=message, fatal=fatal, rule=rule), force=force)
+        with trio.move_on_after(1.0):
+            with contextlib.suppress(LinkClosed):
+                await self._flush(seat)
+
+    # -- sending -----------------------------------------------------------------------------
+    def _post(self, seat: SeatState, message: RefereeMessage, force: bool = False) -> None:
+        """Queue a message for a seat (and log it); it is written with the seat's next flush."""
+        if not seat.active and not force:
+            return
+        self.log.write(Sent(t=self._t(), seat=seat.index, msg=message))
+        seat.outbox.append(encode(message))
+
+    async def _flush(self, seat: SeatState) -> None:
+        """Write a seat's queued lines in one write, within the decision limit plus bank."""
+        if not seat.outbox:
+            return
+        data = b"".join(seat.outbox)
+        seat.outbox.clear()
+        await seat.connection.link.send(data)
+
+    # -- the end -----------------------------------------------------------------------------
+    async def _finish(self, reason_override: str | None) -> MatchOutcome:
+        match = self.match
+        scores = list(match.scores)
+        if reason_override is None and match.result is not None:
+            reason: str = match.result.reason
+            winners = [w for w in match.result.winners if self.seats[w].active]
+            if not winners:
+                live = [s.index for s in self.seats if s.active]
+                best = min((scores[i] for i in live), default=0)
+                winners = [i for i in live if scores[i] == best]
+        else:
+            reason = reason_override or "interrupted"
+            winners = []
+        outcomes = [
+            SeatOutcome(
+                seat=s.index,
+                name=s.connection.name,
+                status=s.status,
+                substitutions=s.substitutions,
+                penalties=s.penalties,
+            )
+            for s in self.seats
+        ]
+        end = MatchEnd(
+            match_id=self.match_id,
+            scores=scores,
+            winners=winners,
+            reason=reason,
+            rounds=len(match.results),
+            seats=outcomes,
+        )
+        for seat in self.seats:
+            self._post(seat, end)
+        for seat in self.seats:
+            if seat.active:
+                with trio.move_on_after(self.config.grace):
+                    with contextlib.suppress(LinkClosed):
+                        await self._flush(seat)
+        self.log.write(
+            Result(
+                t=self._t(),
+                scores=scores,
+                winners=winners,
+                reason=reason,
+                rounds=len(match.results),
+                seats=[msgspec.to_builtins(o) for o in outcomes],
+            ),
+            flush=True,
+        )
+        return MatchOutcome(
+            match_id=self.match_id,
+            seed=self.seed,
+            variant=self.rules.name,
+            scores=scores,
+            winners=winners,
+            reason=reason,
+            rounds=len(match.results),
+            seats=outcomes,
+            round_scores=[r.score_changes for r in match.results],
+            decisions=self.decisions,
+            log=str(self.log.path) if self.log.path else None,
+        )
+
+    def write_stderr(self) -> None:
+        """Log each bot's kept stderr (after the programs have ended)."""
+        for seat in self.seats:
+            text, dropped = seat.connection.link.stderr_text()
+            self.log.write(
+                Stderr(seat=seat.index, text=text, dropped_bytes=dropped, exit_code=seat.connection.link.exit_code())
+            )
+        self.log.flush()
+
+    # -- log helpers -------------------------------------------------------------------------
+    def _t(self) -> float:
+        return round(trio.current_time() - self._start, 6)
+
+    def _write_header(self) -> None:
+        self.log.write(
+            Header(
+                protocol=VERSIONS[-1],
+                referee=__version__,
+                match_id=self.match_id,
+                started=MatchLog.now_iso(),
+                seed=self.seed,
+                first_dealer=self.match.first_dealer,
+                rules=self.rules,
+                seats=[
+                    SeatInfo(seat=s.index, name=s.connection.name, command=s.connection.command) for s in self.seats
+                ],
+                time_control=msgspec.to_builtins(self.config.time_control()),
+                policy=self.config.policy,
+            ),
+            flush=True,
+        )
+        for seat in self.seats:  # the handshake came before the match: logged at t=0
+            for _, direction, line in seat.connection.transcript:
+                text = line.decode("utf-8", errors="replace")
+                if direction == "recv":
+                    self.log.write(Received(t=0.0, seat=seat.index, line=text))
+                else:
+                    self.log.write(Sent(t=0.0, seat=seat.index, msg=msgspec.json.decode(text, type=RefereeMessage)))
+            seat.connection.transcript.clear()
+
+    def _log_fault(self, seat: SeatState, failure: Failure, action: str) -> None:
+        self.log.write(
+            Fault(
+                t=self._t(),
+                seat=seat.index,
+                reason=failure.reason,
+                message=failure.message,
+                action=action,
+                rule=failure.rule,
+            ),
+            flush=True,
+        )
+
+    def _log_fallback(self, seat: SeatState, decision: str, value: object) -> None:
+        self.log.write(Fallback(t=self._t(), seat=seat.index, decision=decision, value=value))
+
+
+_ERROR_CODES = frozenset(get_args(ErrorCode))
+
+
+def _parse(code: str) -> Card:
+    try:
+        return parse_card(code)
+    except ValueError as err:
+        raise IllegalMove("not_a_card", str(err)) from None
+
+
+def _parse_all(codes: Sequence[str]) -> list[Card]:
+    return [_parse(code) for code in codes]
+
+
+def _codes(mask: int) -> list[str]:
+    return [card_code(c) for c in cards_of(mask)]
