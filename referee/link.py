@@ -3,7 +3,9 @@
 A ``BotLink`` sends protocol lines and receives them with a bounded line length. The
 ``ProcessLink`` starts a bot program in its own session (process group) with pipes on its
 stdin, stdout and stderr, keeps a capped copy of its stderr, and always ends it: close its
-stdin, wait a grace period, SIGTERM the group, wait, SIGKILL the group, reap.
+stdin, wait a grace period, SIGTERM the group, wait, SIGKILL the group, reap. When the program
+exits on its own, its group is ended at once, so a forked child holding the pipes cannot hide
+the crash.
 """
 
 from __future__ import annotations
@@ -126,6 +128,7 @@ class ProcessLink(BotLink):
             raise BotStartError(f"cannot start bot {text!r}: {err.strerror or err}") from None
         link = cls(process, text, max_line)
         nursery.start_soon(link._drain_stderr)
+        nursery.start_soon(link._watch_exit)
         return link
 
     @property
@@ -146,6 +149,12 @@ class ProcessLink(BotLink):
                 room = STDERR_CAP - len(self._stderr)
                 self._stderr += data[: max(room, 0)]
                 self._stderr_dropped += max(len(data) - max(room, 0), 0)
+
+    async def _watch_exit(self) -> None:
+        """When the bot program exits, end its whole process group: a child it left behind
+        must not keep the pipes open and make a crash look like a silent bot."""
+        await self.process.wait()
+        self._signal_group(signal.SIGKILL)
 
     def stderr_text(self) -> tuple[str, int]:
         return self._stderr.decode("utf-8", errors="replace"), self._stderr_dropped

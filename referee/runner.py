@@ -140,9 +140,6 @@ class SeatState:
         return self.status == "ok"
 
 
-_match_ids = itertools.count(1)
-
-
 class MatchRunner:
     """Runs one match over already-connected bots."""
 
@@ -165,7 +162,7 @@ class MatchRunner:
         self.log = log
         self.nursery = nursery
         self.match = Match(rules, seed)
-        self.match_id = match_id or f"m{seed}-{next(_match_ids)}"
+        self.match_id = match_id or f"match-{seed}"
         self.seats = [SeatState(i, c, config.bank) for i, c in enumerate(connections)]
         self.decisions = 0
         self._start = 0.0
