@@ -41,7 +41,9 @@ def first_legal(message: dict[str, Any]) -> list[bytes]:
     if kind == "hello":
         return [json.dumps({"type": "hello", "version": 1, "name": "first"}).encode()]
     if kind == "pass_request":
-        return [json.dumps({"type": "pass", "id": message["id"], "cards": message["legal"][: message["count"]]}).encode()]
+        return [
+            json.dumps({"type": "pass", "id": message["id"], "cards": message["legal"][: message["count"]]}).encode()
+        ]
     if kind == "play_request":
         return [json.dumps({"type": "play", "id": message["id"], "card": message["legal"][0]}).encode()]
     if kind == "declare_request":

@@ -18,7 +18,7 @@ from referee.connection import handshake
 from referee.match_log import MatchLog
 from referee.rules import ruleset
 from referee.runner import MatchConfig, MatchOutcome, MatchRunner
-from tests.referee.scripted import ScriptedBot, connect, first_legal, good
+from tests.referee.scripted import ScriptedBot, connect, first_legal
 
 SHORT = ruleset("american", {"end": "rounds", "rounds": 2})
 
