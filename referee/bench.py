@@ -7,13 +7,19 @@ asserts a speed (timed assertions flake on shared machines).
 from __future__ import annotations
 
 import random
+import sys
 import time
 
 import msgspec
+import trio
 
+from referee.connection import BotConnection, handshake, say_goodbye
+from referee.link import ProcessLink
+from referee.match_log import MatchLog
 from referee.rules.match import Match
 from referee.rules.presets import ruleset
 from referee.rules.random_play import play_round
+from referee.runner import MatchConfig, MatchRunner
 
 
 class EngineBench(msgspec.Struct, frozen=True, kw_only=True):
@@ -56,3 +62,88 @@ def bench_engine(variant: str = "american", seconds: float = 5.0, seed: int = 1)
         hands_per_second=round(hands / elapsed, 1),
         decisions_per_second=round(decisions / elapsed, 1),
     )
+
+
+class MatchBench(msgspec.Struct, frozen=True, kw_only=True):
+    """The result of ``referee bench match``."""
+
+    variant: str
+    games: int
+    seconds: float
+    decisions: int
+    matches_per_second: float
+    decisions_per_second: float
+    wall_us_per_decision: float
+    """Wall time per decision: the bots' thinking and the pipes included."""
+    referee_us_per_decision: float
+    """The referee process's own CPU time per decision (its overhead)."""
+    echo_round_trips: int
+    echo_us_per_round_trip: float
+    """Wall time of one line round trip through a trivial echo process (``cat``)."""
+    echo_cpu_us_per_round_trip: float
+    """This process's CPU time per echo round trip (the floor for any trio driver)."""
+    ratio: float
+    """``referee_us_per_decision / echo_us_per_round_trip``; the target is 2 or less."""
+    timeouts: int
+
+
+RANDOM_BOT = "{python} sample_bots/python/random_bot.py --seed {seed}"
+
+
+async def _bench_match(variant: str, games: int, cwd: str | None) -> MatchBench:
+    rules = ruleset(variant)
+    config = MatchConfig(per_decision=1.0, bank=10.0, startup=10.0)
+    log = MatchLog(None)
+    decisions = timeouts = 0
+    async with trio.open_nursery() as nursery:
+        connections: list[BotConnection] = []
+        for seat in range(rules.players):
+            command = RANDOM_BOT.format(python=sys.executable, seed=seat + 1)
+            link = await ProcessLink.start(command, nursery, cwd=cwd)
+            connection = BotConnection(link=link, command=command)
+            await handshake(connection, config.startup)
+            connections.append(connection)
+        wall0, cpu0 = time.perf_counter(), time.process_time()
+        for game in range(games):
+            runner = MatchRunner(connections, rules, seed=game, config=config, log=log, nursery=nursery)
+            outcome = await runner.run()
+            decisions += runner.decisions
+            timeouts += sum(s.status == "timeout" for s in outcome.seats)
+        wall = time.perf_counter() - wall0
+        cpu = time.process_time() - cpu0
+        for connection in connections:
+            await say_goodbye(connection, config.grace)
+        echoes = [await ProcessLink.start(["cat"], nursery) for _ in range(rules.players)]
+        line = b'{"type":"play_request","id":1,"legal":["2C","3C","4C"],"trick":[],"time":{}}\n'
+        echo0, echo_cpu0 = time.perf_counter(), time.process_time()
+        for i in range(decisions):
+            echo = echoes[i % len(echoes)]
+            await echo.send(line)
+            await echo.receive_line()
+        echo_wall = time.perf_counter() - echo0
+        echo_cpu = time.process_time() - echo_cpu0
+        for echo in echoes:
+            await echo.close(0.5)
+    referee_us = cpu / decisions * 1e6
+    echo_us = echo_wall / decisions * 1e6
+    return MatchBench(
+        variant=variant,
+        games=games,
+        seconds=round(wall, 3),
+        decisions=decisions,
+        matches_per_second=round(games / wall, 2),
+        decisions_per_second=round(decisions / wall, 1),
+        wall_us_per_decision=round(wall / decisions * 1e6, 1),
+        referee_us_per_decision=round(referee_us, 1),
+        echo_round_trips=decisions,
+        echo_us_per_round_trip=round(echo_us, 1),
+        echo_cpu_us_per_round_trip=round(echo_cpu / decisions * 1e6, 1),
+        ratio=round(referee_us / echo_us, 2),
+        timeouts=timeouts,
+    )
+
+
+def bench_match(variant: str = "american", games: int = 20, cwd: str | None = None) -> MatchBench:
+    """Play ``games`` matches between four random bots (real processes, kept across matches)
+    and measure the referee's cost per decision against raw line round trips."""
+    return trio.run(_bench_match, variant, games, cwd)

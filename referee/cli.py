@@ -10,7 +10,7 @@ import msgspec
 import trio
 
 from referee import __version__
-from referee.bench import bench_engine
+from referee.bench import bench_engine, bench_match
 from referee.link import BotStartError
 from referee.play import play_match
 from referee.rules.errors import InvalidRuleSet
@@ -163,4 +163,25 @@ def engine(variant: str, seconds: float, seed: int, as_json: bool) -> None:
     click.echo(
         f"{result.variant}: {result.hands} hands, {result.decisions} decisions in {result.seconds:.2f} s\n"
         f"  {result.hands_per_second:,.0f} hands/s   {result.decisions_per_second:,.0f} decisions/s"
+    )
+
+
+@bench.command("match")
+@click.option("--variant", default=DEFAULT_PRESET, show_default=True, type=click.Choice(list(PRESETS)))
+@click.option("--games", default=20, show_default=True, type=int, help="Matches to play.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_match_command(variant: str, games: int, as_json: bool) -> None:
+    """Matches between four random bots in real processes: throughput and the referee's own
+    cost per decision, against raw line round trips through `cat`."""
+    result = bench_match(variant, games)
+    if as_json:
+        click.echo(msgspec.json.encode(result).decode())
+        return
+    click.echo(
+        f"{result.variant}: {result.games} matches, {result.decisions} decisions in {result.seconds:.2f} s\n"
+        f"  {result.matches_per_second:,.2f} matches/s   {result.decisions_per_second:,.0f} decisions/s\n"
+        f"  wall per decision {result.wall_us_per_decision:,.0f} us; referee CPU per decision "
+        f"{result.referee_us_per_decision:,.0f} us\n"
+        f"  echo round trip {result.echo_us_per_round_trip:,.0f} us; ratio {result.ratio:.2f} (target <= 2)"
+        f"; timeouts {result.timeouts}"
     )

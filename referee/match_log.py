@@ -17,7 +17,6 @@ from typing import IO, Any, Final
 
 import msgspec
 
-from protocol.messages import RefereeMessage
 from protocol.ruleset import RuleSet
 from referee.rules.scoring import RoundResult
 
@@ -47,7 +46,8 @@ class Header(msgspec.Struct, tag="header", tag_field="type", kw_only=True):
 class Sent(msgspec.Struct, tag="send", tag_field="type", kw_only=True):
     t: float
     seat: int
-    msg: RefereeMessage
+    msg: msgspec.Raw
+    """The message object exactly as sent (a ``RefereeMessage``), kept pre-encoded."""
 
 
 class Received(msgspec.Struct, tag="recv", tag_field="type", kw_only=True):
@@ -128,6 +128,11 @@ class MatchLog:
     @staticmethod
     def now_iso() -> str:
         return datetime.now(UTC).isoformat(timespec="seconds")
+
+    @property
+    def enabled(self) -> bool:
+        """Whether entries are kept (callers skip building entries otherwise)."""
+        return self._file is not None
 
     def write(self, entry: LogEntry, flush: bool = False) -> None:
         if self._file is None:

@@ -250,8 +250,7 @@ class MatchRunner:
             match_phase=result.match_phase,
             next_match_phase=self.match.phase,
         )
-        for seat in self.seats:
-            self._post(seat, end)
+        self._broadcast(end)
         self.log.flush()
 
     # -- phases ------------------------------------------------------------------------------
@@ -313,9 +312,7 @@ class MatchRunner:
         else:
             declare = reply.declare
         round_.declare(seat.index, declare)
-        event = Declared(seat=seat.index, declared=declare)
-        for other in self.seats:
-            self._post(other, event)
+        self._broadcast(Declared(seat=seat.index, declared=declare))
 
     async def _playing(self, round_: Round) -> None:
         seat = self.seats[round_.turn]
@@ -344,9 +341,7 @@ class MatchRunner:
             card = fallback_play(round_)
             self._log_fallback(seat, "play", card_code(card))
             round_.play(seat.index, card)
-        played = CardPlayed(seat=seat.index, card=card_code(card), trick_number=trick_number)
-        for other in self.seats:
-            self._post(other, played)
+        self._broadcast(CardPlayed(seat=seat.index, card=card_code(card), trick_number=trick_number))
         if round_.trick_number != trick_number:
             done = round_.tricks[-1]
             end = TrickEnd(
@@ -356,8 +351,7 @@ class MatchRunner:
                 winner=done.winner,
                 points=done.points,
             )
-            for other in self.seats:
-                self._post(other, end)
+            self._broadcast(end)
             self.log.flush()
 
     async def _moon(self, round_: Round) -> None:
@@ -398,7 +392,8 @@ class MatchRunner:
             with trio.fail_after(per + seat.bank):
                 line = await link.receive_line()
             elapsed = trio.current_time() - start
-            self.log.write(Received(t=self._t(), seat=seat.index, line=line.decode("utf-8", errors="replace")))
+            if self.log.enabled:
+                self.log.write(Received(t=self._t(), seat=seat.index, line=line.decode("utf-8", errors="replace")))
             reply = decode_bot(line)
             if not isinstance(reply, expect):
                 want = expect.__struct_config__.tag
@@ -478,10 +473,20 @@ class MatchRunner:
     # -- sending -----------------------------------------------------------------------------
     def _post(self, seat: SeatState, message: RefereeMessage, force: bool = False) -> None:
         """Queue a message for a seat (and log it); it is written with the seat's next flush."""
-        if not seat.active and not force:
-            return
-        self.log.write(Sent(t=self._t(), seat=seat.index, msg=message))
-        seat.outbox.append(encode(message))
+        if seat.active or force:
+            self._queue(seat, encode(message))
+
+    def _broadcast(self, message: RefereeMessage) -> None:
+        """Queue a message that every seat at the table sees, encoded once."""
+        line = encode(message)
+        for seat in self.seats:
+            if seat.active:
+                self._queue(seat, line)
+
+    def _queue(self, seat: SeatState, line: bytes) -> None:
+        seat.outbox.append(line)
+        if self.log.enabled:
+            self.log.write(Sent(t=self._t(), seat=seat.index, msg=msgspec.Raw(line[:-1])))
 
     async def _flush(self, seat: SeatState) -> None:
         """Write a seat's queued lines in one write, within the decision limit plus bank."""
@@ -523,8 +528,7 @@ class MatchRunner:
             rounds=len(match.results),
             seats=outcomes,
         )
-        for seat in self.seats:
-            self._post(seat, end)
+        self._broadcast(end)
         for seat in self.seats:
             if seat.active:
                 with trio.move_on_after(self.config.grace):
@@ -592,7 +596,7 @@ class MatchRunner:
                 if direction == "recv":
                     self.log.write(Received(t=0.0, seat=seat.index, line=text))
                 else:
-                    self.log.write(Sent(t=0.0, seat=seat.index, msg=msgspec.json.decode(text, type=RefereeMessage)))
+                    self.log.write(Sent(t=0.0, seat=seat.index, msg=msgspec.Raw(line)))
             seat.connection.transcript.clear()
 
     def _log_fault(self, seat: SeatState, failure: Failure, action: str) -> None:
