@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import click
@@ -11,6 +12,7 @@ import trio
 
 from referee import __version__
 from referee.bench import bench_engine, bench_match
+from referee.bot_config import BotConfigError, build, read_bots, runnable
 from referee.link import BotStartError
 from referee.play import play_match
 from referee.rules.errors import InvalidRuleSet
@@ -117,6 +119,44 @@ def match(
         click.echo(msgspec.json.encode(outcome).decode())
     else:
         click.echo(format_outcome(outcome))
+
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO_SEATS = ("heuristic", "random", "javascript", "c", "random", "random")
+
+
+@main.command()
+@click.option("--variant", default=DEFAULT_PRESET, show_default=True, help="A preset (see `referee variants`).")
+@click.option("--seed", type=int, default=None, help="Seed of the deals (default: random).")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None, help="Write the replay log here.")
+def demo(variant: str, seed: int | None, log_path: str | None) -> None:
+    """A match between the sample bots (sample_bots/bots.toml): the heuristic bot, the
+    random bot, the JavaScript bot and the C bot (where node and a C compiler exist)."""
+    try:
+        rules = ruleset(variant)
+        entries = {e.name: e for e in read_bots(REPO / "sample_bots" / "bots.toml")}
+    except (InvalidRuleSet, BotConfigError) as err:
+        raise click.ClickException(str(err)) from None
+    chosen = []
+    for name in DEMO_SEATS:
+        entry = entries.get(name)
+        if entry is None or not runnable(entry):
+            entry = entries["random"]
+        try:
+            build(entry, REPO)
+        except BotConfigError as err:
+            click.echo(f"skipping {entry.name}: {err}", err=True)
+            entry = entries["random"]
+        chosen.append(entry)
+    chosen = chosen[: rules.players]
+    click.echo("seats: " + ", ".join(f"{i} {e.name}" for i, e in enumerate(chosen)))
+    config = MatchConfig()
+    commands = [e.command for e in chosen]
+    try:
+        outcome = trio.run(lambda: play_match(commands, rules, seed=seed, config=config, log_path=log_path, cwd=REPO))
+    except BotStartError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(format_outcome(outcome))
 
 
 def format_outcome(outcome: MatchOutcome) -> str:

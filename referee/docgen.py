@@ -29,7 +29,6 @@ from typing import Any, Final, Literal, TypeAlias
 import msgspec
 import trio
 
-from protocol.codec import encode
 from protocol.messages import VERSIONS, BotMessage, RefereeMessage
 from protocol.ruleset import RuleSet
 from referee.match_log import LogEntry, Received, Sent
@@ -130,9 +129,9 @@ def run_match(
 
 
 def protocol_lines(log_path: Path, seat: int | None = None) -> list[tuple[int, Direction, str]]:
-    """Every protocol line in a replay log, in log order, as ``(seat, direction, line)``:
-    ``send`` entries re-encoded exactly as they were written to the bot, ``recv`` entries
-    as the bot wrote them. ``seat`` keeps one seat's lines only."""
+    """Every protocol line in a replay log, in log order, as ``(seat, direction, line)``, each
+    exactly as it went over the wire (the log keeps sent messages pre-encoded and received
+    lines as read), without its newline. ``seat`` keeps one seat's lines only."""
     lines: list[tuple[int, Direction, str]] = []
     with log_path.open("rb") as file:
         for raw in file:
@@ -140,7 +139,7 @@ def protocol_lines(log_path: Path, seat: int | None = None) -> list[tuple[int, D
             if not isinstance(entry, Sent | Received) or (seat is not None and entry.seat != seat):
                 continue
             if isinstance(entry, Sent):
-                lines.append((entry.seat, "send", encode(entry.msg).decode("utf-8").rstrip("\n")))
+                lines.append((entry.seat, "send", bytes(entry.msg).decode("utf-8")))
             else:
                 lines.append((entry.seat, "recv", entry.line))
     return lines

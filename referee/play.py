@@ -15,7 +15,7 @@ import trio
 
 from protocol.ruleset import RuleSet
 from referee.connection import BotConnection, handshake, say_goodbye
-from referee.link import ProcessLink
+from referee.link import BotStartError, ProcessLink
 from referee.match_log import MatchLog
 from referee.runner import MatchConfig, MatchOutcome, MatchRunner
 
@@ -57,5 +57,15 @@ async def play_match(
         if runner is not None:
             runner.write_stderr()
         return outcome
+    except BaseExceptionGroup as group:
+        failed = group.subgroup(BotStartError)
+        if failed is not None:
+            raise _first(failed) from None
+        raise
     finally:
         log.close()
+
+
+def _first(group: BaseExceptionGroup[BotStartError]) -> BotStartError:
+    error = group.exceptions[0]
+    return error if isinstance(error, BotStartError) else _first(error)

@@ -1,0 +1,77 @@
+"""Complete matches with every sample bot in real processes, in several variants, through
+the referee; and the heuristic bot beats the random one."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+from click.testing import CliRunner
+
+from referee.bot_config import BotEntry, build, read_bots, runnable
+from referee.cli import main
+from referee.play import play_match
+from referee.rules import ruleset
+from referee.runner import MatchConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = {e.name: e for e in read_bots(ROOT / "sample_bots" / "bots.toml")}
+CONFIG = MatchConfig(per_decision=5.0, bank=30.0, startup=20.0)
+
+
+def command(entry: BotEntry) -> str:
+    if not runnable(entry):
+        pytest.skip(f"{entry.name} needs a tool that is not installed here")
+    build(entry, ROOT)
+    return entry.command.replace("python3 ", f"{sys.executable} ", 1)
+
+
+@pytest.mark.parametrize(
+    ("variant", "seats"),
+    [
+        ("american", ["heuristic", "random", "javascript", "c"]),
+        ("dutch", ["c", "javascript", "random", "heuristic"]),
+        ("american-3", ["javascript", "heuristic", "c"]),
+        ("achterhoeks", ["heuristic", "c", "random", "javascript"]),
+        ("american-5", ["random", "heuristic", "javascript", "c", "random"]),
+    ],
+)
+def test_every_sample_bot_plays_a_whole_match(variant: str, seats: list[str], tmp_path: Path) -> None:
+    rules = ruleset(variant)
+    commands = [command(BOTS[name]) for name in seats]
+    log = tmp_path / "match.jsonl"
+    outcome = trio.run(lambda: play_match(commands, rules, seed=3, config=CONFIG, log_path=log, cwd=ROOT))
+    assert [s.status for s in outcome.seats] == ["ok"] * rules.players, outcome.seats
+    assert outcome.reason in ("target_reached", "reached_zero", "rounds_played")
+    assert outcome.winners
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entries[0]["type"] == "header" and entries[0]["rules"]["name"] == variant
+    assert not [e for e in entries if e["type"] in ("fault", "fallback")]
+
+
+def test_heuristic_beats_random_clearly() -> None:
+    heuristic = command(BOTS["heuristic"])
+    randoms = [f"{sys.executable} sample_bots/python/random_bot.py --seed {s}" for s in (1, 2, 3)]
+    wins = 0
+    for seed in range(6):
+        seats = [*randoms]
+        seats.insert(seed % 4, heuristic)
+        outcome = trio.run(
+            lambda seats=seats, seed=seed: play_match(seats, ruleset("american"), seed=seed, config=CONFIG, cwd=ROOT)
+        )
+        wins += (seed % 4) in outcome.winners
+    assert wins >= 4, f"the heuristic bot won {wins} of 6"
+
+
+def test_demo_command_plays_the_sample_bots(tmp_path: Path) -> None:
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    result = CliRunner().invoke(main, ["demo", "--seed", "4", "--log", str(tmp_path / "demo.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert "seats: 0 heuristic, 1 random, 2 javascript" in result.output
+    assert "result:" in result.output
+    assert (tmp_path / "demo.jsonl").read_text().count("\n") > 100
