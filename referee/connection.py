@@ -8,6 +8,7 @@ connection, under the start-up time limit.
 from __future__ import annotations
 
 import contextlib
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import get_args
@@ -39,6 +40,9 @@ class BotConnection:
     command: str
     hello: BotHello | None = None
     failure: Failure | None = None
+    ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    """Request ids: unique over the whole connection, so a stale reply from an earlier
+    request (or match) can never be taken for a new one."""
     transcript: list[tuple[float, str, bytes]] = field(default_factory=list)
     """The handshake lines as (time, "send" or "recv", line), for the first match's log."""
 

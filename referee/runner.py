@@ -11,7 +11,6 @@ other way (timeout, crash, garbage) is dropped and the referee's fallback plays 
 from __future__ import annotations
 
 import contextlib
-import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, TypeVar, get_args
@@ -133,7 +132,6 @@ class SeatState:
     substitutions: int = 0
     penalties: int = 0
     outbox: list[bytes] = field(default_factory=list)
-    ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     @property
     def active(self) -> bool:
@@ -380,7 +378,7 @@ class MatchRunner:
         dropped, in which case the caller plays the fallback."""
         if not seat.active:
             return None
-        rid = next(seat.ids)
+        rid = next(seat.connection.ids)
         per = self.config.per_decision
         request = make(rid, TimeLeft(decision_ms=round(per * 1000), bank_ms=round(seat.bank * 1000)))
         self._post(seat, request)

@@ -266,3 +266,27 @@ async def test_no_seat_is_told_another_seats_hidden_cards(variant: str) -> None:
                 known |= set(CODE.findall(json.dumps(message)))
             leaked = set(CODE.findall(json.dumps(message))) - known
             assert not leaked, f"{kind} told seat of {leaked}"
+
+
+async def test_one_connection_plays_several_matches_then_goodbye() -> None:
+    from referee.connection import say_goodbye
+
+    bots = [ScriptedBot() for _ in range(4)]
+    config = MatchConfig()
+    async with trio.open_nursery() as nursery:
+        connections = [await connect(bot, nursery) for bot in bots]
+        for connection in connections:
+            await handshake(connection, config.startup)
+        outcomes = []
+        for seed in (1, 2):
+            runner = MatchRunner(connections, SHORT, seed=seed, config=config, log=MatchLog(None), nursery=nursery)
+            outcomes.append(await runner.run())
+        for connection in connections:
+            await say_goodbye(connection, 1.0)
+    assert [o.match_id for o in outcomes] == ["match-1", "match-2"]
+    kinds = [m["type"] for m in bots[2].received]
+    assert kinds.count("hello") == 1
+    assert kinds.count("match_start") == 2 and kinds.count("match_end") == 2
+    assert kinds[-1] == "goodbye"
+    ids = [m["id"] for m in bots[2].received if m["type"].endswith("_request")]
+    assert ids == list(range(1, len(ids) + 1))  # unique over the connection, across matches
