@@ -14,7 +14,7 @@ import trio
 import trio.testing
 
 from protocol.ruleset import RuleSet
-from referee.connection import handshake
+from referee.connection import handshake, say_goodbye
 from referee.match_log import MatchLog
 from referee.rules import ruleset
 from referee.runner import MatchConfig, MatchOutcome, MatchRunner
@@ -269,8 +269,6 @@ async def test_no_seat_is_told_another_seats_hidden_cards(variant: str) -> None:
 
 
 async def test_one_connection_plays_several_matches_then_goodbye() -> None:
-    from referee.connection import say_goodbye
-
     bots = [ScriptedBot() for _ in range(4)]
     config = MatchConfig()
     async with trio.open_nursery() as nursery:
