@@ -78,7 +78,13 @@ def variants(name: str | None, pairs: tuple[str, ...], as_json: bool) -> None:
 @click.option(
     "--policy", type=click.Choice(POLICIES), default="forfeit", show_default=True, help="Answer to an illegal move."
 )
-@click.option("--substitute-cap", default=3, show_default=True, type=int, help="Substitutions before forfeit.")
+@click.option(
+    "--illegal-move-cap",
+    default=3,
+    show_default=True,
+    type=int,
+    help="Penalties or substitutions before an illegal move is a forfeit.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 def match(
     bots: tuple[str, ...],
@@ -90,7 +96,7 @@ def match(
     time_bank: float,
     startup: float,
     policy: str,
-    substitute_cap: int,
+    illegal_move_cap: int,
     as_json: bool,
 ) -> None:
     """Play one match between BOTS: one command line per seat, in seat order.
@@ -109,7 +115,7 @@ def match(
         bank=time_bank,
         startup=startup,
         policy=policy,  # type: ignore[arg-type]
-        substitute_cap=substitute_cap,
+        illegal_move_cap=illegal_move_cap,
     )
     try:
         outcome = trio.run(lambda: play_match(bots, rules, seed=seed, config=config, log_path=log_path))

@@ -110,7 +110,10 @@ async def handshake(connection: BotConnection, startup: float) -> None:
     assert failure is not None
     if failure.reason not in ("crash", "disconnect"):
         code: ErrorCode = failure.reason if failure.reason in _CODES else "protocol_violation"  # type: ignore[assignment]
+        error = encode(Error(code=code, message=failure.message, fatal=True))
+        connection.transcript.append((trio.current_time() - start, "send", error.rstrip(b"\n")))
         await send_error(link, code, failure.message, fatal=True)
+    await link.close()  # a bot that failed its handshake takes no part: end it now
 
 
 _CODES = frozenset(get_args(ErrorCode))

@@ -44,7 +44,8 @@ START_MARKER: Final = "<!-- transcript:start -->"
 END_MARKER: Final = "<!-- transcript:end -->"
 
 TRANSCRIPT_SEED: Final = 7
-"""The deal seed of the transcript match; its match id is ``match-7``."""
+"""The deal seed of the transcript match."""
+TRANSCRIPT_MATCH_ID = "transcript-match"
 TRANSCRIPT_VARIANT: Final = "american"
 TRANSCRIPT_OPTIONS: Final[dict[str, Any]] = {"end": "rounds", "rounds": 1}
 TRANSCRIPT_SEAT: Final = 0
@@ -125,7 +126,11 @@ def run_match(
 ) -> MatchOutcome:
     """Play one real match between bot processes (run from the repository root), with its
     replay log written to ``log_path``."""
-    return trio.run(lambda: play_match(list(commands), rules, seed=seed, config=config, log_path=log_path, cwd=ROOT))
+    return trio.run(
+        lambda: play_match(
+            list(commands), rules, seed=seed, config=config, log_path=log_path, cwd=ROOT, match_id=TRANSCRIPT_MATCH_ID
+        )
+    )
 
 
 def protocol_lines(log_path: Path, seat: int | None = None) -> list[tuple[int, Direction, str]]:

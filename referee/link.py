@@ -42,7 +42,7 @@ class BotLink:
     def __init__(self, max_line: int = MAX_LINE) -> None:
         self._splitter = LineSplitter(max_line)
         self._lines: deque[bytes] = deque()
-        self._send_lock = trio.Lock()
+        self._cut_off = False
 
     @property
     def description(self) -> str:
@@ -55,12 +55,16 @@ class BotLink:
         raise NotImplementedError
 
     async def send(self, data: bytes) -> None:
-        """Write one encoded line. Raises ``LinkClosed`` when the bot no longer reads."""
-        async with self._send_lock:
-            try:
-                await self._send_all(data)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as err:
-                raise LinkClosed(f"cannot write to the bot: {err}") from None
+        """Write encoded lines. Raises ``LinkClosed`` when the bot no longer reads. One task
+        at a time sends to a link (trio raises ``BusyResourceError`` otherwise)."""
+        if self._cut_off:
+            raise LinkClosed("an earlier write to the bot was cut off (it stopped reading)")
+        self._cut_off = True  # stays set if this write is cancelled half-way
+        try:
+            await self._send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as err:
+            raise LinkClosed(f"cannot write to the bot: {err}") from None
+        self._cut_off = False
 
     async def receive_line(self) -> bytes:
         """The next complete line (without its newline). Raises ``ProtocolError``

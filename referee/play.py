@@ -28,6 +28,7 @@ async def play_match(
     config: MatchConfig | None = None,
     log_path: str | Path | None = None,
     cwd: str | Path | None = None,
+    match_id: str | None = None,
 ) -> MatchOutcome:
     """Run one match between the bot ``commands`` (one per seat, in seat order). Raises
     ``BotStartError`` when a command cannot be started at all."""
@@ -47,7 +48,9 @@ async def play_match(
                 async with trio.open_nursery() as handshakes:
                     for connection in connections:
                         handshakes.start_soon(handshake, connection, config.startup)
-                runner = MatchRunner(connections, rules, seed=seed, config=config, log=log, nursery=nursery)
+                runner = MatchRunner(
+                    connections, rules, seed=seed, config=config, log=log, nursery=nursery, match_id=match_id
+                )
                 outcome = await runner.run()
             finally:
                 with trio.CancelScope(shield=True):

@@ -11,6 +11,7 @@ other way (timeout, crash, garbage) is dropped and the referee's fallback plays 
 from __future__ import annotations
 
 import contextlib
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, TypeVar, get_args
@@ -82,9 +83,10 @@ class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
     startup: float = 10.0
     policy: Policy = "forfeit"
     """What an illegal move costs: ``forfeit`` (dropped), ``penalty`` (revoke penalty and
-    redeal) or ``substitute`` (the fallback move is played for it, at most
-    ``substitute_cap`` times, then forfeit). Other faults always drop the bot."""
-    substitute_cap: int = 3
+    redeal) or ``substitute`` (the fallback move is played for it); under ``penalty`` and
+    ``substitute`` the illegal move after ``illegal_move_cap`` of them is a forfeit. Other
+    faults always drop the bot."""
+    illegal_move_cap: int = 3
     grace: float = 1.0
     """Seconds a bot gets to exit before it is signalled."""
 
@@ -160,7 +162,8 @@ class MatchRunner:
         self.log = log
         self.nursery = nursery
         self.match = Match(rules, seed)
-        self.match_id = match_id or f"match-{seed}"
+        # never derived from the seed: the seed and the rules give away every hand
+        self.match_id = match_id or secrets.token_hex(6)
         self.seats = [SeatState(i, c, config.bank) for i, c in enumerate(connections)]
         self.decisions = 0
         self._start = 0.0
@@ -278,7 +281,7 @@ class MatchRunner:
                     round_.pass_cards(seat.index, _parse_all(reply.cards))
                     continue
                 except IllegalMove as err:
-                    if not await self._illegal(seat, round_, err):
+                    if not await self._illegal(seat, round_, err, reply.id):
                         return
             cards = fallback_pass(round_, seat.index)
             self._log_fallback(seat, "pass", [card_code(c) for c in cards])
@@ -333,7 +336,7 @@ class MatchRunner:
                 round_.play(seat.index, card)
             except IllegalMove as err:
                 card = None
-                if not await self._illegal(seat, round_, err):
+                if not await self._illegal(seat, round_, err, reply.id):
                     return
         if card is None:
             card = fallback_play(round_)
@@ -385,10 +388,12 @@ class MatchRunner:
         self.decisions += 1
         link = seat.connection.link
         try:
-            await self._flush(seat)
-            start = trio.current_time()
-            with trio.fail_after(per + seat.bank):
+            with trio.CancelScope(deadline=trio.current_time() + per + seat.bank) as scope:
+                await self._flush(seat)  # a bot that does not read its input times out here
+                start = trio.current_time()
                 line = await link.receive_line()
+            if scope.cancelled_caught:
+                raise trio.TooSlowError
             elapsed = trio.current_time() - start
             if self.log.enabled:
                 self.log.write(Received(t=self._t(), seat=seat.index, line=line.decode("utf-8", errors="replace")))
@@ -406,40 +411,42 @@ class MatchRunner:
         except trio.TooSlowError:
             limit = per + seat.bank
             seat.bank = 0.0
-            await self._drop(seat, Failure("timeout", f"no reply within {limit:.3f} s (decision limit plus bank)"))
+            failure = Failure("timeout", f"no reply within {limit:.3f} s (decision limit plus bank)")
+            await self._drop(seat, failure, rid)
             return None
         except ProtocolError as err:
-            await self._drop(seat, Failure(err.code, err.message))
+            await self._drop(seat, Failure(err.code, err.message), rid)
             return None
         except LinkClosed as err:
-            await self._drop(seat, await classify_closed(link, err))
+            await self._drop(seat, await classify_closed(link, err), rid)
             return None
         except SeatFault as fault:
-            await self._drop(seat, fault.failure)
+            await self._drop(seat, fault.failure, rid)
             return None
         seat.bank = max(0.0, seat.bank - max(0.0, elapsed - per))
         return reply
 
-    async def _illegal(self, seat: SeatState, round_: Round, err: IllegalMove) -> bool:
+    async def _illegal(self, seat: SeatState, round_: Round, err: IllegalMove, request_id: int | None) -> bool:
         """Apply the policy to an illegal move. True: the caller plays the fallback move for
         the seat; False: the round is over (revoke penalty)."""
         policy = self.config.policy
         failure = Failure("illegal_move", err.message, err.rule)
-        if policy == "penalty":
+        forgiven = seat.penalties + seat.substitutions
+        if policy == "penalty" and forgiven < self.config.illegal_move_cap:
             seat.penalties += 1
             self._log_fault(seat, failure, "penalty")
-            await self._tell(seat, "illegal_move", err.message, rule=err.rule, fatal=False)
+            await self._tell(seat, "illegal_move", err.message, rule=err.rule, fatal=False, request_id=request_id)
             round_.apply_revoke(seat.index)
             return False
-        if policy == "substitute" and seat.substitutions < self.config.substitute_cap:
+        if policy == "substitute" and forgiven < self.config.illegal_move_cap:
             seat.substitutions += 1
             self._log_fault(seat, failure, "substitute")
-            await self._tell(seat, "illegal_move", err.message, rule=err.rule, fatal=False)
+            await self._tell(seat, "illegal_move", err.message, rule=err.rule, fatal=False, request_id=request_id)
             return True
-        await self._drop(seat, failure)
+        await self._drop(seat, failure, request_id)
         return True
 
-    async def _drop(self, seat: SeatState, failure: Failure) -> None:
+    async def _drop(self, seat: SeatState, failure: Failure, request_id: int | None = None) -> None:
         """Drop a seat: tell the bot why (unless it is gone), log it, end its program in the
         background; the fallback plays the seat from now on."""
         seat.status = failure.reason
@@ -447,9 +454,11 @@ class MatchRunner:
         self._log_fault(seat, failure, "forfeit")
         if failure.reason not in ("crash", "disconnect", "timeout"):
             code: ErrorCode = failure.reason if failure.reason in _ERROR_CODES else "protocol_violation"  # type: ignore[assignment]
-            await self._tell(seat, code, failure.message, rule=failure.rule, fatal=True, force=True)
+            await self._tell(
+                seat, code, failure.message, rule=failure.rule, fatal=True, force=True, request_id=request_id
+            )
         elif failure.reason == "timeout":
-            await self._tell(seat, "timeout", failure.message, fatal=True, force=True)
+            await self._tell(seat, "timeout", failure.message, fatal=True, force=True, request_id=request_id)
         self.nursery.start_soon(seat.connection.link.close, self.config.grace)
 
     async def _tell(
@@ -461,9 +470,10 @@ class MatchRunner:
         rule: str | None = None,
         fatal: bool,
         force: bool = False,
+        request_id: int | None = None,
     ) -> None:
         """Send an error message now (queued events first), without waiting on a stuck bot."""
-        self._post(seat, Error(code=code, message=message, fatal=fatal, rule=rule), force=force)
+        self._post(seat, Error(code=code, message=message, fatal=fatal, rule=rule, request_id=request_id), force=force)
         with trio.move_on_after(1.0):
             with contextlib.suppress(LinkClosed):
                 await self._flush(seat)

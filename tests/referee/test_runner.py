@@ -13,12 +13,13 @@ import pytest
 import trio
 import trio.testing
 
+from protocol.messages import BotHello
 from protocol.ruleset import RuleSet
-from referee.connection import handshake, say_goodbye
+from referee.connection import BotConnection, handshake, say_goodbye
 from referee.match_log import MatchLog
 from referee.rules import ruleset
 from referee.runner import MatchConfig, MatchOutcome, MatchRunner
-from tests.referee.scripted import ScriptedBot, connect, first_legal
+from tests.referee.scripted import MemoryLink, ScriptedBot, connect, first_legal
 
 SHORT = ruleset("american", {"end": "rounds", "rounds": 2})
 
@@ -225,7 +226,7 @@ async def test_penalty_policy_gives_the_revoke_penalty_and_redeals() -> None:
 
 async def test_substitute_policy_plays_for_the_bot_up_to_the_cap() -> None:
     bot = ScriptedBot(always_illegal)
-    outcome = await run(bots_with(bot), config=MatchConfig(policy="substitute", substitute_cap=2))
+    outcome = await run(bots_with(bot), config=MatchConfig(policy="substitute", illegal_move_cap=2))
     assert outcome.seats[0].substitutions == 2
     assert outcome.seats[0].status == "illegal_move"
     assert [e["fatal"] for e in errors(bot)] == [False, False, True]
@@ -281,10 +282,55 @@ async def test_one_connection_plays_several_matches_then_goodbye() -> None:
             outcomes.append(await runner.run())
         for connection in connections:
             await say_goodbye(connection, 1.0)
-    assert [o.match_id for o in outcomes] == ["match-1", "match-2"]
+    first, second = (o.match_id for o in outcomes)
+    assert first != second
+    assert "1" not in first.split("-") and "2" not in second.split("-")
     kinds = [m["type"] for m in bots[2].received]
     assert kinds.count("hello") == 1
     assert kinds.count("match_start") == 2 and kinds.count("match_end") == 2
     assert kinds[-1] == "goodbye"
     ids = [m["id"] for m in bots[2].received if m["type"].endswith("_request")]
     assert ids == list(range(1, len(ids) + 1))  # unique over the connection, across matches
+
+
+async def test_match_id_does_not_give_away_the_seed() -> None:
+    bots = [ScriptedBot() for _ in range(4)]
+    outcome = await run(bots)
+    start = next(m for m in bots[0].received if m["type"] == "match_start")
+    assert start["match_id"] == outcome.match_id
+    assert "11" not in start["match_id"]  # the seed of run()
+    assert "seed" not in json.dumps(bots[0].received)
+
+
+async def test_penalty_policy_has_a_cap() -> None:
+    bot = ScriptedBot(always_illegal)
+    outcome = await run(bots_with(bot), config=MatchConfig(policy="penalty", illegal_move_cap=2))
+    assert outcome.seats[0].penalties == 2
+    assert outcome.seats[0].status == "illegal_move"
+    assert [e["fatal"] for e in errors(bot)] == [False, False, True]
+
+
+async def test_errors_name_the_request() -> None:
+    bot = ScriptedBot(brain_replying(b'{"type": "play", "id": 999, "card": "2C"}'))
+    await run(bots_with(bot))
+    request = next(m for m in bot.received if m["type"] == "play_request")
+    assert errors(bot)[-1]["request_id"] == request["id"]
+
+
+async def test_a_bot_that_does_not_read_times_out(autojump_clock: trio.testing.MockClock) -> None:
+
+    config = MatchConfig(per_decision=1.0, bank=1.0, startup=5.0)
+    async with trio.open_nursery() as nursery:
+        connections = [await connect(ScriptedBot(), nursery) for _ in range(3)]
+        ours, theirs = trio.testing.lockstep_stream_pair()  # a write waits for the reader
+        deaf = BotConnection(link=MemoryLink(ours), command="deaf")
+        deaf.hello = BotHello(version=1, name="deaf")
+        for connection in connections:
+            await handshake(connection, config.startup)
+        runner = MatchRunner([deaf, *connections], SHORT, seed=1, config=config, log=MatchLog(None), nursery=nursery)
+        outcome = await runner.run()
+        for connection in [deaf, *connections]:
+            await connection.link.close()
+        await theirs.aclose()
+    assert outcome.seats[0].status == "timeout"
+    assert [s.status for s in outcome.seats[1:]] == ["ok"] * 3
