@@ -231,3 +231,6 @@ def bench_match_command(variant: str, games: int, as_json: bool) -> None:
         f"  echo round trip {result.echo_us_per_round_trip:,.0f} us; ratio {result.ratio:.2f} (target <= 2)"
         f"; timeouts {result.timeouts}"
     )
+
+
+# Commands that live in their own modules register here (one line each).
