@@ -83,8 +83,11 @@ class LineSplitter:
 
     def feed(self, data: bytes | bytearray) -> list[bytes]:
         """Add received bytes; return the complete lines (without their newlines)."""
-        lines: list[bytes] = []
         buffer = self._buffer
+        end = len(data) - 1
+        if not buffer and 0 <= end <= self.limit and data.find(b"\n") == end:
+            return [bytes(data[:end])]  # the usual case: exactly one whole line arrived
+        lines: list[bytes] = []
         start = 0
         while True:
             end = data.find(b"\n", start)

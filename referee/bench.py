@@ -91,10 +91,14 @@ RANDOM_BOT = "{python} sample_bots/python/random_bot.py --seed {seed}"
 
 
 async def _bench_match(variant: str, games: int, cwd: str | None) -> MatchBench:
+    """Matches and echo round trips alternate (after each match, as many round trips as it
+    had decisions), so both are measured under the same load on a shared machine."""
     rules = ruleset(variant)
     config = MatchConfig(per_decision=1.0, bank=10.0, startup=10.0)
     log = MatchLog(None)
     decisions = timeouts = 0
+    wall = cpu = echo_wall = echo_cpu = 0.0
+    line = b'{"type":"play_request","id":1,"legal":["2C","3C","4C"],"trick":[],"time":{}}\n'
     async with trio.open_nursery() as nursery:
         connections: list[BotConnection] = []
         for seat in range(rules.players):
@@ -103,25 +107,24 @@ async def _bench_match(variant: str, games: int, cwd: str | None) -> MatchBench:
             connection = BotConnection(link=link, command=command)
             await handshake(connection, config.startup)
             connections.append(connection)
-        wall0, cpu0 = time.perf_counter(), time.process_time()
+        echoes = [await ProcessLink.start(["cat"], nursery) for _ in range(rules.players)]
         for game in range(games):
+            wall0, cpu0 = time.perf_counter(), time.process_time()
             runner = MatchRunner(connections, rules, seed=game, config=config, log=log, nursery=nursery)
             outcome = await runner.run()
+            wall += time.perf_counter() - wall0
+            cpu += time.process_time() - cpu0
             decisions += runner.decisions
             timeouts += sum(s.status == "timeout" for s in outcome.seats)
-        wall = time.perf_counter() - wall0
-        cpu = time.process_time() - cpu0
+            wall0, cpu0 = time.perf_counter(), time.process_time()
+            for i in range(runner.decisions):
+                echo = echoes[i % len(echoes)]
+                await echo.send(line)
+                await echo.receive_line()
+            echo_wall += time.perf_counter() - wall0
+            echo_cpu += time.process_time() - cpu0
         for connection in connections:
             await say_goodbye(connection, config.grace)
-        echoes = [await ProcessLink.start(["cat"], nursery) for _ in range(rules.players)]
-        line = b'{"type":"play_request","id":1,"legal":["2C","3C","4C"],"trick":[],"time":{}}\n'
-        echo0, echo_cpu0 = time.perf_counter(), time.process_time()
-        for i in range(decisions):
-            echo = echoes[i % len(echoes)]
-            await echo.send(line)
-            await echo.receive_line()
-        echo_wall = time.perf_counter() - echo0
-        echo_cpu = time.process_time() - echo_cpu0
         for echo in echoes:
             await echo.close(0.5)
     referee_us = cpu / decisions * 1e6
