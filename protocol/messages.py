@@ -33,6 +33,8 @@ ErrorCode: TypeAlias = Literal[
     "protocol_violation",
     "no_common_version",
     "bad_token",
+    "seat_taken",
+    "busy",
     "output_flood",
 ]
 """Machine-readable reasons in an ``error`` message."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -10,14 +11,16 @@ import click
 import msgspec
 import trio
 
+from protocol.ruleset import RuleSet
 from referee import __version__
 from referee.bench import bench_engine, bench_match
 from referee.bot_config import BotConfigError, build, read_bots, runnable
 from referee.link import BotStartError
-from referee.play import play_match
+from referee.play import Interrupted, play_match, play_matches
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, PRESETS, ruleset
 from referee.runner import POLICIES, MatchConfig, MatchOutcome
+from referee.tcp import DEFAULT_HOST, TcpSeat
 
 
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -85,6 +88,10 @@ def variants(name: str | None, pairs: tuple[str, ...], as_json: bool) -> None:
     type=int,
     help="Penalties or substitutions before an illegal move is a forfeit.",
 )
+@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address TCP seats listen on.")
+@click.option("--port", default=0, show_default=True, type=int, help="Port for TCP seats (0: any free port).")
+@click.option("--connect-timeout", default=60.0, show_default=True, type=float, help="Seconds to wait for TCP bots.")
+@click.option("--reconnect", is_flag=True, help="Let a TCP bot that disconnects connect again.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 def match(
     bots: tuple[str, ...],
@@ -97,17 +104,20 @@ def match(
     startup: float,
     policy: str,
     illegal_move_cap: int,
+    host: str,
+    port: int,
+    connect_timeout: float,
+    reconnect: bool,
     as_json: bool,
 ) -> None:
-    """Play one match between BOTS: one command line per seat, in seat order.
+    """Play one match between BOTS, in seat order. A BOT is a command line (the referee starts
+    it and talks over its stdin/stdout) or tcp:NAME[:TOKEN] (the bot connects over TCP with
+    the token, which is printed unless given).
 
-    Example: referee match "python3 sample_bots/python/random_bot.py" x4 is written out
-    four times, one per seat.
+    Example: referee match "python3 mybot.py" "python3 sample_bots/python/random_bot.py"
+    "node sample_bots/javascript/bot.js" tcp:debugger
     """
-    try:
-        rules = ruleset(variant, parse_options(pairs))
-    except InvalidRuleSet as err:
-        raise click.ClickException(str(err)) from None
+    rules = _rules(variant, pairs)
     if len(bots) != rules.players:
         raise click.UsageError(f"{rules.name} needs {rules.players} bots, got {len(bots)}")
     config = MatchConfig(
@@ -116,15 +126,114 @@ def match(
         startup=startup,
         policy=policy,  # type: ignore[arg-type]
         illegal_move_cap=illegal_move_cap,
+        reconnect=reconnect,
     )
     try:
-        outcome = trio.run(lambda: play_match(bots, rules, seed=seed, config=config, log_path=log_path))
+        outcome = trio.run(
+            lambda: play_match(
+                bots,
+                rules,
+                seed=seed,
+                config=config,
+                log_path=log_path,
+                host=host,
+                port=port,
+                on_listening=announce_tcp_seats,
+                connect_timeout=connect_timeout,
+                handle_signals=True,
+            )
+        )
     except BotStartError as err:
         raise click.ClickException(str(err)) from None
+    except Interrupted as err:
+        raise click.exceptions.Exit(128 + err.signum) from None
+    _report(outcome, as_json)
+    if outcome.reason == "interrupted":
+        raise click.exceptions.Exit(130)
+
+
+def _rules(variant: str, pairs: tuple[str, ...]) -> RuleSet:
+    try:
+        return ruleset(variant, parse_options(pairs))
+    except InvalidRuleSet as err:
+        raise click.ClickException(str(err)) from None
+
+
+def _report(outcome: MatchOutcome, as_json: bool) -> None:
     if as_json:
         click.echo(msgspec.json.encode(outcome).decode())
     else:
         click.echo(format_outcome(outcome))
+
+
+def announce_tcp_seats(address: tuple[str, int], seats: list[TcpSeat]) -> None:
+    """Tell the user (on stderr) where TCP bots connect and with which tokens."""
+    host, port = address
+    for seat in seats:
+        click.echo(f"tcp seat {seat.seat} {seat.name}: connect to {host}:{port} with token {seat.token}", err=True)
+
+
+@main.command()
+@click.argument("names", nargs=-1, required=True)
+@click.option("--variant", default=DEFAULT_PRESET, show_default=True, help="A preset (see `referee variants`).")
+@click.option("--set", "pairs", multiple=True, metavar="OPTION=VALUE", help="Override one rule option.")
+@click.option("--matches", default=1, show_default=True, type=int, help="Matches to play on the same connections.")
+@click.option("--seed", type=int, default=None, help="Seed of the first match (default: random).")
+@click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="One replay log per match here.")
+@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
+@click.option("--port", default=0, show_default=True, type=int, help="Port (0: any free port, printed).")
+@click.option("--connect-timeout", default=300.0, show_default=True, type=float, help="Seconds to wait for the bots.")
+@click.option("--time-per-move", default=1.0, show_default=True, type=float, help="Seconds per decision.")
+@click.option("--time-bank", default=10.0, show_default=True, type=float, help="Extra seconds per match.")
+@click.option("--reconnect", is_flag=True, help="Let a bot that disconnects connect again.")
+@click.option("--json", "as_json", is_flag=True, help="Print each result as one JSON object.")
+def serve(
+    names: tuple[str, ...],
+    variant: str,
+    pairs: tuple[str, ...],
+    matches: int,
+    seed: int | None,
+    log_dir: str | None,
+    host: str,
+    port: int,
+    connect_timeout: float,
+    time_per_move: float,
+    time_bank: float,
+    reconnect: bool,
+    as_json: bool,
+) -> None:
+    """Run matches for bots that connect over TCP: one NAME per seat (a token is printed for
+    each; NAME:TOKEN chooses it). The connections are kept for all --matches."""
+    rules = _rules(variant, pairs)
+    if len(names) != rules.players:
+        raise click.UsageError(f"{rules.name} needs {rules.players} seats, got {len(names)}")
+    first = random.randrange(2**32) if seed is None else seed
+    seeds = [first + i for i in range(matches)]
+    logs: list[str | Path | None] = [
+        Path(log_dir) / f"match-{i + 1}.jsonl" if log_dir else None for i in range(matches)
+    ]
+    config = MatchConfig(per_decision=time_per_move, bank=time_bank, reconnect=reconnect)
+    try:
+        outcomes = trio.run(
+            lambda: play_matches(
+                [f"tcp:{name}" for name in names],
+                rules,
+                seeds,
+                config=config,
+                log_paths=logs,
+                host=host,
+                port=port,
+                on_listening=announce_tcp_seats,
+                connect_timeout=connect_timeout,
+                handle_signals=True,
+            )
+        )
+    except Interrupted as err:
+        raise click.exceptions.Exit(128 + err.signum) from None
+    for outcome in outcomes:
+        _report(outcome, as_json)
+    if outcomes and outcomes[-1].reason == "interrupted":
+        raise click.exceptions.Exit(130)
 
 
 REPO = Path(__file__).resolve().parent.parent
@@ -234,3 +343,6 @@ def bench_match_command(variant: str, games: int, as_json: bool) -> None:
 
 
 # Commands that live in their own modules register here (one line each).
+from referee.cli_ladder import ladder; main.add_command(ladder)  # noqa: E402, E702, I001
+from referee.cli_replay import replay; main.add_command(replay)  # noqa: E402, E702, I001
+from referee.cli_check import check; main.add_command(check)  # noqa: E402, E702, I001

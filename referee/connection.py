@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import get_args
@@ -76,9 +77,13 @@ async def send_error(link: BotLink, code: ErrorCode, message: str, *, fatal: boo
             await link.send(encode(Error(code=code, message=message, fatal=fatal)))
 
 
-async def handshake(connection: BotConnection, startup: float) -> None:
+Admit = Callable[[BotHello], Failure | None]
+"""A check of a bot's hello beyond the version (the TCP seat token): ``None`` admits it."""
+
+
+async def handshake(connection: BotConnection, startup: float, admit: Admit | None = None) -> None:
     """Send hello and wait for the bot's hello within ``startup`` seconds; on any failure the
-    bot is told why and ``connection.failure`` is set."""
+    bot is told why, its link is closed and ``connection.failure`` is set."""
     link = connection.link
     hello: RefereeMessage = Hello(protocol=PROTOCOL, versions=list(VERSIONS), referee=REFEREE_NAME)
     line_out = encode(hello)
@@ -104,8 +109,11 @@ async def handshake(connection: BotConnection, startup: float) -> None:
                 "no_common_version", f"protocol version {reply.version} is not spoken here; versions: {list(VERSIONS)}"
             )
         else:
-            connection.hello = reply
-            return
+            refused = admit(reply) if admit is not None else None
+            if refused is None:
+                connection.hello = reply
+                return
+            connection.failure = refused
     failure = connection.failure
     assert failure is not None
     if failure.reason not in ("crash", "disconnect"):

@@ -86,6 +86,14 @@ class BotLink:
         """The kept stderr and how many bytes were dropped beyond the cap."""
         return "", 0
 
+    def flood(self, stderr_limit: int, queued_limit: int) -> str | None:
+        """Why the bot's output is a flood, or ``None``: more than ``queued_limit`` lines
+        waiting behind the reply just read, or more than ``stderr_limit`` bytes of stderr since
+        the last check. Reading is bounded either way; this names the misbehaviour."""
+        if len(self._lines) > queued_limit:
+            return f"{len(self._lines)} unrequested lines were waiting behind the reply (limit {queued_limit})"
+        return None
+
     def exit_code(self) -> int | None:
         """The bot program's exit status once it has ended (negative: killed by a signal)."""
         return None
@@ -100,6 +108,7 @@ class ProcessLink(BotLink):
         self.command = command
         self._stderr = bytearray()
         self._stderr_dropped = 0
+        self._stderr_checked = 0
         self._closed = False
         assert process.stdin is not None and process.stdout is not None
         self._stdin = process.stdin
@@ -163,6 +172,14 @@ class ProcessLink(BotLink):
     def stderr_text(self) -> tuple[str, int]:
         return self._stderr.decode("utf-8", errors="replace"), self._stderr_dropped
 
+    def flood(self, stderr_limit: int, queued_limit: int) -> str | None:
+        total = len(self._stderr) + self._stderr_dropped
+        recent = total - self._stderr_checked
+        self._stderr_checked = total
+        if recent > stderr_limit:
+            return f"{recent} bytes on stderr since the last decision (limit {stderr_limit})"
+        return super().flood(stderr_limit, queued_limit)
+
     def exit_code(self) -> int | None:
         return self.process.returncode
 
@@ -192,3 +209,44 @@ class ProcessLink(BotLink):
     def _signal_group(self, sig: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, sig)
+
+
+class SocketLink(BotLink):
+    """A bot that connected over TCP."""
+
+    def __init__(self, stream: trio.SocketStream, max_line: int = MAX_LINE) -> None:
+        super().__init__(max_line)
+        self.stream = stream
+        try:
+            host, port = stream.socket.getpeername()[:2]
+            self.peer = f"{host}:{port}"
+        except OSError:
+            self.peer = "?"
+        self._closed = False
+
+    @property
+    def description(self) -> str:
+        return f"tcp {self.peer}"
+
+    async def _receive_some(self) -> bytes | bytearray:
+        return await self.stream.receive_some(65536)
+
+    async def _send_all(self, data: bytes) -> None:
+        await self.stream.send_all(data)
+
+    async def close(self, grace: float = 1.0) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with trio.CancelScope(shield=True), contextlib.suppress(trio.BrokenResourceError, OSError):
+            await self.stream.aclose()
+
+
+class NullLink(BotLink):
+    """The link of a seat whose bot never arrived: every write and read fails at once."""
+
+    async def _receive_some(self) -> bytes | bytearray:
+        raise trio.ClosedResourceError("no bot is connected")
+
+    async def _send_all(self, data: bytes) -> None:
+        raise trio.ClosedResourceError("no bot is connected")

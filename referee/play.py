@@ -1,27 +1,58 @@
-"""Play one match between bot programs: start them, shake hands, run, say goodbye, clean up.
+"""Play matches between bots: start them (or wait for them over TCP), shake hands, run,
+say goodbye, clean up.
 
-This is what ``referee match`` calls. Whatever happens (a bot that never starts talking, a
-crash, an exception or a cancellation), every bot program is ended and reaped before
-``play_match`` returns or raises.
+This is what ``referee match`` and ``referee serve`` call. A seat is a command line (the
+referee starts the program and talks over its stdin/stdout) or ``tcp:NAME`` /
+``tcp:NAME:TOKEN`` (the bot connects and presents the token). Whatever happens (a bot that
+never starts talking, a crash, an exception, SIGINT or SIGTERM), every bot program is ended
+and reaped before this returns or raises.
 """
 
 from __future__ import annotations
 
+import contextlib
 import random
-from collections.abc import Sequence
+import signal
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import trio
 
 from protocol.ruleset import RuleSet
-from referee.connection import BotConnection, handshake, say_goodbye
-from referee.link import BotStartError, ProcessLink
+from referee.connection import BotConnection, Failure, handshake, say_goodbye
+from referee.link import BotStartError, NullLink, ProcessLink
 from referee.match_log import MatchLog
-from referee.runner import MatchConfig, MatchOutcome, MatchRunner
+from referee.runner import MatchConfig, MatchOutcome, MatchRunner, Reconnect
+from referee.tcp import DEFAULT_HOST, TcpSeat, TcpSeatServer
+
+TCP_PREFIX = "tcp:"
+
+OnListening = Callable[[tuple[str, int], list[TcpSeat]], None]
+"""Called once the TCP seats are listening: the address and the seats with their tokens."""
+
+
+def tcp_seat(spec: str, seat: int) -> TcpSeat | None:
+    """The TCP seat a seat spec names (``tcp:NAME`` or ``tcp:NAME:TOKEN``), or ``None`` for a
+    command line."""
+    if not spec.startswith(TCP_PREFIX):
+        return None
+    name, _, token = spec[len(TCP_PREFIX) :].partition(":")
+    tcp = TcpSeat(seat=seat, name=name or f"seat{seat}")
+    if token:
+        tcp.token = token
+    return tcp
+
+
+class Interrupted(Exception):
+    """SIGINT or SIGTERM arrived; ``signal`` is its number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 async def play_match(
-    commands: Sequence[str],
+    seats: Sequence[str],
     rules: RuleSet,
     *,
     seed: int | None = None,
@@ -29,44 +60,173 @@ async def play_match(
     log_path: str | Path | None = None,
     cwd: str | Path | None = None,
     match_id: str | None = None,
+    host: str = DEFAULT_HOST,
+    port: int = 0,
+    on_listening: OnListening | None = None,
+    connect_timeout: float = 60.0,
+    handle_signals: bool = False,
 ) -> MatchOutcome:
-    """Run one match between the bot ``commands`` (one per seat, in seat order). Raises
-    ``BotStartError`` when a command cannot be started at all."""
-    config = config or MatchConfig()
+    """Run one match between ``seats`` (in seat order). Raises ``BotStartError`` when a
+    command cannot be started at all."""
     seed = random.randrange(2**32) if seed is None else seed
-    if len(commands) != rules.players:
-        raise ValueError(f"{rules.players} bots needed for {rules.name}, got {len(commands)}")
-    log = MatchLog(log_path)
-    connections: list[BotConnection] = []
-    runner: MatchRunner | None = None
+    outcomes = await play_matches(
+        seats,
+        rules,
+        [seed],
+        config=config,
+        log_paths=[log_path],
+        cwd=cwd,
+        match_ids=[match_id],
+        host=host,
+        port=port,
+        on_listening=on_listening,
+        connect_timeout=connect_timeout,
+        handle_signals=handle_signals,
+    )
+    return outcomes[0]
+
+
+async def play_matches(
+    seats: Sequence[str],
+    rules: RuleSet,
+    seeds: Sequence[int],
+    *,
+    config: MatchConfig | None = None,
+    log_paths: Sequence[str | Path | None] | None = None,
+    cwd: str | Path | None = None,
+    match_ids: Sequence[str | None] | None = None,
+    host: str = DEFAULT_HOST,
+    port: int = 0,
+    on_listening: OnListening | None = None,
+    connect_timeout: float = 60.0,
+    handle_signals: bool = False,
+) -> list[MatchOutcome]:
+    """Run one match per seed over the same connections (bots stay alive between matches).
+    With ``handle_signals``, SIGINT or SIGTERM ends the match in play with the reason
+    ``interrupted`` (logged) and no further match starts."""
+    config = config or MatchConfig()
+    if len(seats) != rules.players:
+        raise ValueError(f"{rules.players} bots needed for {rules.name}, got {len(seats)}")
+    log_paths = list(log_paths or [None] * len(seeds))
+    ids = list(match_ids or [None] * len(seeds))
+    tcp_seats = [t for i, spec in enumerate(seats) if (t := tcp_seat(spec, i)) is not None]
+    for t in tcp_seats:
+        t.reconnect = config.reconnect
+    connections: list[BotConnection | None] = [None] * len(seats)
+    outcomes: list[MatchOutcome] = []
+    interrupter = Interrupter()
+    last: tuple[MatchRunner, MatchLog] | None = None
     try:
         async with trio.open_nursery() as nursery:
+            if handle_signals:
+                nursery.start_soon(interrupter.watch)
+            server: TcpSeatServer | None = None
             try:
-                for command in commands:
-                    link = await ProcessLink.start(command, nursery, cwd=cwd)
-                    connections.append(BotConnection(link=link, command=command))
-                async with trio.open_nursery() as handshakes:
-                    for connection in connections:
-                        handshakes.start_soon(handshake, connection, config.startup)
-                runner = MatchRunner(
-                    connections, rules, seed=seed, config=config, log=log, nursery=nursery, match_id=match_id
-                )
-                outcome = await runner.run()
+                with interrupter.scope():
+                    for index, spec in enumerate(seats):
+                        if tcp_seat(spec, index) is None:
+                            link = await ProcessLink.start(spec, nursery, cwd=cwd)
+                            connections[index] = BotConnection(link=link, command=spec)
+                    if tcp_seats:
+                        server = TcpSeatServer(tcp_seats, config.startup)
+                        address = await nursery.start(server.serve, host, port)
+                        if on_listening is not None:
+                            on_listening(address, tcp_seats)
+                    async with trio.open_nursery() as handshakes:
+                        for connection in connections:
+                            if connection is not None:
+                                handshakes.start_soon(handshake, connection, config.startup)
+                        if server is not None:
+                            handshakes.start_soon(server.wait_for_all, connect_timeout)
+                for t in tcp_seats:
+                    connections[t.seat] = t.connection or _absent(t, connect_timeout)
+                ready = [c for c in connections if c is not None]
+                for seed, log_path, match_id in zip(seeds, log_paths, ids, strict=True):
+                    if interrupter.signum is not None:
+                        break
+                    if last is not None:
+                        last[1].close()
+                    log = MatchLog(log_path)
+                    runner = MatchRunner(
+                        ready,
+                        rules,
+                        seed=seed,
+                        config=config,
+                        log=log,
+                        nursery=nursery,
+                        match_id=match_id,
+                        reconnect=_reconnector(server) if config.reconnect else None,
+                    )
+                    last = (runner, log)
+                    with interrupter.scope() as scope:
+                        outcomes.append(await runner.run())
+                    if scope.cancelled_caught:
+                        with trio.CancelScope(shield=True):
+                            outcomes.append(await runner.interrupted())
             finally:
                 with trio.CancelScope(shield=True):
                     async with trio.open_nursery() as closing:
-                        for connection in connections:
-                            closing.start_soon(say_goodbye, connection, config.grace)
-        if runner is not None:
-            runner.write_stderr()
-        return outcome
+                        reconnected = [t.connection for t in tcp_seats if t.connection not in connections]
+                        for connection in [*connections, *reconnected]:
+                            if connection is not None:
+                                closing.start_soon(say_goodbye, connection, config.grace)
+                    if last is not None:
+                        last[0].write_stderr()
+                        last[1].close()
+                nursery.cancel_scope.cancel()  # the signal watcher and the TCP server
     except BaseExceptionGroup as group:
         failed = group.subgroup(BotStartError)
         if failed is not None:
             raise _first(failed) from None
         raise
-    finally:
-        log.close()
+    if interrupter.signum is not None and not outcomes:
+        raise Interrupted(interrupter.signum)
+    return outcomes
+
+
+def _reconnector(server: TcpSeatServer | None) -> Reconnect | None:
+    """How the runner waits for a TCP seat's bot to come back (``None``: no TCP seats)."""
+    if server is None:
+        return None
+    seats = {t.seat: t for t in server.seats}
+
+    async def reconnect(seat: int, timeout: float) -> BotConnection | None:
+        return await server.wait_for(seats[seat], timeout) if seat in seats else None
+
+    return reconnect
+
+
+class Interrupter:
+    """Turns SIGINT/SIGTERM into the cancellation of whatever phase is running."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._scopes: set[trio.CancelScope] = set()
+
+    @contextlib.contextmanager
+    def scope(self) -> Iterator[trio.CancelScope]:
+        with trio.CancelScope() as scope:
+            if self.signum is not None:
+                scope.cancel()
+            self._scopes.add(scope)
+            try:
+                yield scope
+            finally:
+                self._scopes.discard(scope)
+
+    async def watch(self) -> None:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for signum in signals:
+                self.signum = signum
+                for scope in self._scopes:
+                    scope.cancel()
+                return
+
+
+def _absent(seat: TcpSeat, waited: float) -> BotConnection:
+    connection = BotConnection(link=NullLink(), command=f"tcp:{seat.name}")
+    connection.failure = Failure("timeout", f"no bot connected to seat {seat.seat} within {waited:g} s")
+    return connection
 
 
 def _first(group: BaseExceptionGroup[BotStartError]) -> BotStartError:

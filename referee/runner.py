@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias, TypeVar, get_args
 
@@ -89,6 +89,14 @@ class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
     illegal_move_cap: int = 3
     grace: float = 1.0
     """Seconds a bot gets to exit before it is signalled."""
+    reconnect: bool = False
+    """Whether a TCP bot that disconnects may connect again (with its token) within its time
+    for the decision; it is then told the match and round again (see docs/protocol.md)."""
+    stderr_flood: int = 1 << 20
+    """Bytes of stderr in one match beyond which a bot is dropped for ``output_flood``."""
+    queued_lines_flood: int = 32
+    """Unanswered lines waiting behind a reply beyond which a bot is dropped for
+    ``output_flood``."""
 
     def time_control(self) -> TimeControl:
         return TimeControl(
@@ -113,6 +121,10 @@ class MatchOutcome(msgspec.Struct, kw_only=True):
     """Score changes of every round, by seat."""
     decisions: int
     log: str | None
+
+
+Reconnect: TypeAlias = Callable[[int, float], Awaitable[BotConnection | None]]
+"""Waits up to the given seconds for a seat's bot to connect again."""
 
 
 class SeatFault(Exception):
@@ -153,6 +165,7 @@ class MatchRunner:
         log: MatchLog,
         nursery: trio.Nursery,
         match_id: str | None = None,
+        reconnect: Reconnect | None = None,
     ) -> None:
         if len(connections) != rules.players:
             raise ValueError(f"{len(connections)} bots for {rules.players} seats")
@@ -166,6 +179,8 @@ class MatchRunner:
         self.match_id = match_id or secrets.token_hex(6)
         self.seats = [SeatState(i, c, config.bank) for i, c in enumerate(connections)]
         self.decisions = 0
+        self.reconnect = reconnect
+        self._round: Round | None = None
         self._start = 0.0
         self._round_number = 0
 
@@ -179,18 +194,8 @@ class MatchRunner:
                 assert failure is not None
                 seat.status = failure.reason
                 self._log_fault(seat, failure, "forfeit")
-        players = [Player(seat=s.index, name=s.connection.name) for s in self.seats]
         for seat in self.seats:
-            self._post(
-                seat,
-                MatchStart(
-                    match_id=self.match_id,
-                    seat=seat.index,
-                    players=players,
-                    rules=self.rules,
-                    time=self.config.time_control(),
-                ),
-            )
+            self._post(seat, self._match_start(seat))
         reason_override: str | None = None
         while not self.match.over:
             if not any(s.active for s in self.seats):
@@ -200,6 +205,7 @@ class MatchRunner:
         return await self._finish(reason_override)
 
     async def _play_round(self, round_: Round) -> None:
+        self._round = round_
         number = self._round_number
         self._round_number += 1
         n = self.rules.players
@@ -215,19 +221,7 @@ class MatchRunner:
         )
         offset = round_.table.pass_offset(round_.pass_direction)
         for seat in self.seats:
-            self._post(
-                seat,
-                RoundStart(
-                    round=number,
-                    dealer=round_.dealer,
-                    hand=[card_code(c) for c in round_.hand(seat.index)],
-                    pass_direction=round_.pass_direction,
-                    pass_count=0 if offset == 0 else self.rules.pass_count,
-                    pass_to=None if offset == 0 else (seat.index + offset) % n,
-                    match_phase=round_.match_phase,
-                    scores=list(self.match.scores),
-                ),
-            )
+            self._post(seat, self._round_start(round_, seat, number))
         if round_.phase == PASS:
             await self._passing(round_, offset)
         while round_.phase == DECLARE:
@@ -253,6 +247,30 @@ class MatchRunner:
         )
         self._broadcast(end)
         self.log.flush()
+
+    def _match_start(self, seat: SeatState) -> MatchStart:
+        return MatchStart(
+            match_id=self.match_id,
+            seat=seat.index,
+            players=[Player(seat=s.index, name=s.connection.name) for s in self.seats],
+            rules=self.rules,
+            time=self.config.time_control(),
+        )
+
+    def _round_start(self, round_: Round, seat: SeatState, number: int) -> RoundStart:
+        """The round as the seat holds it now (its current hand, after a reconnection)."""
+        n = self.rules.players
+        offset = round_.table.pass_offset(round_.pass_direction)
+        return RoundStart(
+            round=number,
+            dealer=round_.dealer,
+            hand=[card_code(c) for c in round_.hand(seat.index)],
+            pass_direction=round_.pass_direction,
+            pass_count=0 if offset == 0 else self.rules.pass_count,
+            pass_to=None if offset == 0 else (seat.index + offset) % n,
+            match_phase=round_.match_phase,
+            scores=list(self.match.scores),
+        )
 
     # -- phases ------------------------------------------------------------------------------
     async def _passing(self, round_: Round, offset: int) -> None:
@@ -381,50 +399,78 @@ class MatchRunner:
         dropped, in which case the caller plays the fallback."""
         if not seat.active:
             return None
-        rid = next(seat.connection.ids)
         per = self.config.per_decision
-        request = make(rid, TimeLeft(decision_ms=round(per * 1000), bank_ms=round(seat.bank * 1000)))
-        self._post(seat, request)
         self.decisions += 1
+        while True:
+            rid = next(seat.connection.ids)
+            request = make(rid, TimeLeft(decision_ms=round(per * 1000), bank_ms=round(seat.bank * 1000)))
+            self._post(seat, request)
+            link = seat.connection.link
+            try:
+                reply, elapsed = await self._exchange(seat, rid, expect)
+            except trio.TooSlowError:
+                limit = per + seat.bank
+                seat.bank = 0.0
+                failure = Failure("timeout", f"no reply within {limit:.3f} s (decision limit plus bank)")
+                await self._drop(seat, failure, rid)
+                return None
+            except ProtocolError as err:
+                await self._drop(seat, Failure(err.code, err.message), rid)
+                return None
+            except LinkClosed as err:
+                failure = await classify_closed(link, err)
+                if failure.reason == "disconnect" and await self._reconnected(seat, failure):
+                    continue  # ask the new connection again
+                await self._drop(seat, failure, rid)
+                return None
+            except SeatFault as fault:
+                await self._drop(seat, fault.failure, rid)
+                return None
+            seat.bank = max(0.0, seat.bank - max(0.0, elapsed - per))
+            return reply
+
+    async def _exchange(self, seat: SeatState, rid: int, expect: type[ReplyT]) -> tuple[ReplyT, float]:
+        """Write the seat's queued lines and read the reply to request ``rid``, timed from the
+        written request to the complete reply line."""
         link = seat.connection.link
-        try:
-            with trio.CancelScope(deadline=trio.current_time() + per + seat.bank) as scope:
-                await self._flush(seat)  # a bot that does not read its input times out here
-                start = trio.current_time()
-                line = await link.receive_line()
-            if scope.cancelled_caught:
-                raise trio.TooSlowError
-            elapsed = trio.current_time() - start
-            if self.log.enabled:
-                self.log.write(Received(t=self._t(), seat=seat.index, line=line.decode("utf-8", errors="replace")))
-            reply = decode_bot(line)
-            if not isinstance(reply, expect):
-                want = expect.__struct_config__.tag
-                got = type(reply).__struct_config__.tag
-                raise SeatFault(
-                    Failure("protocol_violation", f"expected a {want!r} reply to request {rid}, got {got!r}")
-                )
-            if getattr(reply, "id", None) != rid:
-                raise SeatFault(
-                    Failure("wrong_id", f"reply id {getattr(reply, 'id', None)} does not answer request {rid}")
-                )
-        except trio.TooSlowError:
-            limit = per + seat.bank
-            seat.bank = 0.0
-            failure = Failure("timeout", f"no reply within {limit:.3f} s (decision limit plus bank)")
-            await self._drop(seat, failure, rid)
-            return None
-        except ProtocolError as err:
-            await self._drop(seat, Failure(err.code, err.message), rid)
-            return None
-        except LinkClosed as err:
-            await self._drop(seat, await classify_closed(link, err), rid)
-            return None
-        except SeatFault as fault:
-            await self._drop(seat, fault.failure, rid)
-            return None
-        seat.bank = max(0.0, seat.bank - max(0.0, elapsed - per))
-        return reply
+        with trio.CancelScope(deadline=trio.current_time() + self.config.per_decision + seat.bank) as scope:
+            await self._flush(seat)  # a bot that does not read its input times out here
+            start = trio.current_time()
+            line = await link.receive_line()
+        if scope.cancelled_caught:
+            raise trio.TooSlowError
+        elapsed = trio.current_time() - start
+        if self.log.enabled:
+            self.log.write(Received(t=self._t(), seat=seat.index, line=line.decode("utf-8", errors="replace")))
+        flood = link.flood(self.config.stderr_flood, self.config.queued_lines_flood)
+        if flood:
+            raise SeatFault(Failure("output_flood", flood))
+        reply = decode_bot(line)
+        if not isinstance(reply, expect):
+            want = expect.__struct_config__.tag
+            got = type(reply).__struct_config__.tag
+            raise SeatFault(Failure("protocol_violation", f"expected a {want!r} reply to request {rid}, got {got!r}"))
+        if reply.id != rid:
+            raise SeatFault(Failure("wrong_id", f"reply id {reply.id} does not answer request {rid}"))
+        return reply, elapsed
+
+    async def _reconnected(self, seat: SeatState, failure: Failure) -> bool:
+        """Wait for a disconnected TCP bot to come back (if the match allows it) and tell it
+        the match and the round again. The wait is the decision limit plus its bank."""
+        if self.reconnect is None or not self.config.reconnect:
+            return False
+        self._log_fault(seat, failure, "reconnect")
+        seat.connection.failure = failure  # frees the seat for a new connection
+        connection = await self.reconnect(seat.index, self.config.per_decision + seat.bank)
+        if connection is None or connection is seat.connection or not connection.alive:
+            return False
+        seat.connection = connection
+        seat.outbox.clear()
+        self._post(seat, self._match_start(seat))
+        round_ = self._round
+        if round_ is not None:
+            self._post(seat, self._round_start(round_, seat, self._round_number - 1))
+        return True
 
     async def _illegal(self, seat: SeatState, round_: Round, err: IllegalMove, request_id: int | None) -> bool:
         """Apply the policy to an illegal move. True: the caller plays the fallback move for
@@ -566,6 +612,11 @@ class MatchRunner:
             decisions=self.decisions,
             log=str(self.log.path) if self.log.path else None,
         )
+
+    async def interrupted(self) -> MatchOutcome:
+        """End the match now (SIGINT or SIGTERM): the bots and the log are told the reason
+        ``interrupted``; the round in play is not scored."""
+        return await self._finish("interrupted")
 
     def write_stderr(self) -> None:
         """Log each bot's kept stderr (after the programs have ended)."""
