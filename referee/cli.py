@@ -15,7 +15,7 @@ from protocol.ruleset import RuleSet
 from referee import __version__
 from referee.bench import bench_engine, bench_match
 from referee.bot_config import BotConfigError, build, read_bots, runnable
-from referee.link import BotStartError
+from referee.link import BotLimits, BotStartError
 from referee.play import Interrupted, play_match, play_matches
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, PRESETS, ruleset
@@ -92,6 +92,12 @@ def variants(name: str | None, pairs: tuple[str, ...], as_json: bool) -> None:
 @click.option("--port", default=0, show_default=True, type=int, help="Port for TCP seats (0: any free port).")
 @click.option("--connect-timeout", default=60.0, show_default=True, type=float, help="Seconds to wait for TCP bots.")
 @click.option("--reconnect", is_flag=True, help="Let a TCP bot that disconnects connect again.")
+@click.option("--cpu-limit", type=int, default=None, help="CPU seconds each started bot may use (default: none).")
+@click.option("--memory-limit", type=int, default=None, help="Address space of each started bot in MiB.")
+@click.option("--files-limit", type=int, default=None, help="Open files each started bot may hold.")
+@click.option("--bot-cwd", type=click.Path(file_okay=False), default=None, help="Working directory of the bots.")
+@click.option("--bot-env", multiple=True, metavar="NAME=VALUE", help="Add to the bots' environment.")
+@click.option("--clean-env", is_flag=True, help="Bots get only PATH, HOME and --bot-env.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 def match(
     bots: tuple[str, ...],
@@ -108,6 +114,12 @@ def match(
     port: int,
     connect_timeout: float,
     reconnect: bool,
+    cpu_limit: int | None,
+    memory_limit: int | None,
+    files_limit: int | None,
+    bot_cwd: str | None,
+    bot_env: tuple[str, ...],
+    clean_env: bool,
     as_json: bool,
 ) -> None:
     """Play one match between BOTS, in seat order. A BOT is a command line (the referee starts
@@ -128,6 +140,15 @@ def match(
         illegal_move_cap=illegal_move_cap,
         reconnect=reconnect,
     )
+    env = dict(pair.partition("=")[::2] for pair in bot_env)
+    limits = BotLimits(
+        cpu_seconds=cpu_limit,
+        memory_mb=memory_limit,
+        open_files=files_limit,
+        cwd=bot_cwd,
+        env=env or None,
+        clean_env=clean_env,
+    )
     try:
         outcome = trio.run(
             lambda: play_match(
@@ -141,6 +162,7 @@ def match(
                 on_listening=announce_tcp_seats,
                 connect_timeout=connect_timeout,
                 handle_signals=True,
+                limits=limits,
             )
         )
     except BotStartError as err:
@@ -148,8 +170,8 @@ def match(
     except Interrupted as err:
         raise click.exceptions.Exit(128 + err.signum) from None
     _report(outcome, as_json)
-    if outcome.reason == "interrupted":
-        raise click.exceptions.Exit(130)
+    if outcome.interrupted_by is not None:
+        raise click.exceptions.Exit(128 + outcome.interrupted_by)
 
 
 def _rules(variant: str, pairs: tuple[str, ...]) -> RuleSet:
@@ -232,8 +254,8 @@ def serve(
         raise click.exceptions.Exit(128 + err.signum) from None
     for outcome in outcomes:
         _report(outcome, as_json)
-    if outcomes and outcomes[-1].reason == "interrupted":
-        raise click.exceptions.Exit(130)
+    if outcomes and outcomes[-1].interrupted_by is not None:
+        raise click.exceptions.Exit(128 + outcomes[-1].interrupted_by)
 
 
 REPO = Path(__file__).resolve().parent.parent

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import shlex
 import signal
 import subprocess
@@ -19,6 +20,7 @@ from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 
+import msgspec
 import trio
 
 from protocol.codec import MAX_LINE, LineSplitter
@@ -26,6 +28,43 @@ from referee.errors import RefereeError
 
 STDERR_CAP = 64 * 1024
 """Bytes of a bot's stderr kept for the log; the rest is counted and dropped."""
+
+
+class BotLimits(msgspec.Struct, frozen=True, kw_only=True):
+    """Limits set on a bot program before it starts (``None``: no limit, the default).
+
+    The limits are POSIX resource limits of the bot's process (inherited by its children):
+    a bot over its CPU time is killed by SIGXCPU (then SIGKILL), one over its address space
+    gets allocation failures, one over its open files gets errors opening more. Any of these
+    usually ends the bot, which the referee reports as a ``crash``.
+    """
+
+    cpu_seconds: int | None = None
+    memory_mb: int | None = None
+    """Address space (RLIMIT_AS) in MiB; interpreters and JITs need a few hundred."""
+    open_files: int | None = None
+    cwd: str | None = None
+    """The bot's working directory (default: the referee's, or the bot list's folder)."""
+    env: dict[str, str] | None = None
+    """Variables added to the environment the bot inherits."""
+    clean_env: bool = False
+    """Start from an empty environment (plus PATH and HOME) instead of the referee's."""
+
+    def environment(self) -> dict[str, str] | None:
+        if self.env is None and not self.clean_env:
+            return None
+        base = {k: os.environ[k] for k in ("PATH", "HOME") if k in os.environ} if self.clean_env else dict(os.environ)
+        return {**base, **(self.env or {})}
+
+    def apply(self) -> None:
+        """Set the resource limits; runs in the child between fork and exec."""
+        if self.cpu_seconds is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds + 1))
+        if self.memory_mb is not None:
+            size = self.memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        if self.open_files is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
 
 
 class LinkClosed(RefereeError):
@@ -121,9 +160,11 @@ class ProcessLink(BotLink):
         nursery: trio.Nursery,
         cwd: str | Path | None = None,
         max_line: int = MAX_LINE,
+        limits: BotLimits | None = None,
     ) -> ProcessLink:
         """Start ``command`` (a shell-style string or an argument list, run without a shell)
-        in a new session; its stderr is drained by a task in ``nursery``."""
+        in a new session, with ``limits``; its stderr is drained by a task in ``nursery``."""
+        limits = limits or BotLimits()
         args = shlex.split(command) if isinstance(command, str) else list(command)
         text = command if isinstance(command, str) else shlex.join(command)
         if not args:
@@ -134,8 +175,10 @@ class ProcessLink(BotLink):
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                cwd=cwd,
+                cwd=limits.cwd or cwd,
+                env=limits.environment(),
                 start_new_session=True,
+                preexec_fn=limits.apply,
             )
         except OSError as err:
             raise BotStartError(f"cannot start bot {text!r}: {err.strerror or err}") from None

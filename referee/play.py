@@ -20,7 +20,7 @@ import trio
 
 from protocol.ruleset import RuleSet
 from referee.connection import BotConnection, Failure, handshake, say_goodbye
-from referee.link import BotStartError, NullLink, ProcessLink
+from referee.link import BotLimits, BotStartError, NullLink, ProcessLink
 from referee.match_log import MatchLog
 from referee.runner import MatchConfig, MatchOutcome, MatchRunner, Reconnect
 from referee.tcp import DEFAULT_HOST, TcpSeat, TcpSeatServer
@@ -65,6 +65,7 @@ async def play_match(
     on_listening: OnListening | None = None,
     connect_timeout: float = 60.0,
     handle_signals: bool = False,
+    limits: BotLimits | None = None,
 ) -> MatchOutcome:
     """Run one match between ``seats`` (in seat order). Raises ``BotStartError`` when a
     command cannot be started at all."""
@@ -82,6 +83,7 @@ async def play_match(
         on_listening=on_listening,
         connect_timeout=connect_timeout,
         handle_signals=handle_signals,
+        limits=limits,
     )
     return outcomes[0]
 
@@ -100,6 +102,7 @@ async def play_matches(
     on_listening: OnListening | None = None,
     connect_timeout: float = 60.0,
     handle_signals: bool = False,
+    limits: BotLimits | None = None,
 ) -> list[MatchOutcome]:
     """Run one match per seed over the same connections (bots stay alive between matches).
     With ``handle_signals``, SIGINT or SIGTERM ends the match in play with the reason
@@ -125,7 +128,7 @@ async def play_matches(
                 with interrupter.scope():
                     for index, spec in enumerate(seats):
                         if tcp_seat(spec, index) is None:
-                            link = await ProcessLink.start(spec, nursery, cwd=cwd)
+                            link = await ProcessLink.start(spec, nursery, cwd=cwd, limits=limits)
                             connections[index] = BotConnection(link=link, command=spec)
                     if tcp_seats:
                         server = TcpSeatServer(tcp_seats, config.startup)
@@ -163,6 +166,7 @@ async def play_matches(
                     if scope.cancelled_caught:
                         with trio.CancelScope(shield=True):
                             outcomes.append(await runner.interrupted())
+                        outcomes[-1].interrupted_by = interrupter.signum
             finally:
                 with trio.CancelScope(shield=True):
                     async with trio.open_nursery() as closing:

@@ -121,6 +121,8 @@ class MatchOutcome(msgspec.Struct, kw_only=True):
     """Score changes of every round, by seat."""
     decisions: int
     log: str | None
+    interrupted_by: int | None = None
+    """The signal number that interrupted the match, if one did."""
 
 
 Reconnect: TypeAlias = Callable[[int, float], Awaitable[BotConnection | None]]
