@@ -13,6 +13,7 @@ import time
 import msgspec
 import trio
 
+from protocol.ruleset import RuleSet
 from referee.connection import BotConnection, handshake, say_goodbye
 from referee.link import ProcessLink
 from referee.match_log import MatchLog
@@ -150,3 +151,98 @@ def bench_match(variant: str = "american", games: int = 20, cwd: str | None = No
     """Play ``games`` matches between four random bots (real processes, kept across matches)
     and measure the referee's cost per decision against raw line round trips."""
     return trio.run(_bench_match, variant, games, cwd)
+
+
+class ConcurrentBench(msgspec.Struct, frozen=True, kw_only=True):
+    """The result of ``referee bench match --concurrency K``."""
+
+    variant: str
+    concurrency: int
+    matches: int
+    seconds: float
+    decisions: int
+    matches_per_second: float
+    decisions_per_second: float
+    median_delay_us: float
+    """Median delay between a bot's reply arriving and the referee's next request."""
+    p99_delay_us: float
+    worst_delay_us: float
+    timeouts: int
+    faults: int
+    bot: str
+
+
+async def _table(
+    rules: RuleSet,
+    bot: str,
+    seeds: list[int],
+    config: MatchConfig,
+    delays: list[float],
+    totals: list[int],
+    cwd: str | None,
+) -> None:
+    """One table: start its bots, play its matches in a row, end its bots."""
+    async with trio.open_nursery() as nursery:
+        connections: list[BotConnection] = []
+        try:
+            for seat in range(rules.players):
+                command = bot.format(python=sys.executable, seed=seeds[0] * 8 + seat + 1)
+                link = await ProcessLink.start(command, nursery, cwd=cwd)
+                connections.append(BotConnection(link=link, command=command))
+            async with trio.open_nursery() as handshakes:
+                for connection in connections:
+                    handshakes.start_soon(handshake, connection, config.startup)
+            for seed in seeds:
+                runner = MatchRunner(connections, rules, seed=seed, config=config, log=MatchLog(None), nursery=nursery)
+                runner.delays = delays
+                outcome = await runner.run()
+                totals[0] += 1
+                totals[1] += runner.decisions
+                totals[2] += sum(s.status == "timeout" for s in outcome.seats)
+                totals[3] += sum(s.status != "ok" for s in outcome.seats)
+        finally:
+            with trio.CancelScope(shield=True):
+                for connection in connections:
+                    await say_goodbye(connection, config.grace)
+
+
+def bench_concurrent(
+    variant: str = "american", games: int = 100, concurrency: int = 16, bot: str = RANDOM_BOT, cwd: str | None = None
+) -> ConcurrentBench:
+    """``games`` matches on ``concurrency`` tables at once in one referee process, each table
+    with its own bot processes, at 1 s per decision."""
+    rules = ruleset(variant)
+    config = MatchConfig(per_decision=1.0, bank=10.0, startup=30.0)
+    delays: list[float] = []
+    totals = [0, 0, 0, 0]
+    per_table = [list(range(t, games, concurrency)) for t in range(concurrency)]
+
+    async def main() -> float:
+        start = time.perf_counter()
+        async with trio.open_nursery() as nursery:
+            for seeds in per_table:
+                if seeds:
+                    nursery.start_soon(_table, rules, bot, seeds, config, delays, totals, cwd)
+        return time.perf_counter() - start
+
+    wall = trio.run(main)
+    delays.sort()
+
+    def pick(q: float) -> float:
+        return round(delays[min(len(delays) - 1, int(q * len(delays)))] * 1e6, 1) if delays else 0.0
+
+    return ConcurrentBench(
+        variant=variant,
+        concurrency=concurrency,
+        matches=totals[0],
+        seconds=round(wall, 2),
+        decisions=totals[1],
+        matches_per_second=round(totals[0] / wall, 2),
+        decisions_per_second=round(totals[1] / wall, 1),
+        median_delay_us=pick(0.5),
+        p99_delay_us=pick(0.99),
+        worst_delay_us=round(delays[-1] * 1e6, 1) if delays else 0.0,
+        timeouts=totals[2],
+        faults=totals[3],
+        bot=bot,
+    )

@@ -13,7 +13,7 @@ import trio
 
 from protocol.ruleset import RuleSet
 from referee import __version__
-from referee.bench import bench_engine, bench_match
+from referee.bench import RANDOM_BOT, bench_concurrent, bench_engine, bench_match
 from referee.bot_config import BotConfigError, build, read_bots, runnable
 from referee.link import BotLimits, BotStartError
 from referee.play import Interrupted, play_match, play_matches
@@ -346,10 +346,32 @@ def engine(variant: str, seconds: float, seed: int, as_json: bool) -> None:
 @bench.command("match")
 @click.option("--variant", default=DEFAULT_PRESET, show_default=True, type=click.Choice(list(PRESETS)))
 @click.option("--games", default=20, show_default=True, type=int, help="Matches to play.")
+@click.option(
+    "--concurrency", default=0, type=int, help="Matches at once (each with its own bots); 0: the echo comparison."
+)
+@click.option(
+    "--bot",
+    default=RANDOM_BOT,
+    show_default=True,
+    help="Bot command for --concurrency ({python}, {seed} are filled in).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def bench_match_command(variant: str, games: int, as_json: bool) -> None:
+def bench_match_command(variant: str, games: int, concurrency: int, bot: str, as_json: bool) -> None:
     """Matches between four random bots in real processes: throughput and the referee's own
-    cost per decision, against raw line round trips through `cat`."""
+    cost per decision, against raw line round trips through `cat`; or, with --concurrency K,
+    K matches at once with the delay from each reply to the next request."""
+    if concurrency > 0:
+        many = bench_concurrent(variant, games, concurrency, bot, str(REPO))
+        if as_json:
+            click.echo(msgspec.json.encode(many).decode())
+        else:
+            click.echo(
+                f"{many.variant}: {many.matches} matches at concurrency {many.concurrency} in {many.seconds:.1f} s\n"
+                f"  {many.matches_per_second:,.2f} matches/s   {many.decisions_per_second:,.0f} decisions/s\n"
+                f"  reply -> next request: median {many.median_delay_us:,.0f} us, p99 {many.p99_delay_us:,.0f} us, "
+                f"worst {many.worst_delay_us:,.0f} us\n  timeouts {many.timeouts}, faults {many.faults}"
+            )
+        return
     result = bench_match(variant, games)
     if as_json:
         click.echo(msgspec.json.encode(result).decode())
@@ -364,7 +386,11 @@ def bench_match_command(variant: str, games: int, as_json: bool) -> None:
     )
 
 
-# Commands that live in their own modules register here (one line each).
-from referee.cli_ladder import ladder; main.add_command(ladder)  # noqa: E402, E702, I001
-from referee.cli_replay import replay; main.add_command(replay)  # noqa: E402, E702, I001
-from referee.cli_check import check; main.add_command(check)  # noqa: E402, E702, I001
+# Commands that live in their own modules register here.
+from referee.cli_check import check  # noqa: E402
+from referee.cli_ladder import ladder  # noqa: E402
+from referee.cli_replay import replay  # noqa: E402
+
+main.add_command(ladder)
+main.add_command(replay)
+main.add_command(check)

@@ -181,6 +181,10 @@ class MatchRunner:
         self.match_id = match_id or secrets.token_hex(6)
         self.seats = [SeatState(i, c, config.bank) for i, c in enumerate(connections)]
         self.decisions = 0
+        self.delays: list[float] | None = None
+        """When a list: the referee's delay from each reply's arrival to its next request
+        in this match (what the match benchmark reports)."""
+        self._last_reply: float | None = None
         self.reconnect = reconnect
         self._round: Round | None = None
         self._start = 0.0
@@ -438,10 +442,13 @@ class MatchRunner:
         with trio.CancelScope(deadline=trio.current_time() + self.config.per_decision + seat.bank) as scope:
             await self._flush(seat)  # a bot that does not read its input times out here
             start = trio.current_time()
+            if self.delays is not None and self._last_reply is not None:
+                self.delays.append(start - self._last_reply)
             line = await link.receive_line()
         if scope.cancelled_caught:
             raise trio.TooSlowError
-        elapsed = trio.current_time() - start
+        self._last_reply = trio.current_time()
+        elapsed = self._last_reply - start
         if self.log.enabled:
             self.log.write(Received(t=self._t(), seat=seat.index, line=line.decode("utf-8", errors="replace")))
         flood = link.flood(self.config.stderr_flood, self.config.queued_lines_flood)

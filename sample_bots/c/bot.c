@@ -1,7 +1,8 @@
 /*
  * A sample Hearts bot in C99 (protocol v1): no dependency beyond the compiler and libc.
  *
- * It passes the first `count` legal cards, plays the first legal card, never declares and
+ * It passes the first `count` legal cards, plays the first legal card (with `--random SEED`:
+ * random legal cards and passes), never declares and
  * scores a moon by adding to the others. The point is the plumbing, which a real bot can keep:
  *
  *   - one JSON object per line on stdin, read with fgets into a buffer larger than the
@@ -292,6 +293,30 @@ static void reply_hello(void)
     reply_end();
 }
 
+/* With --random SEED the bot picks uniformly among the legal options (xorshift64*). */
+static int random_mode = 0;
+static unsigned long long rng_state = 88172645463325252ULL;
+
+static unsigned long long next_random(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ULL;
+}
+
+static void shuffle_legal(Message *m)
+{
+    int i;
+    char tmp[CARD_SIZE];
+    for (i = m->nlegal - 1; i > 0; i--) {
+        int j = (int)(next_random() % (unsigned long long)(i + 1));
+        memcpy(tmp, m->legal[i], CARD_SIZE);
+        memcpy(m->legal[i], m->legal[j], CARD_SIZE);
+        memcpy(m->legal[j], tmp, CARD_SIZE);
+    }
+}
+
 static void reply_pass(const Message *m)
 {
     long long i, n = m->count;
@@ -341,9 +366,15 @@ static void reply_moon(const Message *m)
 static char line[LINE_BUFFER];
 static Message message;
 
-int main(void)
+int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc > 2 && strcmp(argv[1], "--random") == 0) {
+        random_mode = 1;
+        rng_state ^= (unsigned long long)strtoull(argv[2], NULL, 10) * 0x9E3779B97F4A7C15ULL;
+        if (rng_state == 0)
+            rng_state = 1;
+    }
     while (fgets(line, sizeof line, stdin)) {
         size_t len = strlen(line);
         Message *m = &message;
@@ -358,6 +389,8 @@ int main(void)
             fprintf(stderr, "c bot: ignoring a line that is not a JSON object: %.200s", line);
             continue;
         }
+        if (random_mode)
+            shuffle_legal(m);
         if (strcmp(m->type, "hello") == 0) {
             reply_hello();
         } else if (strcmp(m->type, "goodbye") == 0) {
