@@ -149,6 +149,7 @@ class ProcessLink(BotLink):
         self._stderr_dropped = 0
         self._stderr_checked = 0
         self._closed = False
+        self._ended = trio.Event()
         assert process.stdin is not None and process.stdout is not None
         self._stdin = process.stdin
         self._stdout = process.stdout
@@ -234,8 +235,16 @@ class ProcessLink(BotLink):
 
     async def close(self, grace: float = 1.0) -> None:
         if self._closed:
+            with trio.CancelScope(shield=True):
+                await self._ended.wait()  # a second caller waits for the first to finish
             return
         self._closed = True
+        try:
+            await self._end(grace)
+        finally:
+            self._ended.set()
+
+    async def _end(self, grace: float) -> None:
         with trio.CancelScope(shield=True):
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 await self._stdin.aclose()

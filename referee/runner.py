@@ -93,7 +93,8 @@ class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
     """Whether a TCP bot that disconnects may connect again (with its token) within its time
     for the decision; it is then told the match and round again (see docs/protocol.md)."""
     stderr_flood: int = 1 << 20
-    """Bytes of stderr in one match beyond which a bot is dropped for ``output_flood``."""
+    """Bytes of stderr between two decisions beyond which a bot is dropped for
+    ``output_flood``."""
     queued_lines_flood: int = 32
     """Unanswered lines waiting behind a reply beyond which a bot is dropped for
     ``output_flood``."""
