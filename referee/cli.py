@@ -394,3 +394,7 @@ from referee.cli_replay import replay  # noqa: E402
 main.add_command(ladder)
 main.add_command(replay)
 main.add_command(check)
+
+
+if __name__ == "__main__":
+    main()

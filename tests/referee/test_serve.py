@@ -1,0 +1,75 @@
+"""`referee serve`: bots connect over TCP with the printed tokens and play several matches on
+the same connections."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SEAT = re.compile(r"tcp seat (\d) (\w+): connect to ([\d.]+):(\d+) with token (\S+)")
+
+
+def test_serve_plays_matches_for_connected_bots(tmp_path: Path) -> None:
+    serve = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "referee.cli",
+            "serve",
+            "--matches",
+            "2",
+            "--seed",
+            "5",
+            "--json",
+            "--set",
+            "end=rounds",
+            "--set",
+            "rounds=1",
+            "--log-dir",
+            str(tmp_path),
+            "n",
+            "e",
+            "s",
+            "w",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert serve.stderr is not None
+    seats = []
+    while len(seats) < 4:
+        line = serve.stderr.readline()
+        assert line, "serve ended before announcing its seats"
+        if found := SEAT.search(line):
+            seats.append(found.groups())
+    bots = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "sample_bots/python/random_bot.py",
+                "--seed",
+                seat,
+                "--tcp",
+                f"{host}:{port}",
+                "--token",
+                token,
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for seat, _, host, port, token in seats
+    ]
+    out, _ = serve.communicate(timeout=60)
+    assert serve.returncode == 0
+    results = [json.loads(line) for line in out.splitlines()]
+    assert len(results) == 2
+    assert all([s["status"] for s in r["seats"]] == ["ok"] * 4 for r in results)
+    assert all(bot.wait(timeout=10) == 0 for bot in bots)  # goodbye after the second match
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["match-1.jsonl", "match-2.jsonl"]
