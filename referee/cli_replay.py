@@ -1,0 +1,140 @@
+"""``referee replay``: show, verify or export a logged match (thin: the work is in referee.replay)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+import click
+import msgspec
+from rich.console import Console
+
+from referee.match_log import Deal
+from referee.replay.html import match_page
+from referee.replay.reader import LogError, LogMatch, NoSuchMatch, read_log
+from referee.replay.record import MatchRecord
+from referee.replay.text import match_lines, seat_lines
+from referee.replay.verify import verify
+
+EXIT_MISMATCH: Final = 1
+"""``--verify``: an entry differs from what the rules produce."""
+EXIT_UNREADABLE: Final = 3
+"""The file is not a replay log this referee can read (or is of an unsupported format)."""
+
+
+class UnreadableLog(click.ClickException):
+    exit_code = EXIT_UNREADABLE
+
+
+@click.command()
+@click.argument("log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--verify", "check", is_flag=True, help="Re-run the match through the rules and check every entry.")
+@click.option("--json", "as_json", is_flag=True, help="Print the match (with --verify: the verdict) as JSON.")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write a self-contained HTML viewer of the match here.",
+)
+@click.option("--round", "round_number", type=int, default=None, help="Show only this round (numbered from 0).")
+@click.option("--seat", type=int, default=None, help="Show only what this seat was sent and replied, as on the wire.")
+@click.option("--match", "which", default=None, help="A log holding several matches: the match id or its index from 0.")
+def replay(
+    *,
+    log: Path,
+    check: bool,
+    as_json: bool,
+    html_path: Path | None,
+    round_number: int | None,
+    seat: int | None,
+    which: str | None,
+) -> None:
+    """Show the match in LOG trick by trick, verify it against the rules (--verify), print it
+    as JSON (--json) or write an HTML viewer (--html OUT).
+
+    Exit status: 0 shown or verified (a log cut short by a killed referee verifies up to where
+    it ends), 1 a mismatch (--verify), 2 a usage error, 3 a file that is not a readable log.
+    """
+    if (round_number is not None or seat is not None) and (check or as_json or html_path):
+        raise click.UsageError(
+            "--round and --seat choose what the text view shows; use them without --verify, --json and --html"
+        )
+    try:
+        replay_log = read_log(log)
+    except LogError as err:
+        raise UnreadableLog(str(err)) from None
+    try:
+        matches = replay_log.select(which)
+    except NoSuchMatch as err:
+        raise click.BadParameter(str(err), param_hint="--match") from None
+    if not matches:
+        message = f"log ends inside its first line: nothing to {'verify' if check else 'show'}"
+        click.echo(msgspec.json.encode({"status": "truncated", "message": message}).decode() if as_json else message)
+        return
+    if seat is not None:
+        _show_seat(matches, seat, round_number)
+        return
+    if html_path is not None and len(matches) != 1:
+        ids = ", ".join(m.header.match_id for m in matches)
+        raise click.UsageError(f"the log holds {len(matches)} matches ({ids}): choose one with --match")
+    records = [verify(match) for match in matches]
+    if html_path is not None:
+        html_path.write_text(match_page(records[0]), encoding="utf-8")
+        click.echo(f"wrote {html_path}", err=True)
+    if check:
+        _report(records, as_json)
+    elif as_json:
+        for record in records:
+            click.echo(msgspec.json.encode(record).decode())
+    elif html_path is None:
+        _show(records, round_number)
+
+
+def _show(records: list[MatchRecord], round_number: int | None) -> None:
+    console = Console(highlight=False, soft_wrap=True)
+    for index, record in enumerate(records):
+        if round_number is not None and all(r.round != round_number for r in record.rounds):
+            last = len(record.rounds) - 1
+            raise click.BadParameter(f"match {record.match_id} has rounds 0 to {last}", param_hint="--round")
+        if index:
+            console.print()
+        for line in match_lines(record, round_number):
+            console.print(line)
+
+
+def _show_seat(matches: list[LogMatch], seat: int, round_number: int | None) -> None:
+    console = Console(highlight=False, soft_wrap=True)
+    for index, match in enumerate(matches):
+        players = match.header.rules.players
+        if not 0 <= seat < players:
+            raise click.BadParameter(f"the match has seats 0 to {players - 1}", param_hint="--seat")
+        dealt = [line.entry.round for line in match.entries if isinstance(line.entry, Deal)]
+        if round_number is not None and round_number not in dealt:
+            raise click.BadParameter(
+                f"match {match.header.match_id} has rounds 0 to {len(dealt) - 1}", param_hint="--round"
+            )
+        if index:
+            console.print()
+        for line in seat_lines(match, seat, round_number):
+            console.print(line)
+
+
+def _report(records: list[MatchRecord], as_json: bool) -> None:
+    mismatch = False
+    for record in records:
+        verification = record.verification
+        assert verification is not None
+        mismatch = mismatch or verification.status == "mismatch"
+        if as_json:
+            report = {
+                "match_id": record.match_id,
+                **msgspec.to_builtins(verification),
+                "message": verification.describe(),
+            }
+            click.echo(msgspec.json.encode(report).decode())
+        else:
+            prefix = f"match {record.match_id}: " if len(records) > 1 else ""
+            click.echo(prefix + verification.describe())
+    if mismatch:
+        raise click.exceptions.Exit(EXIT_MISMATCH)

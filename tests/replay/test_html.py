@@ -1,0 +1,194 @@
+"""``referee replay --html``: the viewer in a real headless browser (Debian's Chromium driven by
+Playwright): stepping with the arrow keys and the buttons, the hands, the trick, the score sheet,
+jumping to a round; and no network access.
+
+Run as a script to remake the screenshot in the docs:
+``python -m tests.replay.test_html docs/replay-viewer.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, sync_playwright
+
+from tests.replay.helpers import SETUPS, MatchLogs, replay
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def chromium() -> Path | None:
+    if CHROMIUM.exists():
+        return CHROMIUM
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    return Path(found) if found else None
+
+
+@pytest.fixture(scope="module")
+def browser_page() -> Iterator[Page]:
+    executable = chromium()
+    if executable is None:
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(executable), args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 860})
+        yield page
+        browser.close()
+
+
+class Viewer:
+    """A loaded viewer page, with what a test reads from it."""
+
+    def __init__(self, page: Page, html: Path) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("request", lambda request: self.requests.append(request.url))
+        page.goto(html.as_uri())
+
+    def hand(self, seat: int) -> list[str]:
+        return self.page.eval_on_selector_all(
+            f'.seat[data-seat="{seat}"] .hand .card', "cards => cards.map(c => c.dataset.card)"
+        )
+
+    def trick(self) -> list[tuple[int, str]]:
+        cards = self.page.eval_on_selector_all(
+            "#trick .card", "cards => cards.map(c => [c.dataset.seat, c.dataset.card])"
+        )
+        return [(int(seat), card) for seat, card in cards]
+
+    def winner(self) -> list[str]:
+        return self.page.eval_on_selector_all("#trick .card.winner", "cards => cards.map(c => c.dataset.seat)")
+
+    def step(self) -> int:
+        label = self.page.inner_text("#step-label")
+        match = re.fullmatch(r"step (\d+) of (\d+)", label)
+        assert match, label
+        return int(match.group(1))
+
+
+def html_of(path: Path, out: Path) -> Path:
+    result = replay("--html", out, path)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_step_through_a_round(browser_page: Page, match_log: MatchLogs, tmp_path: Path) -> None:
+    path = match_log("american")
+    record: dict[str, Any] = json.loads(replay("--json", path).output)
+    html = html_of(path, tmp_path / "american.html")
+    text = html.read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//|url\(\s*["']?https?:|@import""", text)
+    viewer = Viewer(browser_page, html)
+    page = viewer.page
+    round0 = record["rounds"][0]
+    # the deal: every hand, as dealt
+    assert viewer.step() == 1
+    for seat in range(4):
+        assert sorted(viewer.hand(seat)) == sorted(round0["hands"][seat])
+    # the passing: the received cards are marked
+    page.keyboard.press("ArrowRight")
+    assert "Passed left" in page.inner_text("#caption")
+    assert page.locator('.seat[data-seat="1"] .card.received').count() == 3
+    for seat in range(4):
+        assert sorted(viewer.hand(seat)) == sorted(round0["hands_after_passing"][seat])
+    # the first trick, card by card, with the arrow key and the button in turn
+    first = round0["tricks"][0]
+    for index, play in enumerate(first["plays"]):
+        before = len(viewer.hand(play["seat"]))
+        if index % 2:
+            page.click("#next")
+        else:
+            page.keyboard.press("ArrowRight")
+        assert viewer.trick() == [(p["seat"], p["card"]) for p in first["plays"][: index + 1]]
+        assert len(viewer.hand(play["seat"])) == before - 1
+        assert play["card"] not in viewer.hand(play["seat"]) or round0["hands"][play["seat"]].count(play["card"]) > 1
+    assert viewer.winner() == [str(first["winner"])]
+    assert f"Trick 0: {record['seats'][first['winner']]['name']} takes it" in page.inner_text("#caption")
+    page.screenshot(path=str(tmp_path / "trick.png"), full_page=True)
+    # back one card with the key and the button
+    page.keyboard.press("ArrowLeft")
+    assert len(viewer.trick()) == 3 and viewer.winner() == []
+    page.click("#prev")
+    assert len(viewer.trick()) == 2
+    # the next trick starts empty but for its lead
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    assert viewer.trick() == [(round0["tricks"][1]["plays"][0]["seat"], round0["tricks"][1]["plays"][0]["card"])]
+    # the end of the round: its result; the score sheet has every round and the final scores
+    page.click("#last")
+    assert "Round 0 scored" in page.inner_text("#caption")
+    sheet = page.locator("#scores tbody tr")
+    assert sheet.count() == len(record["rounds"])
+    final = page.eval_on_selector_all("#scores tfoot td", "cells => cells.map(c => c.textContent)")
+    assert final == ["Final", *map(str, record["result"]["scores"])]
+    # jump to a round
+    page.select_option("#round-select", "2")
+    assert "Round 2: dealt" in page.inner_text("#caption")
+    assert page.locator("#scores tr.current").get_attribute("data-round") == "2"
+    assert [len(viewer.hand(s)) for s in range(4)] == [13] * 4
+    page.keyboard.press("PageDown")
+    assert "Round 3: dealt" in page.inner_text("#caption")
+    sheet.nth(1).click()
+    assert "Round 1: dealt" in page.inner_text("#caption")
+    page.keyboard.press("End")
+    assert "Match over" in page.inner_text("#caption")
+    page.screenshot(path=str(tmp_path / "viewer.png"), full_page=True)
+    assert viewer.errors == []
+    assert all(url.startswith("file://") for url in viewer.requests), viewer.requests
+
+
+def test_six_seats_and_faults(browser_page: Page, match_log: MatchLogs, tmp_path: Path) -> None:
+    viewer = Viewer(browser_page, html_of(match_log("double_deck"), tmp_path / "six.html"))
+    page = viewer.page
+    assert page.locator(".seat").count() == 6
+    assert [len(viewer.hand(s)) for s in range(6)] == [17] * 6
+    page.screenshot(path=str(tmp_path / "six.png"), full_page=True)
+    viewer = Viewer(browser_page, html_of(match_log("penalty"), tmp_path / "penalty.html"))
+    page = viewer.page
+    assert page.inner_text("#badge") == "verified ✓"
+    page.click("#last")
+    assert "revoke" in page.inner_text("#caption")
+    assert "illegal_move" in page.inner_text("#notes")
+    assert viewer.errors == []
+
+
+def screenshot(out: Path) -> None:
+    """The docs' screenshot: a match of the sample bots, in the middle of a trick."""
+    executable = chromium()
+    assert executable is not None, "needs Chromium"
+    with tempfile.TemporaryDirectory() as directory:
+        logs = MatchLogs(Path(directory))
+        html = html_of(logs("american"), Path(directory) / "viewer.html")
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(executable), args=ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 860})
+            page.goto(html.as_uri())
+            page.select_option("#round-select", "1")
+            for _ in range(1 + 4 * 4 + 3):  # from the deal: the passing, four tricks, three cards of the fifth
+                page.keyboard.press("ArrowRight")
+            page.screenshot(path=str(out), full_page=True)
+            browser.close()
+    print(f"wrote {out} ({SETUPS['american'].variant}, seed {SETUPS['american'].seed})")
+
+
+if __name__ == "__main__":
+    screenshot(Path(sys.argv[1] if len(sys.argv) > 1 else "replay-viewer.png"))
