@@ -257,6 +257,10 @@ class ProcessLink(BotLink):
             self._signal_group(signal.SIGKILL)
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 await self._stdout.aclose()
+            # a grandchild that left the group may still hold stderr: stop reading it anyway
+            if self.process.stderr is not None:
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    await self.process.stderr.aclose()
 
     def _signal_group(self, sig: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):

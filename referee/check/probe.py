@@ -1,0 +1,307 @@
+"""The check's end of one bot process during one step: write lines, read replies in time.
+
+A ``Probe`` queues referee messages and writes them in one write together with the next
+request, as the match runner does; it times each reply from the start of that write to the
+complete reply line, decodes it with ``protocol.codec.decode_bot`` and checks its type and id.
+Everything written and read goes into the step's transcript. Anything wrong raises
+``StepFailed`` with what was expected and what came back instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Final, Literal, TypeVar
+
+import msgspec
+import trio
+
+from protocol.codec import ProtocolError, decode_bot, encode
+from protocol.messages import (
+    PROTOCOL,
+    VERSIONS,
+    BotHello,
+    BotMessage,
+    Declare,
+    Goodbye,
+    Hello,
+    Moon,
+    Pass,
+    Play,
+    RefereeMessage,
+    TimeControl,
+    TimeLeft,
+)
+from protocol.ruleset import RuleSet
+from referee import __version__
+from referee.check.results import Decision, TranscriptLine
+from referee.connection import classify_closed
+from referee.errors import RefereeError
+from referee.link import LinkClosed, ProcessLink
+
+CHECK_NAME: Final = f"hearts-referee {__version__} (referee check)"
+LINE_CUT: Final = 2000
+"""Characters of a line kept in a transcript."""
+
+ReplyT = TypeVar("ReplyT", Pass, Play, Declare, Moon)
+
+
+class Limits(msgspec.Struct, frozen=True, kw_only=True):
+    """The check's clock, in seconds."""
+
+    per_decision: float = 2.0
+    """Each request must be answered within this (there is no bank)."""
+    startup: float = 10.0
+    """From writing hello to reading the bot's hello."""
+    grace: float = 1.0
+    """After goodbye (or a fatal error, or the end of its input) the bot must exit within this."""
+    quiet: float = 0.25
+    """How long the check listens for a line that should not come."""
+
+
+class StepFailed(RefereeError):
+    """The bot did something a referee would not accept."""
+
+    def __init__(self, message: str, *, expected: str | None = None, got: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.expected = expected
+        self.got = got
+
+
+def tag(message: type[msgspec.Struct] | msgspec.Struct) -> str:
+    """A message's (or message class's) ``type``."""
+    cls = message if isinstance(message, type) else type(message)
+    return str(cls.__struct_config__.tag)
+
+
+def show(line: bytes, cut: int = LINE_CUT) -> str:
+    """A line as text for a report, cut after ``cut`` characters."""
+    text = line.decode("utf-8", errors="replace")
+    if not text.isprintable():  # a NUL or an escape sequence must not reach the terminal raw
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return text if len(text) <= cut else f"{text[:cut]}... ({len(line)} bytes)"
+
+
+class Probe:
+    """One step's conversation with one bot process."""
+
+    def __init__(self, link: ProcessLink, limits: Limits, rules: RuleSet, variant: str) -> None:
+        self.link = link
+        self.limits = limits
+        self.rules = rules
+        """The rules of the variant the check was asked about."""
+        self.variant = variant
+        self.ids: Iterator[int] = itertools.count(1)
+        """Request ids; a fresh connection counts from 1, as the referee does."""
+        self.hello: BotHello | None = None
+        self.rewrite: Callable[[bytes], list[bytes]] | None = None
+        """Turns each encoded message line into the lines actually written (compat steps)."""
+        self.transcript: list[TranscriptLine] = []
+        self.decisions: list[Decision] = []
+        self.startup_ms: float | None = None
+        self.notes: list[str] = []
+        self.warnings: list[str] = []
+        self.last_line = b""
+        self._outbox: list[bytes] = []
+        self._start = trio.current_time()
+
+    # -- what the step tells the report ------------------------------------------------------
+    def note(self, text: str) -> None:
+        """Part of the step's one-line message when it passes."""
+        self.notes.append(text)
+
+    def warn(self, text: str) -> None:
+        self.warnings.append(text)
+
+    def fail(self, message: str, expected: str) -> StepFailed:
+        """A failure about the last line the bot wrote."""
+        return StepFailed(message, expected=expected, got=show(self.last_line, 500))
+
+    # -- the clock ---------------------------------------------------------------------------
+    @property
+    def limit_ms(self) -> int:
+        return round(self.limits.per_decision * 1000)
+
+    def time_control(self) -> TimeControl:
+        return TimeControl(
+            per_decision_ms=self.limit_ms, bank_ms=0, startup_ms=round(self.limits.startup * 1000)
+        )
+
+    def time_left(self) -> TimeLeft:
+        return TimeLeft(decision_ms=self.limit_ms, bank_ms=0)
+
+    # -- writing -----------------------------------------------------------------------------
+    def post(self, message: RefereeMessage) -> None:
+        """Queue a message; it is written with the next request (or ``flush``)."""
+        line = encode(message)[:-1]
+        self._outbox.extend(self.rewrite(line) if self.rewrite else [line])
+
+    async def flush(self) -> None:
+        """Write the queued lines now, within the decision limit."""
+        limit = self.limits.per_decision
+        try:
+            with trio.fail_after(limit):
+                await self._write()
+        except trio.TooSlowError:
+            raise StepFailed(
+                "the bot stopped reading its input",
+                expected=f"the bot reads every line it is sent within {limit:g} s",
+                got="the write did not complete",
+            ) from None
+        except LinkClosed as err:
+            raise await self.gone(err, "the bot reads what it is sent") from None
+
+    async def _write(self) -> None:
+        if not self._outbox:
+            return
+        lines, self._outbox = self._outbox, []
+        for line in lines:
+            self._record("send", line)
+        await self.link.send(b"".join(line + b"\n" for line in lines))
+
+    def _record(self, direction: Literal["send", "recv"], line: bytes) -> None:
+        ms = round((trio.current_time() - self._start) * 1000, 1)
+        self.transcript.append(TranscriptLine(ms=ms, direction=direction, line=show(line)))
+
+    # -- reading -----------------------------------------------------------------------------
+    async def gone(self, err: LinkClosed, expected: str) -> StepFailed:
+        """The failure for a bot whose output ended: crashed (with its status) or closed."""
+        failure = await classify_closed(self.link, err)
+        return StepFailed(f"{failure.message} ({failure.reason})", expected=expected, got=failure.message)
+
+    async def ask(self, request: RefereeMessage, expect: type[ReplyT], request_id: int) -> ReplyT:
+        """Write the queued events and ``request`` in one write and read the reply: a
+        complete line within the decision limit, a valid ``expect`` message, the same id."""
+        self.post(request)
+        kind = tag(request)
+        want = tag(expect)
+        limit = self.limits.per_decision
+        wanted = f"a {want!r} reply with id {request_id} within {self.limit_ms} ms"
+        # Timed from the start of the write: the referee times from the written request, but
+        # a fast bot answers while the writer is still on its way back from the write.
+        start = trio.current_time()
+        try:
+            with trio.fail_after(limit):
+                await self._write()
+                line = await self.link.receive_line()
+        except trio.TooSlowError:
+            self.decisions.append(Decision(request=kind, id=request_id, ms=None))
+            raise StepFailed(
+                f"no reply to {kind} {request_id} within {limit:g} s (timeout)",
+                expected=wanted,
+                got=f"no complete line after {(trio.current_time() - start) * 1000:.0f} ms",
+            ) from None
+        except LinkClosed as err:
+            raise await self.gone(err, wanted) from None
+        except ProtocolError as err:
+            raise StepFailed(f"{err.message} ({err.code})", expected=wanted, got=err.message) from None
+        elapsed = trio.current_time() - start
+        self._record("recv", line)
+        self.last_line = line
+        self.decisions.append(Decision(request=kind, id=request_id, ms=round(elapsed * 1000, 3)))
+        reply = self._decode(line, wanted)
+        if not isinstance(reply, expect):
+            raise self.fail(f"the reply to {kind} {request_id} is a {tag(reply)!r} (protocol_violation)", wanted)
+        if reply.id != request_id:
+            raise self.fail(f"reply id {reply.id} does not answer request {request_id} (wrong_id)", wanted)
+        return reply
+
+    def _decode(self, line: bytes, expected: str) -> BotMessage:
+        try:
+            return decode_bot(line)
+        except ProtocolError as err:
+            raise StepFailed(
+                f"not a valid bot message: {err.message} ({err.code})", expected=expected, got=show(line, 500)
+            ) from None
+
+    async def expect_silence(self, after: str) -> None:
+        """Write what is queued, then listen: the bot must write nothing (events get no
+        answer; a request gets exactly one line)."""
+        await self.flush()
+        with trio.move_on_after(self.limits.quiet):
+            try:
+                line = await self.link.receive_line()
+            except LinkClosed as err:
+                raise await self.gone(err, f"the bot waits quietly after {after}") from None
+            except ProtocolError as err:
+                raise StepFailed(err.message, expected=f"no output after {after}", got=err.message) from None
+            self._record("recv", line)
+            self.last_line = line
+            raise self.fail(
+                f"the bot wrote a line after {after}, which needs no answer",
+                f"no output after {after}: events get no reply, and a request exactly one line",
+            )
+
+    # -- the handshake -----------------------------------------------------------------------
+    async def shake_hands(self, versions: Sequence[int] = VERSIONS, extra: Mapping[str, Any] | None = None) -> BotHello:
+        """Write hello (offering ``versions``; ``extra`` adds unknown fields) and read the
+        bot's hello within the start-up limit: a valid ``hello`` choosing version 1."""
+        hello = Hello(protocol=PROTOCOL, versions=list(versions), referee=CHECK_NAME)
+        line = encode(hello)[:-1]
+        if extra:
+            line = msgspec.json.encode({**msgspec.to_builtins(hello), **extra})
+        self._outbox.append(line)
+        limit = self.limits.startup
+        wanted = f"a 'hello' choosing version 1 with a name, within {limit:g} s"
+        start = trio.current_time()
+        try:
+            with trio.fail_after(limit):
+                await self._write()
+                reply_line = await self.link.receive_line()
+        except trio.TooSlowError:
+            raise StepFailed(
+                f"no hello within the start-up limit of {limit:g} s (timeout)",
+                expected=wanted,
+                got="no complete line",
+            ) from None
+        except LinkClosed as err:
+            raise await self.gone(err, wanted) from None
+        except ProtocolError as err:
+            raise StepFailed(f"{err.message} ({err.code})", expected=wanted, got=err.message) from None
+        self.startup_ms = round((trio.current_time() - start) * 1000, 1)
+        self._record("recv", reply_line)
+        self.last_line = reply_line
+        reply = self._decode(reply_line, wanted)
+        if not isinstance(reply, BotHello):
+            raise self.fail(f"the answer to hello is a {tag(reply)!r} (protocol_violation)", wanted)
+        if reply.version not in VERSIONS:
+            offered = ", ".join(map(str, versions))
+            raise self.fail(
+                f"version {reply.version} chosen from [{offered}]; protocol version 1 is the only one "
+                "this referee speaks (no_common_version)",
+                wanted,
+            )
+        self.hello = reply
+        return reply
+
+    # -- the end -----------------------------------------------------------------------------
+    async def close_input(self) -> None:
+        """Close the bot's stdin, as the referee does after goodbye or a fatal error."""
+        stdin = self.link.process.stdin
+        if stdin is not None:
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                await stdin.aclose()
+
+    async def drain(self, seconds: float) -> list[bytes]:
+        """The lines the bot writes until its output ends (at most ``seconds``)."""
+        lines: list[bytes] = []
+        with trio.move_on_after(seconds):
+            with contextlib.suppress(LinkClosed, ProtocolError):
+                while True:
+                    line = await self.link.receive_line()
+                    self._record("recv", line)
+                    lines.append(line)
+        return lines
+
+    async def wind_down(self) -> None:
+        """End the connection as the referee does, judging nothing: what is queued, goodbye,
+        stdin closed, the bot's last lines read for the transcript."""
+        if self.link.exit_code() is not None:
+            return
+        self.post(Goodbye(reason="done"))
+        with trio.move_on_after(self.limits.grace), contextlib.suppress(LinkClosed):
+            await self._write()
+        await self.close_input()
+        await self.drain(self.limits.grace)

@@ -1,0 +1,220 @@
+"""Run the steps of ``referee check`` against a bot program and collect a ``CheckReport``.
+
+Every step gets a fresh bot process: the runner starts it, shakes hands (unless the step is
+about the handshake), runs the step's script, says goodbye and ends the process with
+``ProcessLink.close`` whatever happened, so one step's failure never spoils the next and no
+process outlives the check. A bot that fails the first step (the plain handshake) gets the
+rest reported as skipped; with ``fail_fast`` the first failure of any step does that.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import statistics
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import trio
+
+from protocol.ruleset import RuleSet
+from referee.check.probe import Limits, Probe, StepFailed
+from referee.check.results import CheckReport, StepResult, Summary
+from referee.check.steps import FIRST, STEPS, AnyStep, Step, SummaryStep
+from referee.link import STDERR_CAP, BotStartError, ProcessLink
+from referee.rules.presets import DEFAULT_PRESET, ruleset
+
+STDERR_KEPT = 16 * 1024
+"""Characters of a step's stderr kept in the report (the end of it)."""
+KILL_GRACE = 0.2
+"""Seconds a bot that failed its step gets between closed stdin, SIGTERM and SIGKILL."""
+
+
+def select(patterns: Sequence[str] = ()) -> list[AnyStep]:
+    """The steps whose names match any of the shell-style ``patterns`` (all without any)."""
+    if not patterns:
+        return list(STEPS)
+    return [s for s in STEPS if any(fnmatch.fnmatchcase(s.name, p) for p in patterns)]
+
+
+async def run_check(
+    command: str,
+    *,
+    variant: str = DEFAULT_PRESET,
+    limits: Limits | None = None,
+    steps: Sequence[AnyStep] | None = None,
+    fail_fast: bool = False,
+    jobs: int = 1,
+    keep_transcripts: bool = False,
+    cwd: str | Path | None = None,
+    on_result: Callable[[StepResult], None] | None = None,
+) -> CheckReport:
+    """Check the bot ``command`` (a command line). ``variant`` is the preset whose rules the
+    general steps use. ``jobs`` steps run at once (each with its own bot process); the first
+    step always runs alone, and the results come out in the steps' order: ``on_result`` is
+    called with each as soon as the steps before it are done. Raises ``InvalidRuleSet`` for
+    an unknown variant before anything is started."""
+    limits = limits or Limits()
+    rules = ruleset(variant)
+    chosen = list(STEPS if steps is None else steps)
+    run = _Run(chosen, keep_transcripts, on_result)
+    start = trio.current_time()
+    pending = iter([i for i, s in enumerate(chosen) if isinstance(s, Step)])
+
+    async def work(indices: Iterator[int]) -> None:
+        for index in indices:  # an iterator shared by the workers: each takes the next step
+            current = chosen[index]
+            assert isinstance(current, Step)
+            if run.skip_reason is not None:
+                run.record(index, _skipped(current, run.skip_reason))
+                continue
+            result, hello_name = await run_step(current, command, rules=rules, variant=variant, limits=limits, cwd=cwd)
+            run.name = run.name or hello_name
+            run.record(index, result)
+            if result.verdict == "fail" and run.skip_reason is None:
+                if current.name == FIRST:
+                    run.skip_reason = f"not run: the bot failed {FIRST}, and every step begins with that handshake"
+                elif fail_fast:
+                    run.skip_reason = f"not run: --fail-fast stopped after {current.name} failed"
+
+    if chosen and chosen[0].name == FIRST:
+        await work(iter([next(pending)]))  # alone: whether the rest can run depends on it
+    async with trio.open_nursery() as nursery:
+        for _ in range(max(1, jobs)):
+            nursery.start_soon(work, pending)
+    for index, current in enumerate(chosen):
+        if isinstance(current, SummaryStep):
+            if run.skip_reason is not None:
+                result = _skipped(current, run.skip_reason)
+            else:
+                result = StepResult(name=current.name, summary=current.summary, verdict="pass")
+                current.judge(run.done(), limits, result)
+            run.record(index, result)
+    seconds = trio.current_time() - start
+    return _report(command, name=run.name, variant=variant, limits=limits, results=run.done(), seconds=seconds)
+
+
+class _Run:
+    """The results of a check as they come in, handed on in the steps' order."""
+
+    def __init__(
+        self, steps: Sequence[AnyStep], keep_transcripts: bool, on_result: Callable[[StepResult], None] | None
+    ) -> None:
+        self.results: list[StepResult | None] = [None] * len(steps)
+        self.keep_transcripts = keep_transcripts
+        self.on_result = on_result
+        self.shown = 0
+        self.name: str | None = None
+        self.skip_reason: str | None = None
+
+    def record(self, index: int, result: StepResult) -> None:
+        if result.verdict == "pass" and not self.keep_transcripts:
+            result.transcript = []
+            result.stderr = ""
+        self.results[index] = result
+        while self.shown < len(self.results) and (ready := self.results[self.shown]) is not None:
+            if self.on_result is not None:
+                self.on_result(ready)
+            self.shown += 1
+
+    def done(self) -> list[StepResult]:
+        return [r for r in self.results if r is not None]
+
+
+def _skipped(step: AnyStep, reason: str) -> StepResult:
+    return StepResult(name=step.name, summary=step.summary, verdict="skip", message=reason)
+
+
+async def run_step(
+    step: Step, command: str, *, rules: RuleSet, variant: str, limits: Limits, cwd: str | Path | None = None
+) -> tuple[StepResult, str | None]:
+    """Run one step against a new bot process; its result and the name the bot gave."""
+    result = StepResult(name=step.name, summary=step.summary, verdict="pass")
+    start = trio.current_time()
+    failure: StepFailed | None = None
+    probe: Probe | None = None
+    budget = limits.startup + 4 * limits.grace + 300 * limits.per_decision
+    async with trio.open_nursery() as nursery:
+        try:
+            link = await ProcessLink.start(command, nursery, cwd=cwd)
+        except BotStartError as err:
+            failure = StepFailed("the bot program cannot be started", expected="a program that starts", got=str(err))
+        else:
+            probe = Probe(link, limits, rules, variant)
+            try:
+                with trio.fail_after(budget):
+                    if step.handshake:
+                        await _setup_handshake(probe)
+                    await step.run(probe)
+                    await probe.wind_down()
+            except StepFailed as err:
+                failure = err
+            except trio.TooSlowError:
+                failure = StepFailed(
+                    f"the step did not finish within {budget:g} s", expected="a step that ends", got="still going"
+                )
+            finally:
+                # a bot that failed is in no state to be waited for
+                await link.close(limits.grace if failure is None else KILL_GRACE)
+    result.seconds = round(trio.current_time() - start, 3)
+    if probe is not None:
+        result.decisions = probe.decisions
+        result.startup_ms = probe.startup_ms
+        result.transcript = probe.transcript
+        result.warnings = probe.warnings
+        result.message = "; ".join(probe.notes)
+        text, dropped = probe.link.stderr_text()
+        kept = text[-STDERR_KEPT:]
+        result.stderr = kept if len(kept) == len(text) and not dropped else f"[...]\n{kept}"
+        if dropped:
+            result.warnings.append(
+                f"{len(text.encode()) + dropped} bytes on stderr in one step: the referee keeps the first "
+                f"{STDERR_CAP // 1024} KiB of a match's stderr and drops the rest"
+            )
+        result.exit_code = probe.link.exit_code()
+    if failure is not None:
+        result.verdict = "fail"
+        result.message = failure.message
+        result.expected = failure.expected
+        result.got = failure.got
+    elif result.warnings:
+        result.verdict = "warn"
+    hello = probe.hello if probe is not None else None
+    return result, hello.name if hello is not None else None
+
+
+async def _setup_handshake(probe: Probe) -> None:
+    try:
+        await probe.shake_hands()
+    except StepFailed as err:
+        err.message = f"handshake: {err.message}"
+        raise
+
+
+def _report(
+    command: str, *, name: str | None, variant: str, limits: Limits, results: list[StepResult], seconds: float
+) -> CheckReport:
+    count = {v: sum(r.verdict == v for r in results) for v in ("pass", "warn", "fail", "skip")}
+    times = [d.ms for r in results for d in r.decisions if d.ms is not None]
+    summary = Summary(
+        steps=len(results),
+        passed=count["pass"],
+        warned=count["warn"],
+        failed=count["fail"],
+        skipped=count["skip"],
+        ok=count["fail"] == 0,
+        seconds=round(seconds, 3),
+        decisions=len(times),
+        median_ms=round(statistics.median(times), 3) if times else None,
+        worst_ms=max(times) if times else None,
+    )
+    return CheckReport(
+        bot=command,
+        name=name,
+        variant=variant,
+        per_decision_ms=round(limits.per_decision * 1000),
+        startup_ms=round(limits.startup * 1000),
+        grace_ms=round(limits.grace * 1000),
+        steps=results,
+        summary=summary,
+        exit_code=0 if summary.ok else 1,
+    )

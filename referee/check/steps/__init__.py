@@ -1,0 +1,26 @@
+"""Every step of ``referee check``, in the order they run.
+
+The first step is the plain handshake: a bot that fails it is reported as failing there and
+every later step (which all begin with that handshake) as skipped. The timing steps come last
+because they judge what the others measured.
+"""
+
+from __future__ import annotations
+
+from referee.check.steps import compat, decisions, errors, handshake, matches, passing, playing, timing
+from referee.check.steps.base import AnyStep, Step, SummaryStep
+
+STEPS: tuple[AnyStep, ...] = (
+    *handshake.STEPS,
+    *passing.STEPS,
+    *playing.STEPS,
+    *passing.STATE_STEPS,
+    *decisions.STEPS,
+    *compat.STEPS,
+    *errors.STEPS,
+    *matches.STEPS,
+    *timing.STEPS,
+)
+FIRST = STEPS[0].name
+
+__all__ = ["FIRST", "STEPS", "AnyStep", "Step", "SummaryStep"]

@@ -1,0 +1,362 @@
+"""A match as the referee would run it, with the bot at one seat and the check at the others.
+
+The ``ScriptedTable`` deals with the rules engine (from a seed, or crafted hands), plays the
+other seats with ``Opponents``, and tells the bot exactly what the match runner would: the
+same messages, queued and written together with the bot's next request. Each of the bot's
+decisions is checked by the engine; an illegal one fails the step with the rule it broke.
+Steps can also take the pieces (``play_request``, ``check_play``, ``apply_play``) to do
+something the runner only does to a misbehaving bot, such as a non-fatal error.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Sequence
+
+from protocol.cards import Card, card_code, parse_card
+from protocol.messages import (
+    CardPlayed,
+    Declare,
+    Declared,
+    DeclareRequest,
+    MatchEnd,
+    MatchStart,
+    Moon,
+    MoonRequest,
+    Pass,
+    PassRequest,
+    PassResult,
+    Play,
+    Player,
+    PlayRequest,
+    RoundEnd,
+    RoundStart,
+    SeatOutcome,
+    TrickEnd,
+)
+from protocol.ruleset import RuleSet
+from referee.check.positions import Opponents
+from referee.check.probe import Probe
+from referee.rules.cardset import cards_of
+from referee.rules.errors import IllegalMove
+from referee.rules.match import Match
+from referee.rules.round import DECLARE, DONE, MOON, PASS, PLAY, Round
+from referee.rules.scoring import RoundResult
+
+Reply = Pass | Play | Declare | Moon
+
+
+def codes(cards: Sequence[Card]) -> list[str]:
+    return [card_code(c) for c in cards]
+
+
+def _mask_codes(mask: int | None) -> list[str]:
+    return codes(cards_of(mask or 0))
+
+
+def over(round_: Round) -> bool:
+    """Whether the round is done (a call, so that type checkers do not pin the phase down
+    across the awaits that change it)."""
+    return round_.phase == DONE
+
+
+class ScriptedTable:
+    """One match: the bot at ``seat``, the check playing every other seat."""
+
+    def __init__(
+        self,
+        probe: Probe,
+        rules: RuleSet,
+        seat: int,
+        *,
+        dealer: int = 0,
+        seed: int = 7,
+        opponents: Opponents | None = None,
+        match_id: str = "check-1",
+        names: Sequence[str] | None = None,
+    ) -> None:
+        self.probe = probe
+        self.rules = rules
+        self.seat = seat
+        self.match = Match(rules, seed, first_dealer=dealer)
+        self.opponents = opponents or Opponents(seed)
+        self.match_id = match_id
+        bot_name = probe.hello.name if probe.hello is not None else "bot"
+        chosen = itertools.cycle(names) if names else None
+        self.names = [
+            bot_name if s == seat else next(chosen) if chosen else f"check-{s}" for s in range(rules.players)
+        ]
+        self.round: Round | None = None
+        self.round_number = -1
+        self.plays = 0
+        """The bot's play decisions in the current round."""
+        self.last_play: PlayRequest | None = None
+
+    @property
+    def current(self) -> Round:
+        if self.round is None:
+            raise RuntimeError("no round has been dealt")
+        return self.round
+
+    # -- the match ---------------------------------------------------------------------------
+    def start(self) -> None:
+        """Queue ``match_start``."""
+        players = [Player(seat=s, name=name) for s, name in enumerate(self.names)]
+        self.probe.post(
+            MatchStart(
+                match_id=self.match_id,
+                seat=self.seat,
+                players=players,
+                rules=self.rules,
+                time=self.probe.time_control(),
+            )
+        )
+
+    def deal(self, hands: Sequence[Sequence[Card]] | None = None) -> Round:
+        """Deal the next round (from the seed, or ``hands``) and queue ``round_start``."""
+        round_ = self.match.next_round(hands)
+        self.round = round_
+        self.round_number += 1
+        self.plays = 0
+        offset = round_.table.pass_offset(round_.pass_direction)
+        self.probe.post(
+            RoundStart(
+                round=self.round_number,
+                dealer=round_.dealer,
+                hand=codes(round_.hand(self.seat)),
+                pass_direction=round_.pass_direction,
+                pass_count=0 if offset == 0 else self.rules.pass_count,
+                pass_to=None if offset == 0 else (self.seat + offset) % self.rules.players,
+                match_phase=round_.match_phase,
+                scores=list(self.match.scores),
+            )
+        )
+        return round_
+
+    async def play_match(self) -> None:
+        """A whole match, from ``match_start`` to ``match_end``."""
+        self.start()
+        while not self.match.over:
+            self.deal()
+            await self.finish_round()
+        self.end_match()
+
+    async def finish_round(self) -> RoundResult:
+        """Play the current round to its end and queue ``round_end``."""
+        round_ = self.current
+        while not over(round_):
+            self.advance()
+            if not over(round_):
+                await self.act()
+        return self.end_round()
+
+    def end_round(self) -> RoundResult:
+        """Record the finished round and queue ``round_end``."""
+        result = self.match.record(self.current)
+        self.probe.post(
+            RoundEnd(
+                round=self.round_number,
+                points_taken=result.points_taken,
+                score_changes=result.score_changes,
+                scores=list(self.match.scores),
+                moon=result.moon,
+                moon_scoring=result.moon_scoring,
+                declared=result.declared,
+                declaration_success=result.declaration_success,
+                revoke=result.revoke,
+                match_phase=result.match_phase,
+                next_match_phase=self.match.phase,
+            )
+        )
+        return result
+
+    def end_match(self) -> None:
+        """Queue ``match_end``: the result, or ``interrupted`` when the match is not over."""
+        result = self.match.result
+        seats = [SeatOutcome(seat=s, name=name, status="ok") for s, name in enumerate(self.names)]
+        self.probe.post(
+            MatchEnd(
+                match_id=self.match_id,
+                scores=list(self.match.scores),
+                winners=list(result.winners) if result else [],
+                reason=result.reason if result else "interrupted",
+                rounds=len(self.match.results),
+                seats=seats,
+            )
+        )
+
+    # -- turns -------------------------------------------------------------------------------
+    def advance(self) -> None:
+        """The other seats act until the bot must (or the round is over)."""
+        round_ = self.current
+        while round_.phase != DONE:
+            if round_.phase == PASS:
+                for seat in round_.awaiting():
+                    if seat != self.seat:
+                        round_.pass_cards(seat, self.opponents.pass_cards(round_, seat, self.round_number))
+                return
+            seat = round_.turn
+            if seat == self.seat:
+                return
+            if round_.phase == DECLARE:
+                declare = self.opponents.declare(seat)
+                round_.declare(seat, declare)
+                self.probe.post(Declared(seat=seat, declared=declare))
+            elif round_.phase == PLAY:
+                self.apply_play(seat, self.opponents.play(round_, seat, self.round_number))
+            elif round_.phase == MOON:
+                round_.choose_moon(seat, "add_to_others")
+
+    async def act(self) -> Reply:
+        """Ask the bot for the decision due now, check it with the rules and apply it."""
+        phase = self.current.phase
+        if phase == PASS:
+            return await self._pass()
+        if phase == DECLARE:
+            return await self._declare()
+        if phase == MOON:
+            return await self._moon()
+        request = self.play_request()
+        reply = await self.probe.ask(request, Play, request.id)
+        self.apply_play(self.seat, self.check_play(request, reply))
+        return reply
+
+    async def until_play(self, number: int) -> tuple[PlayRequest, Play]:
+        """Play on to the bot's ``number``-th play decision of the round; that request and
+        the bot's (checked and applied) reply."""
+        round_ = self.current
+        while not over(round_):
+            self.advance()
+            if over(round_):
+                break
+            reply = await self.act()
+            if isinstance(reply, Play) and self.plays == number and self.last_play is not None:
+                return self.last_play, reply
+        raise RuntimeError(f"the round ended before the bot's play decision {number}")
+
+    # -- playing -----------------------------------------------------------------------------
+    def play_request(self) -> PlayRequest:
+        """The bot's play request for the current position (the full legal list)."""
+        round_ = self.current
+        self.plays += 1
+        self.last_play = PlayRequest(
+            id=next(self.probe.ids),
+            legal=codes(round_.legal_plays()),
+            trick=codes(round_.trick),
+            leader=round_.leader,
+            trick_number=round_.trick_number,
+            hearts_broken=round_.broken,
+            time=self.probe.time_left(),
+        )
+        return self.last_play
+
+    def check_play(self, request: PlayRequest, reply: Play) -> Card:
+        """The card of a legal reply; fails the step with the broken rule otherwise."""
+        expected = f"a card from legal: {' '.join(request.legal)}"
+        try:
+            card = parse_card(reply.card)
+        except ValueError as err:
+            raise self.probe.fail(f"illegal play: {err} (illegal_move, not_a_card)", expected) from None
+        if card_code(card) not in request.legal:
+            rule, message = self._explain_play(card)
+            raise self.probe.fail(f"illegal play: {message} (illegal_move, {rule})", expected)
+        if reply.card != card_code(card):
+            self.probe.warn(f"card written as {reply.card!r}; the protocol's form is {card_code(card)!r}")
+        return card
+
+    def _explain_play(self, card: Card) -> tuple[str, str]:
+        round_ = self.current
+        try:
+            round_.play(self.seat, card)
+        except IllegalMove as err:
+            return err.rule, err.message
+        raise RuntimeError(f"{card_code(card)} is legal for the engine but not in the request's legal list")
+
+    def apply_play(self, seat: int, card: Card) -> None:
+        """Play a card for a seat and queue what everyone sees: the card, and the trick's end."""
+        round_ = self.current
+        trick_number = round_.trick_number
+        round_.play(seat, card)
+        self.probe.post(CardPlayed(seat=seat, card=card_code(card), trick_number=trick_number))
+        if round_.trick_number != trick_number:
+            done = round_.tricks[-1]
+            self.probe.post(
+                TrickEnd(
+                    trick_number=trick_number,
+                    leader=done.leader,
+                    cards=codes(done.cards),
+                    winner=done.winner,
+                    points=done.points,
+                )
+            )
+
+    # -- the other decisions -----------------------------------------------------------------
+    async def _pass(self) -> Pass:
+        round_ = self.current
+        count = self.rules.pass_count
+        offset = round_.table.pass_offset(round_.pass_direction)
+        n = self.rules.players
+        legal = codes(round_.legal_passes(self.seat))
+        rid = next(self.probe.ids)
+        request = PassRequest(
+            id=rid, count=count, legal=legal, to_seat=(self.seat + offset) % n, time=self.probe.time_left()
+        )
+        reply = await self.probe.ask(request, Pass, rid)
+        expected = f"{count} different cards from legal: {' '.join(legal)}"
+        try:
+            cards = [parse_card(code) for code in reply.cards]
+        except ValueError as err:
+            raise self.probe.fail(f"illegal pass: {err} (illegal_move, not_a_card)", expected) from None
+        if len(cards) != count:
+            raise self.probe.fail(
+                f"illegal pass: {len(cards)} cards, not {count} (illegal_move, wrong_pass_count)", expected
+            )
+        if Counter(codes(cards)) - Counter(legal):
+            given = " ".join(reply.cards)
+            raise self.probe.fail(f"illegal pass: {given} are not all in legal (illegal_move)", expected)
+        try:
+            round_.pass_cards(self.seat, cards)
+        except IllegalMove as err:
+            raise self.probe.fail(f"illegal pass: {err.message} (illegal_move, {err.rule})", expected) from None
+        if codes(cards) != reply.cards:
+            written, form = " ".join(reply.cards), " ".join(codes(cards))
+            self.probe.warn(f"cards written as {written}; the protocol's form is {form}")
+        if round_.phase != PASS:  # everybody has passed: the exchange is done
+            self.probe.post(
+                PassResult(
+                    given=_mask_codes(round_.passes[self.seat]),
+                    to_seat=(self.seat + offset) % n,
+                    received=_mask_codes(round_.received[self.seat]),
+                    from_seat=(self.seat - offset) % n,
+                    hand=codes(round_.hand(self.seat)),
+                )
+            )
+        return reply
+
+    async def _declare(self) -> Declare:
+        round_ = self.current
+        rid = next(self.probe.ids)
+        request = DeclareRequest(
+            id=rid,
+            declarations=round_.declarations_made(),
+            points=self.rules.declaration_points,
+            time=self.probe.time_left(),
+        )
+        reply = await self.probe.ask(request, Declare, rid)
+        round_.declare(self.seat, reply.declare)
+        self.probe.post(Declared(seat=self.seat, declared=reply.declare))
+        return reply
+
+    async def _moon(self) -> Moon:
+        round_ = self.current
+        rid = next(self.probe.ids)
+        request = MoonRequest(
+            id=rid,
+            options=["add_to_others", "subtract_from_shooter"],
+            points=round_.table.moon_points,
+            time=self.probe.time_left(),
+        )
+        reply = await self.probe.ask(request, Moon, rid)
+        round_.choose_moon(self.seat, reply.choice)
+        return reply

@@ -1,0 +1,191 @@
+"""``referee ladder``: run a bot ladder, print its table, compare two bots, draw the ratings.
+
+Thin click commands over ``referee.ladder``; the ladder is documented in docs/ladder.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from referee.bot_config import BotConfigError, read_bots
+from referee.ladder.errors import LadderError
+from referee.ladder.play import LadderInterrupted, play_ladder
+from referee.ladder.report import compare, format_comparison, standings, standings_csv, standings_json, standings_table
+from referee.ladder.setup import DEFAULT_GAMES
+from referee.ladder.store import LadderStore
+from referee.link import BotStartError
+from referee.rules.errors import InvalidRuleSet
+from referee.rules.presets import DEFAULT_PRESET, ruleset
+from referee.runner import MatchConfig
+
+DB_OPTION = click.option(
+    "--db",
+    default="ladder.db",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    envvar="REFEREE_LADDER_DB",
+    help="The ladder's SQLite database (replay logs go in NAME-logs/ beside it).",
+)
+
+
+@click.group()
+def ladder() -> None:
+    """A bot ladder: duplicate play, OpenSkill ratings, resumable (docs/ladder.md)."""
+
+
+def _open(db: str) -> LadderStore:
+    """An existing ladder, or a ``ClickException`` that says how to make one."""
+    missing = click.ClickException(f"{db}: no such ladder (run `referee ladder run CONFIG --db {db}` first)")
+    if not Path(db).exists():
+        raise missing
+    try:
+        store = LadderStore(db)
+    except LadderError as err:
+        raise click.ClickException(str(err)) from None
+    if not store.initialized:
+        store.close()
+        raise missing
+    return store
+
+
+@ladder.command("run")
+@click.argument("config", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--games",
+    type=int,
+    default=None,
+    help=f"Duplicate sets in all: one table and one seed, played in every seat rotation (4 matches at "
+    f"4 seats). A new ladder gets {DEFAULT_GAMES}; a larger number extends an existing one.",
+)
+@click.option("--concurrency", "-k", default=1, show_default=True, type=int, help="Tables played at once.")
+@DB_OPTION
+@click.option("--variant", default=None, help=f"A preset (see `referee variants`); new ladders: {DEFAULT_PRESET}.")
+@click.option("--set", "pairs", multiple=True, metavar="OPTION=VALUE", help="Override one rule option.")
+@click.option("--seed", type=int, default=None, help="The ladder seed (the schedule follows from it); default random.")
+@click.option("--time-per-move", default=1.0, show_default=True, type=float, help="Seconds per decision.")
+@click.option("--time-bank", default=10.0, show_default=True, type=float, help="Extra seconds per match.")
+@click.option("--startup", default=10.0, show_default=True, type=float, help="Seconds for a bot's handshake.")
+@click.option(
+    "--cwd",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="Folder the bot commands and builds run from (default: the current folder).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress and no table: for scripts.")
+def run_command(
+    config: str,
+    games: int | None,
+    concurrency: int,
+    db: str,
+    variant: str | None,
+    pairs: tuple[str, ...],
+    seed: int | None,
+    time_per_move: float,
+    time_bank: float,
+    startup: float,
+    cwd: str | None,
+    quiet: bool,
+) -> None:
+    """Play the ladder of the bots in CONFIG (a TOML bot list, as sample_bots/bots.toml),
+    or go on with the one in --db where it stopped."""
+    from referee.cli import parse_options  # noqa: PLC0415 - referee.cli imports this module at its end
+
+    try:
+        entries = read_bots(config)
+        rules = ruleset(variant or DEFAULT_PRESET, parse_options(pairs)) if variant or pairs else None
+        default_rules = ruleset(DEFAULT_PRESET)
+    except (BotConfigError, InvalidRuleSet) as err:
+        raise click.ClickException(str(err)) from None
+    console = Console()
+    match_config = MatchConfig(per_decision=time_per_move, bank=time_bank, startup=startup)
+    try:
+        result = play_ladder(
+            db,
+            entries,
+            rules,
+            default_rules=default_rules,
+            games=games,
+            seed=seed,
+            concurrency=concurrency,
+            config=match_config,
+            cwd=Path(cwd) if cwd else None,
+            quiet=quiet,
+            console=console,
+        )
+    except LadderInterrupted as err:
+        click.echo(str(err), err=True)
+        raise SystemExit(130) from None
+    except (LadderError, BotConfigError, BotStartError) as err:
+        raise click.ClickException(str(err)) from None
+    if quiet:
+        return
+    store = LadderStore(db)
+    try:
+        title = f"ladder {Path(db).name}: {result.done} of {result.total} matches"
+        console.print(standings_table(standings(store), title=title))
+    finally:
+        store.close()
+    restarts = ", ".join(f"{name} {n}" for name, n in sorted(result.restarts.items()))
+    console.print(
+        f"played {result.played} matches in {result.seconds:.1f} s ({result.matches_per_minute:.1f} matches/min)"
+        + (f"; bots restarted: {restarts}" if restarts else "")
+    )
+
+
+@ladder.command("table")
+@DB_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print the rows as CSV.")
+def table_command(db: str, as_json: bool, as_csv: bool) -> None:
+    """The leaderboard, best conservative rating (μ-3σ) first."""
+    if as_json and as_csv:
+        raise click.UsageError("--json and --csv exclude each other")
+    store = _open(db)
+    try:
+        rows = standings(store)
+        done, total = store.progress()
+    except LadderError as err:
+        raise click.ClickException(str(err)) from None
+    finally:
+        store.close()
+    if as_json:
+        click.echo(standings_json(rows))
+    elif as_csv:
+        click.echo(standings_csv(rows), nl=False)
+    else:
+        Console().print(standings_table(rows, title=f"ladder {Path(db).name}: {done} of {total} matches"))
+
+
+@ladder.command("compare")
+@click.argument("a")
+@click.argument("b")
+@DB_OPTION
+def compare_command(a: str, b: str, db: str) -> None:
+    """How sure the ladder is that bot A is stronger than bot B."""
+    store = _open(db)
+    try:
+        click.echo(format_comparison(compare(store, a, b)))
+    except LadderError as err:
+        raise click.ClickException(str(err)) from None
+    finally:
+        store.close()
+
+
+@ladder.command("plot")
+@click.argument("out", type=click.Path(dir_okay=False))
+@DB_OPTION
+def plot_command(out: str, db: str) -> None:
+    """Draw every bot's rating (μ ± σ) over the matches to OUT (.svg, .png or .pdf)."""
+    from referee.ladder.plot import plot_ratings  # noqa: PLC0415 - matplotlib takes half a second to import
+
+    store = _open(db)
+    try:
+        path = plot_ratings(store, out)
+    except LadderError as err:
+        raise click.ClickException(str(err)) from None
+    finally:
+        store.close()
+    click.echo(f"wrote {path}")

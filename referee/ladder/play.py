@@ -1,0 +1,121 @@
+"""Play a ladder from a bot list: build the bots, create or resume the database, hold its run
+lock, play the pending matches (with the live view or quietly). This is what ``referee ladder
+run`` calls."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+from rich.console import Console
+
+from protocol.ruleset import RuleSet
+from referee.bot_config import BotEntry, build, runnable
+from referee.ladder.errors import LadderError
+from referee.ladder.progress import LiveProgress
+from referee.ladder.runner import LadderRun, RunOptions
+from referee.ladder.setup import logs_folder, open_ladder, run_lock
+from referee.runner import MatchConfig
+
+
+class LadderInterrupted(LadderError):
+    """The run was interrupted (Ctrl-C); what was done is kept, the rest stays pending."""
+
+
+@dataclass
+class LadderResult:
+    played: int
+    """Matches played by this run."""
+    seconds: float
+    done: int
+    total: int
+    notes: list[str] = field(default_factory=list)
+    restarts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def matches_per_minute(self) -> float:
+        return 60 * self.played / self.seconds if self.seconds > 0 else 0.0
+
+
+def prepare_bots(entries: Sequence[BotEntry], cwd: Path | None) -> None:
+    """Every bot's programs must exist and its build step (if any) succeed."""
+    for entry in entries:
+        if not runnable(entry):
+            raise LadderError(f"bot {entry.name}: {entry.command!r} needs a program that is not installed here")
+        build(entry, cwd or Path.cwd())
+
+
+def play_ladder(
+    db: str | Path,
+    entries: Sequence[BotEntry],
+    rules: RuleSet | None,
+    *,
+    default_rules: RuleSet,
+    games: int | None = None,
+    seed: int | None = None,
+    concurrency: int = 1,
+    config: MatchConfig | None = None,
+    cwd: Path | None = None,
+    quiet: bool = False,
+    console: Console | None = None,
+) -> LadderResult:
+    """Create or resume the ladder in ``db`` and play every pending match. Raises
+    ``LadderError`` (``LadderInterrupted`` on Ctrl-C), ``BotConfigError`` or ``BotStartError``."""
+    if concurrency < 1:
+        raise LadderError("--concurrency must be at least 1")
+    prepare_bots(entries, cwd)
+    with run_lock(db):
+        store, notes = open_ladder(db, entries, rules, games=games, seed=seed, default_rules=default_rules)
+        try:
+            settings = store.settings()
+            options = RunOptions(logs=logs_folder(db), config=config or MatchConfig(), concurrency=concurrency, cwd=cwd)
+            commands = dict(store.bots())
+            run = LadderRun(store, settings.rules, commands, options)
+            start = time.perf_counter()
+            try:
+                if quiet:
+                    trio.run(run.run)
+                else:
+                    for note in notes:
+                        (console or Console()).print(note)
+                    with LiveProgress(store, console) as live:
+                        run.on_result = live.on_result
+                        trio.run(_with_ticker, run, live)
+            except BaseException as error:
+                if _is_interrupt(error):
+                    done, total = store.progress()
+                    raise LadderInterrupted(
+                        f"interrupted: {done} of {total} matches done and kept; run the same command again to go on"
+                    ) from None
+                raise
+            seconds = time.perf_counter() - start
+            done, total = store.progress()
+            return LadderResult(
+                played=run.summary.played,
+                seconds=seconds,
+                done=done,
+                total=total,
+                notes=notes,
+                restarts=dict(run.summary.restarts),
+            )
+        finally:
+            store.close()
+
+
+async def _with_ticker(run: LadderRun, live: LiveProgress) -> None:
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(live.tick)
+        await run.run()
+        nursery.cancel_scope.cancel()
+
+
+def _is_interrupt(error: BaseException) -> bool:
+    if isinstance(error, KeyboardInterrupt):
+        return True
+    if isinstance(error, BaseExceptionGroup):
+        rest = error.split(KeyboardInterrupt)[1]
+        return rest is None
+    return False

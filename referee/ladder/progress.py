@@ -1,0 +1,81 @@
+"""The live view of a ladder run: a progress bar (matches done, matches per second, time
+left) above the current top of the leaderboard, redrawn after every match and twice a second."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+import trio
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from referee.ladder.report import standings, standings_table
+from referee.ladder.store import LadderStore, MatchRecord
+
+TOP = 5
+"""Rows of the leaderboard shown while the ladder runs."""
+
+
+class RateColumn(ProgressColumn):
+    """Matches per second over the last half minute."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.speed
+        return Text("- matches/s" if speed is None else f"{speed:.2f} matches/s")
+
+
+class LiveProgress:
+    """A context manager around a ladder run; pass ``on_result`` to the run."""
+
+    def __init__(self, store: LadderStore, console: Console | None = None) -> None:
+        self.store = store
+        self.console = console or Console()
+        self.bar = Progress(
+            TextColumn("ladder"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("matches"),
+            RateColumn(),
+            TimeElapsedColumn(),
+            TextColumn("elapsed,"),
+            TimeRemainingColumn(),
+            TextColumn("left"),
+            console=self.console,
+        )
+        done, total = store.progress()
+        self.task = self.bar.add_task("ladder", total=total, completed=done)
+        self.live = Live(self._view(), console=self.console, auto_refresh=False, transient=True)
+
+    def _view(self) -> Group:
+        rows = standings(self.store)[:TOP]
+        return Group(self.bar, standings_table(rows, title=f"top {min(TOP, len(rows))}"))
+
+    def __enter__(self) -> LiveProgress:
+        self.live.start(refresh=True)
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.live.stop()
+
+    def on_result(self, record: MatchRecord) -> None:
+        self.bar.advance(self.task)
+        self.live.update(self._view(), refresh=True)
+
+    async def tick(self) -> None:
+        """Redraw twice a second (the clock and the time left), until cancelled."""
+        while True:
+            await trio.sleep(0.5)
+            self.live.refresh()

@@ -1,0 +1,222 @@
+"""Reading a ladder back: the leaderboard (as a rich table, JSON or CSV) and how sure the
+ladder is that one bot is stronger than another."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from statistics import NormalDist
+
+from rich import box
+from rich.table import Table
+
+from referee.ladder.errors import LadderError
+from referee.ladder.ratings import INITIAL, predict_win, skill_above
+from referee.ladder.stats import Estimate, estimate, t_quantile
+from referee.ladder.store import LadderStore
+
+LEVEL = 0.95
+"""The confidence level of the intervals shown."""
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One row of the leaderboard."""
+
+    rank: int
+    bot: str
+    mu: float
+    sigma: float
+    ordinal: float
+    """``mu - 3 sigma``: the leaderboard is sorted by it."""
+    matches: int
+    win_rate: float
+    """Wins per match; a win shared by k tied winners counts 1/k."""
+    points_per_round: float
+    """Match points per round played (lower is better)."""
+    moons: int
+    crashes: int
+    timeouts: int
+    errors: int
+    """Drops for any other fault (bad JSON, illegal move, protocol violation, ...)."""
+
+
+def standings(store: LadderStore) -> list[Standing]:
+    """The leaderboard, best conservative rating first (ties by name)."""
+    ratings = store.ratings()
+    rows = []
+    for bot, f in store.figures().items():
+        r = ratings.get(bot, INITIAL)
+        rows.append(
+            Standing(
+                rank=0,
+                bot=bot,
+                mu=r.mu,
+                sigma=r.sigma,
+                ordinal=r.ordinal,
+                matches=f.matches,
+                win_rate=f.wins / f.matches if f.matches else 0.0,
+                points_per_round=f.score / f.rounds if f.rounds else 0.0,
+                moons=f.moons,
+                crashes=f.crashes,
+                timeouts=f.timeouts,
+                errors=f.errors,
+            )
+        )
+    rows.sort(key=lambda s: (-s.ordinal, s.bot))
+    return [Standing(**{**asdict(s), "rank": i}) for i, s in enumerate(rows, 1)]
+
+
+def standings_table(rows: Sequence[Standing], title: str | None = None) -> Table:
+    """The leaderboard for a terminal (fits in 80 columns with short bot names)."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    width = min(24, max((len(s.bot) for s in rows), default=3))
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("bot", min_width=width, no_wrap=True, overflow="ellipsis")
+    for header in ("μ", "σ", "μ-3σ", "games", "win", "pts/rd", "moons", "crash/tmo/err"):
+        table.add_column(header, justify="right", no_wrap=True)
+    for s in rows:
+        table.add_row(
+            str(s.rank),
+            s.bot,
+            f"{s.mu:.1f}",
+            f"{s.sigma:.2f}",
+            f"{s.ordinal:.1f}",
+            str(s.matches),
+            f"{s.win_rate:.0%}",
+            f"{s.points_per_round:.2f}",
+            str(s.moons),
+            f"{s.crashes}/{s.timeouts}/{s.errors}",
+        )
+    return table
+
+
+def standings_json(rows: Sequence[Standing]) -> str:
+    return json.dumps([asdict(s) for s in rows], indent=2)
+
+
+def standings_csv(rows: Sequence[Standing]) -> str:
+    out = io.StringIO()
+    fields = list(Standing.__dataclass_fields__)
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for s in rows:
+        writer.writerow(asdict(s))
+    return out.getvalue()
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How sure the ladder is that bot ``a`` is stronger than bot ``b``."""
+
+    a: str
+    b: str
+    difference: Estimate
+    """Per duplicate set both played (all rotations done): b's mean final score minus a's,
+    averaged over the set's rotations. Positive: a took fewer points than b on the same cards."""
+    low: float
+    high: float
+    """The ``LEVEL`` confidence interval of the mean difference."""
+    p_stronger: float
+    """The probability that a's true mean difference is above zero (t distribution)."""
+    predicted_win: float
+    """OpenSkill's probability that a finishes ahead of b in a match."""
+    skill_above: float
+    """The probability that a's rated skill is above b's (from mu and sigma)."""
+    sets_needed: int | None
+    """About how many complete sets with both would make the interval exclude zero at the
+    current mean and spread (``None`` when it already does, or when nothing is known)."""
+
+    @property
+    def decided(self) -> bool:
+        return self.low > 0 or self.high < 0
+
+
+def compare(store: LadderStore, a: str, b: str) -> Comparison:
+    """Compare two bots of the ladder from their duplicate results and their ratings."""
+    ratings = store.ratings()
+    for name in (a, b):
+        if name not in ratings:
+            raise LadderError(f"no bot named {name!r} in this ladder (bots: {', '.join(sorted(ratings))})")
+    if a == b:
+        raise LadderError("compare two different bots")
+    differences = []
+    for matches in store.set_scores([a, b]).values():
+        per_match = []
+        for seats in matches:
+            a_scores = [score for bot, score in seats if bot == a]
+            b_scores = [score for bot, score in seats if bot == b]
+            if a_scores and b_scores:
+                per_match.append(sum(b_scores) / len(b_scores) - sum(a_scores) / len(a_scores))
+        if per_match:
+            differences.append(sum(per_match) / len(per_match))
+    found = estimate(differences)
+    low, high = found.interval(LEVEL)
+    needed: int | None = None
+    if found.n >= 2 and not (low > 0 or high < 0) and found.mean != 0 and found.sd > 0:
+        needed = sets_to_decide(found)
+    return Comparison(
+        a=a,
+        b=b,
+        difference=found,
+        low=low,
+        high=high,
+        p_stronger=found.probability_positive(),
+        predicted_win=predict_win(ratings[a], ratings[b]),
+        skill_above=skill_above(ratings[a], ratings[b]),
+        sets_needed=needed,
+    )
+
+
+def sets_to_decide(found: Estimate, level: float = LEVEL) -> int:
+    """The smallest number of sets whose confidence interval would exclude zero if the mean
+    and the spread stayed as they are (Student's t below 200 sets, the normal law above)."""
+    ratio = found.sd / abs(found.mean)
+    normal = math.ceil((NormalDist().inv_cdf(0.5 + level / 2) * ratio) ** 2)
+    if normal >= 200:
+        return normal
+    n = max(found.n + 1, 2)
+    while t_quantile(0.5 + level / 2, n - 1) * ratio / math.sqrt(n) >= 1:
+        n += 1
+    return n
+
+
+def format_comparison(c: Comparison) -> str:
+    d = c.difference
+    lines = [f"{c.a} vs {c.b}"]
+    if d.n == 0:
+        lines.append("  duplicate sets with both: none complete yet")
+    else:
+        lines.append(
+            f"  duplicate sets with both: {d.n}; {c.b}'s score minus {c.a}'s, per match on the same cards:"
+            f" mean {d.mean:+.2f}, standard error {d.se:.2f}"
+        )
+        if d.n >= 2:
+            lines.append(f"  {LEVEL:.0%} confidence interval: [{c.low:+.2f}, {c.high:+.2f}]")
+        lines.append(f"  probability that {c.a} is stronger (fewer points on the same cards): {_percent(c.p_stronger)}")
+    lines.append(f"  OpenSkill: {c.a} finishes ahead of {c.b} with probability {_percent(c.predicted_win)};")
+    lines.append(f"  P(skill {c.a} > skill {c.b}) = {_percent(c.skill_above)}")
+    if d.n < 2:
+        verdict = "not enough duplicate sets yet to tell (at least 2 complete sets with both are needed)"
+    elif c.decided:
+        better, worse = (c.a, c.b) if c.low > 0 else (c.b, c.a)
+        verdict = f"{better} is stronger than {worse} ({LEVEL:.0%} confidence): you can stop"
+    elif c.sets_needed is not None:
+        verdict = f"not sure yet: about {c.sets_needed} complete sets with both would settle it at this difference"
+    else:
+        verdict = "no difference seen"
+    lines.append(f"verdict: {verdict}")
+    return "\n".join(lines)
+
+
+def _percent(p: float) -> str:
+    """A probability as a percentage that never rounds to a certainty."""
+    if p > 0.999:
+        return ">99.9%"
+    if p < 0.001:
+        return "<0.1%"
+    return f"{p:.1%}"

@@ -1,0 +1,230 @@
+"""Play a ladder's pending matches: K tables at once in one trio process, each table with its
+own bot processes, kept alive from one match to the next.
+
+A table slot takes one duplicate set at a time and plays its pending rotations in order, each
+a fresh ``MatchRunner`` over the slot's connections. A bot whose connection ended during a
+match (crash, timeout, garbage, a failed handshake) is closed after that match, its stderr goes
+into the match's log, and a new process is started for its next match; the result row of the
+match says what happened to it. Each finished match is committed to the store (result and
+rating update in one transaction) before the slot moves on; a match cut off by a kill or an
+interrupt stays pending and is played again from its seed by the next run, its partial log
+replaced.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from protocol.ruleset import RuleSet
+from referee.connection import BotConnection, say_goodbye, start_bot
+from referee.ladder.schedule import ScheduledMatch
+from referee.ladder.store import LadderStore, MatchRecord, SeatResult
+from referee.link import BotStartError, ProcessLink
+from referee.match_log import MatchLog, Stderr
+from referee.rules.scoring import RoundResult
+from referee.runner import MatchConfig, MatchOutcome, MatchRunner
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How the pending matches are played."""
+
+    logs: Path
+    """The folder for replay logs (one ``SET-ROTATION.jsonl`` per match)."""
+    config: MatchConfig = field(default_factory=MatchConfig)
+    concurrency: int = 1
+    cwd: Path | None = None
+    """Where bot commands run (``None``: the current folder)."""
+
+
+@dataclass
+class RunSummary:
+    """What one run did."""
+
+    played: int = 0
+    restarts: Counter[str] = field(default_factory=Counter)
+    """Bot processes started again after one ended during a match, by bot name."""
+
+
+class TableSlot:
+    """One table's bot processes: a pool of live connections per bot name."""
+
+    def __init__(
+        self, commands: Mapping[str, str], nursery: trio.Nursery, options: RunOptions, summary: RunSummary
+    ) -> None:
+        self.commands = commands
+        self.nursery = nursery
+        self.options = options
+        self.summary = summary
+        self.idle: dict[str, list[BotConnection]] = {}
+        self.every: list[BotConnection] = []
+        self.lost: Counter[str] = Counter()
+        """Connections per bot that ended in a match and were not replaced yet."""
+
+    async def take(self, seats: Sequence[str]) -> list[BotConnection]:
+        """A connection per seat: a live one kept from an earlier match, or a new process."""
+        taken: list[BotConnection | None] = []
+        for name in seats:
+            pool = self.idle.get(name, [])
+            taken.append(pool.pop() if pool else None)
+
+        async def start(index: int, name: str) -> None:
+            connection = await start_bot(
+                self.commands[name], self.nursery, self.options.config.startup, cwd=self.options.cwd
+            )
+            self.every.append(connection)
+            taken[index] = connection
+
+        async with trio.open_nursery() as starting:
+            for index, name in enumerate(seats):
+                if taken[index] is None:
+                    if self.lost[name]:
+                        self.lost[name] -= 1
+                        self.summary.restarts[name] += 1
+                    starting.start_soon(start, index, name)
+        return [c for c in taken if c is not None]
+
+    async def give_back(self, seats: Sequence[str], connections: Sequence[BotConnection], log: MatchLog) -> None:
+        """Keep the live connections for the next match; end the others, logging their stderr."""
+        dead = [(i, c) for i, c in enumerate(connections) if not c.alive]
+        for name, connection in zip(seats, connections, strict=True):
+            if connection.alive:
+                self.idle.setdefault(name, []).append(connection)
+            else:
+                self.lost[name] += 1
+        grace = self.options.config.grace
+
+        async def end(connection: BotConnection) -> None:
+            await connection.link.close(grace)
+            if isinstance(connection.link, ProcessLink):  # the runner may have started closing it
+                await connection.link.wait_exit(3 * grace + 1)
+
+        async with trio.open_nursery() as ending:
+            for _, connection in dead:
+                ending.start_soon(end, connection)
+        for seat, connection in dead:
+            text, dropped = connection.link.stderr_text()
+            log.write(Stderr(seat=seat, text=text, dropped_bytes=dropped, exit_code=connection.link.exit_code()))
+            self.every.remove(connection)
+
+    async def close(self) -> None:
+        """Goodbye to every bot of this table; never raises."""
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as closing:
+                for connection in self.every:
+                    closing.start_soon(say_goodbye, connection, self.options.config.grace)
+        self.every.clear()
+        self.idle.clear()
+
+
+def match_record(
+    match: ScheduledMatch, outcome: MatchOutcome, rounds: Sequence[RoundResult], log: str | None
+) -> MatchRecord:
+    """What the ladder keeps of a finished match."""
+    moons = Counter(r.moon for r in rounds if r.moon is not None)
+    winners = outcome.winners
+    seats = [
+        SeatResult(
+            seat=i,
+            bot=name,
+            score=outcome.scores[i],
+            status=outcome.seats[i].status,
+            moons=moons[i],
+            win=1 / len(winners) if i in winners else 0.0,
+        )
+        for i, name in enumerate(match.seats)
+    ]
+    return MatchRecord(
+        match=match,
+        match_id=outcome.match_id,
+        reason=outcome.reason,
+        rounds=outcome.rounds,
+        decisions=outcome.decisions,
+        log=log,
+        seats=seats,
+    )
+
+
+class LadderRun:
+    """Plays the pending matches of a store."""
+
+    def __init__(
+        self,
+        store: LadderStore,
+        rules: RuleSet,
+        commands: Mapping[str, str],
+        options: RunOptions,
+        on_result: Callable[[MatchRecord], None] | None = None,
+    ) -> None:
+        if options.concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.store = store
+        self.rules = rules
+        self.commands = commands
+        self.options = options
+        self.on_result = on_result
+        self.summary = RunSummary()
+
+    async def run(self) -> RunSummary:
+        """Play every pending match. Raises ``BotStartError`` when a bot command cannot be
+        started at all (the matches not played stay pending)."""
+        groups: list[list[ScheduledMatch]] = []
+        for match in self.store.pending():
+            if groups and groups[-1][0].set_index == match.set_index:
+                groups[-1].append(match)
+            else:
+                groups.append([match])
+        self.options.logs.mkdir(parents=True, exist_ok=True)
+        send, receive = trio.open_memory_channel[list[ScheduledMatch]](0)
+        try:
+            async with trio.open_nursery() as nursery, send, receive:
+                for _ in range(min(self.options.concurrency, len(groups))):
+                    nursery.start_soon(self._table, receive.clone())
+                for group in groups:
+                    await send.send(group)
+        except BaseExceptionGroup as group:
+            failed = group.subgroup(BotStartError)
+            if failed is not None:
+                raise _first(failed) from None
+            raise
+        return self.summary
+
+    async def _table(self, sets: trio.MemoryReceiveChannel[list[ScheduledMatch]]) -> None:
+        async with trio.open_nursery() as nursery:
+            slot = TableSlot(self.commands, nursery, self.options, self.summary)
+            try:
+                async with sets:
+                    async for group in sets:
+                        for match in group:
+                            await self._play(slot, match)
+            finally:
+                await slot.close()
+
+    async def _play(self, slot: TableSlot, match: ScheduledMatch) -> None:
+        path = self.options.logs / f"{match.key}.jsonl"
+        path.unlink(missing_ok=True)  # what an interrupted earlier try left
+        log = MatchLog(path)
+        try:
+            connections = await slot.take(match.seats)
+            runner = MatchRunner(
+                connections, self.rules, seed=match.seed, config=self.options.config, log=log, nursery=slot.nursery
+            )
+            outcome = await runner.run()
+            await slot.give_back(match.seats, connections, log)
+        finally:
+            log.close()
+        record = match_record(match, outcome, runner.match.results, str(path))
+        if self.store.record(record) is not None:
+            self.summary.played += 1
+            if self.on_result is not None:
+                self.on_result(record)
+
+
+def _first(group: BaseExceptionGroup[BotStartError]) -> BotStartError:
+    error = group.exceptions[0]
+    return error if isinstance(error, BotStartError) else _first(error)

@@ -1,0 +1,152 @@
+"""The ladder's schedule: duplicate sets drawn from the pool, and the matches of each set.
+
+A *duplicate set* (one "game" of ``--games``) is one table of bots and one seed, played once
+in every seat rotation: with ``n`` seats, ``n`` matches. The deal depends only on the seed
+and the deal number (and the first dealer, drawn from the seed), never on who sits where, so
+every rotation is dealt exactly the same hands round by round, and over the set each bot holds
+each seat's cards once. Card luck cancels out; what is left is play.
+
+Tables are drawn greedily so that appearances and pairings stay level: each next bot is one
+that has played least, then one that has met the bots already at the table least. Ties are
+broken by SHA-256 of the ladder seed, the set number and the bot's name, so the schedule is a
+pure function of the bot names, the seat count and the ladder seed, on any machine and any
+Python. Drawing is incremental: the sets already drawn (as stored) are fed back in and the
+draw continues from them, so extending a ladder never changes the sets it already has.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+SEED_RANGE = 2**32
+"""Match seeds are drawn below this (as ``referee match`` does)."""
+
+
+@dataclass(frozen=True)
+class DuplicateSet:
+    """One table and one seed, to be played in every rotation."""
+
+    index: int
+    table: tuple[str, ...]
+    """Bot names by table position; the cyclic order is kept in every rotation."""
+    seed: int
+
+    @property
+    def rotations(self) -> int:
+        return len(self.table)
+
+    def seating(self, rotation: int) -> tuple[str, ...]:
+        """Bot names by seat in a rotation: the bot at table position ``p`` sits in seat
+        ``(p + rotation) % n``, so over the set every bot holds every seat once."""
+        n = len(self.table)
+        return tuple(self.table[(seat - rotation) % n] for seat in range(n))
+
+    def matches(self) -> list[ScheduledMatch]:
+        return [ScheduledMatch(self.index, r, self.seating(r), self.seed) for r in range(self.rotations)]
+
+
+@dataclass(frozen=True)
+class ScheduledMatch:
+    """One match of the schedule: a rotation of a duplicate set."""
+
+    set_index: int
+    rotation: int
+    seats: tuple[str, ...]
+    seed: int
+
+    @property
+    def key(self) -> str:
+        """A name for files: the set and the rotation."""
+        return f"{self.set_index:05d}-{self.rotation}"
+
+
+def _hash(*parts: object) -> int:
+    text = ":".join(str(p) for p in parts)
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+
+
+def set_seed(ladder_seed: int, index: int) -> int:
+    """The deal seed of set ``index``."""
+    return _hash("hearts-ladder-seed", ladder_seed, index) % SEED_RANGE
+
+
+class SetDrawer:
+    """Draws duplicate sets one after another, keeping appearances and pairings level."""
+
+    def __init__(self, bots: Sequence[str], seats: int, ladder_seed: int) -> None:
+        if len(set(bots)) != len(bots):
+            raise ValueError("bot names must be unique")
+        if len(bots) < 2:
+            raise ValueError("a ladder needs at least two bots")
+        if seats < 2:
+            raise ValueError("a table needs at least two seats")
+        self.bots = sorted(bots)  # the config's order does not matter
+        self.seats = seats
+        self.ladder_seed = ladder_seed
+        self.appearances: Counter[str] = Counter()
+        self.pairs: Counter[tuple[str, str]] = Counter()
+        self.extra_seats: Counter[str] = Counter()
+        self.drawn = 0
+
+    def record(self, table: Iterable[str]) -> None:
+        """Count a set already drawn (read back from the store)."""
+        names = list(table)
+        self.appearances.update(set(names))
+        for a, b in combinations(sorted(set(names)), 2):
+            self.pairs[a, b] += 1
+        for name, count in Counter(names).items():
+            self.extra_seats[name] += count - 1
+        self.drawn += 1
+
+    def draw(self) -> DuplicateSet:
+        """The next set."""
+        index = self.drawn
+        chosen = self._draw_distinct(index) if len(self.bots) >= self.seats else self._draw_with_repeats(index)
+        # the cyclic order at the table (who passes to whom) is drawn too
+        order = sorted(range(len(chosen)), key=lambda k: _hash("hearts-ladder-order", self.ladder_seed, index, k))
+        table = tuple(chosen[k] for k in order)
+        self.record(table)
+        return DuplicateSet(index, table, set_seed(self.ladder_seed, index))
+
+    def _tie(self, index: int, name: str) -> int:
+        return _hash("hearts-ladder-draw", self.ladder_seed, index, name)
+
+    def _met(self, name: str, chosen: Sequence[str]) -> int:
+        return sum(self.pairs[min(name, c), max(name, c)] for c in chosen)
+
+    def _draw_distinct(self, index: int) -> list[str]:
+        chosen: list[str] = []
+        for _ in range(self.seats):
+            candidates = [b for b in self.bots if b not in chosen]
+            chosen.append(
+                min(candidates, key=lambda b: (self.appearances[b], self._met(b, chosen), self._tie(index, b)))
+            )
+        return chosen
+
+    def _draw_with_repeats(self, index: int) -> list[str]:
+        """Fewer bots than seats: every bot sits at the table, the seats left over go to the
+        bots that have had fewest extra seats so far."""
+        per_bot, left = divmod(self.seats, len(self.bots))
+        extra = sorted(self.bots, key=lambda b: (self.extra_seats[b], self._tie(index, b)))[:left]
+        return [b for b in self.bots for _ in range(per_bot + (b in extra))]
+
+
+def draw_sets(bots: Sequence[str], seats: int, ladder_seed: int, count: int) -> list[DuplicateSet]:
+    """The first ``count`` sets of a new ladder."""
+    drawer = SetDrawer(bots, seats, ladder_seed)
+    return [drawer.draw() for _ in range(count)]
+
+
+def extend_sets(
+    bots: Sequence[str], seats: int, ladder_seed: int, existing: Sequence[DuplicateSet], count: int
+) -> list[DuplicateSet]:
+    """The sets that follow ``existing`` up to ``count`` sets in all (none if there are
+    already that many)."""
+    drawer = SetDrawer(bots, seats, ladder_seed)
+    for duplicate_set in existing:
+        drawer.record(duplicate_set.table)
+    return [drawer.draw() for _ in range(max(0, count - len(existing)))]

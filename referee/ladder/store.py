@@ -1,0 +1,386 @@
+"""The ladder's SQLite database: the schedule, every result, the ratings and their history.
+
+One file holds a whole ladder. The schedule is written up front, in one transaction with the
+ladder's settings, as ``matches`` rows with status ``pending``. A finished match becomes
+``done`` in one transaction together with its per-seat results, the new ratings of the bots
+at its table and their history rows, so a process killed at any moment (SIGKILL included)
+leaves either all of a match or none of it. ``record`` refuses a match that is already done,
+so a result is never counted twice. The schema is described in ``docs/ladder.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from protocol.ruleset import RuleSet
+from referee.ladder.errors import LadderError
+from referee.ladder.ratings import INITIAL, Rating, finishing_ranks, rate_match
+from referee.ladder.schedule import DuplicateSet, ScheduledMatch
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL                     -- JSON
+);
+CREATE TABLE bots (
+    name TEXT PRIMARY KEY,
+    command TEXT NOT NULL,
+    position INTEGER NOT NULL               -- order in the config
+);
+CREATE TABLE sets (
+    set_index INTEGER PRIMARY KEY,
+    seed INTEGER NOT NULL,
+    bots TEXT NOT NULL                      -- JSON: bot names by table position
+);
+CREATE TABLE matches (
+    id INTEGER PRIMARY KEY,                 -- schedule order
+    set_index INTEGER NOT NULL REFERENCES sets(set_index),
+    rotation INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    seats TEXT NOT NULL,                    -- JSON: bot names by seat
+    status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'done')),
+    seq INTEGER UNIQUE,                     -- 1, 2, 3, ...: the order results were rated in
+    match_id TEXT,
+    reason TEXT,
+    rounds INTEGER,
+    decisions INTEGER,
+    finished TEXT,
+    log TEXT,
+    UNIQUE (set_index, rotation),
+    CHECK ((status = 'done') = (seq IS NOT NULL))
+);
+CREATE TABLE results (
+    match INTEGER NOT NULL REFERENCES matches(id),
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL REFERENCES bots(name),
+    score INTEGER NOT NULL,                 -- final match score (lower is better)
+    rank INTEGER NOT NULL,                  -- 0 best; equal scores share a rank
+    status TEXT NOT NULL,                   -- 'ok' or why the bot was dropped ('crash', 'timeout', ...)
+    moons INTEGER NOT NULL,                 -- rounds in which this seat shot the moon
+    win REAL NOT NULL,                      -- 1 for a sole winner, 1/k for one of k tied winners
+    PRIMARY KEY (match, seat)
+);
+CREATE TABLE ratings (
+    bot TEXT PRIMARY KEY REFERENCES bots(name),
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL
+);
+CREATE TABLE rating_history (
+    seq INTEGER NOT NULL,                   -- matches.seq of the match that moved the rating
+    bot TEXT NOT NULL REFERENCES bots(name),
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    PRIMARY KEY (seq, bot)
+);
+CREATE INDEX results_bot ON results(bot);
+"""
+
+
+@dataclass(frozen=True)
+class LadderSettings:
+    """What a ladder was created with; its schedule follows from these and the bot names."""
+
+    ladder_seed: int
+    rules: RuleSet
+    games: int
+    """Duplicate sets scheduled."""
+    created: str
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    seat: int
+    bot: str
+    score: int
+    status: str
+    moons: int
+    win: float
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """A finished match, as the ladder keeps it."""
+
+    match: ScheduledMatch
+    match_id: str
+    reason: str
+    rounds: int
+    decisions: int
+    log: str | None
+    seats: list[SeatResult]
+
+    @property
+    def ranks(self) -> list[int]:
+        return finishing_ranks([s.score for s in self.seats], [s.status != "ok" for s in self.seats])
+
+
+@dataclass(frozen=True)
+class BotFigures:
+    """A bot's totals over the matches it played."""
+
+    bot: str
+    matches: int
+    seats: int
+    wins: float
+    score: int
+    rounds: int
+    """Rounds summed over its seats (for points per round)."""
+    moons: int
+    crashes: int
+    timeouts: int
+    errors: int
+    """Drops for any other reason (bad JSON, illegal move, protocol violation, ...)."""
+
+
+class LadderStore:
+    """One ladder database. Not for use from several threads."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = FULL")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("PRAGMA busy_timeout = 10000")
+        except sqlite3.Error as err:
+            raise LadderError(f"{self.path}: not a ladder database ({err})") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` on any exception."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # -- creating and extending ----------------------------------------------------------------
+    @property
+    def initialized(self) -> bool:
+        found = self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
+        return found is not None
+
+    def initialize(
+        self, settings: LadderSettings, bots: Sequence[tuple[str, str]], sets: Sequence[DuplicateSet]
+    ) -> None:
+        """Create the schema, the settings, the bots and the schedule in one transaction: a
+        process killed half-way leaves an empty database, which is created again next time."""
+        with self.transaction() as db:
+            for statement in _statements(SCHEMA):
+                db.execute(statement)
+            meta = {
+                "schema": SCHEMA_VERSION,
+                "ladder_seed": settings.ladder_seed,
+                "rules": msgspec.to_builtins(settings.rules),
+                "games": settings.games,
+                "created": settings.created,
+            }
+            db.executemany("INSERT INTO meta VALUES (?, ?)", [(k, json.dumps(v)) for k, v in meta.items()])
+            db.executemany(
+                "INSERT INTO bots VALUES (?, ?, ?)", [(name, command, i) for i, (name, command) in enumerate(bots)]
+            )
+            db.executemany(
+                "INSERT INTO ratings VALUES (?, ?, ?)", [(name, INITIAL.mu, INITIAL.sigma) for name, _ in bots]
+            )
+            self._insert_sets(db, sets)
+
+    def extend(self, sets: Sequence[DuplicateSet], games: int) -> None:
+        """Schedule more sets (one transaction)."""
+        with self.transaction() as db:
+            self._insert_sets(db, sets)
+            db.execute("UPDATE meta SET value = ? WHERE key = 'games'", (json.dumps(games),))
+
+    @staticmethod
+    def _insert_sets(db: sqlite3.Connection, sets: Sequence[DuplicateSet]) -> None:
+        for duplicate_set in sets:
+            db.execute(
+                "INSERT INTO sets VALUES (?, ?, ?)",
+                (duplicate_set.index, duplicate_set.seed, json.dumps(list(duplicate_set.table))),
+            )
+            db.executemany(
+                "INSERT INTO matches (set_index, rotation, seed, seats) VALUES (?, ?, ?, ?)",
+                [(m.set_index, m.rotation, m.seed, json.dumps(list(m.seats))) for m in duplicate_set.matches()],
+            )
+
+    # -- reading the settings and the schedule -------------------------------------------------
+    def settings(self) -> LadderSettings:
+        if not self.initialized:
+            raise LadderError(f"{self.path}: no ladder here (run `referee ladder run` first)")
+        meta = {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM meta")}
+        if meta.get("schema") != SCHEMA_VERSION:
+            raise LadderError(f"{self.path}: ladder schema {meta.get('schema')}, this referee reads {SCHEMA_VERSION}")
+        return LadderSettings(
+            ladder_seed=meta["ladder_seed"],
+            rules=msgspec.convert(meta["rules"], RuleSet),
+            games=meta["games"],
+            created=meta["created"],
+        )
+
+    def bots(self) -> list[tuple[str, str]]:
+        """(name, command) in config order."""
+        return [(n, c) for n, c in self.db.execute("SELECT name, command FROM bots ORDER BY position")]
+
+    def sets(self) -> list[DuplicateSet]:
+        return [
+            DuplicateSet(index, tuple(json.loads(table)), seed)
+            for index, seed, table in self.db.execute("SELECT set_index, seed, bots FROM sets ORDER BY set_index")
+        ]
+
+    def pending(self) -> list[ScheduledMatch]:
+        """The matches still to play, in schedule order."""
+        rows = self.db.execute(
+            "SELECT set_index, rotation, seats, seed FROM matches WHERE status = 'pending' ORDER BY id"
+        )
+        return [ScheduledMatch(s, r, tuple(json.loads(seats)), seed) for s, r, seats, seed in rows]
+
+    def progress(self) -> tuple[int, int]:
+        """(matches done, matches scheduled)."""
+        done, total = self.db.execute("SELECT COUNT(seq), COUNT(*) FROM matches").fetchone()
+        return int(done), int(total)
+
+    # -- recording a result ----------------------------------------------------------------------
+    def record(self, record: MatchRecord) -> dict[str, Rating] | None:
+        """Store a finished match and update the ratings, in one transaction. Returns the new
+        ratings of the bots at the table, or ``None`` (and changes nothing) when that match is
+        already done."""
+        m = record.match
+        with self.transaction() as db:
+            row = db.execute(
+                "SELECT id, status, seats FROM matches WHERE set_index = ? AND rotation = ?", (m.set_index, m.rotation)
+            ).fetchone()
+            if row is None:
+                raise LadderError(f"match {m.key} is not in the schedule")
+            match_row, status, seats = row
+            if status == "done":
+                return None
+            if tuple(json.loads(seats)) != tuple(s.bot for s in record.seats):
+                raise LadderError(f"match {m.key}: the result's seats do not match the schedule")
+            (seq,) = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM matches").fetchone()
+            db.execute(
+                "UPDATE matches SET status = 'done', seq = ?, match_id = ?, reason = ?, rounds = ?, decisions = ?,"
+                " finished = ?, log = ? WHERE id = ?",
+                (
+                    seq,
+                    record.match_id,
+                    record.reason,
+                    record.rounds,
+                    record.decisions,
+                    datetime.now(UTC).isoformat(timespec="seconds"),
+                    record.log,
+                    match_row,
+                ),
+            )
+            ranks = record.ranks
+            db.executemany(
+                "INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (match_row, s.seat, s.bot, s.score, rank, s.status, s.moons, s.win)
+                    for s, rank in zip(record.seats, ranks, strict=True)
+                ],
+            )
+            names = sorted(set(m.seats))
+            before = self._ratings(db, names)
+            after = rate_match(before, m.seats, ranks)
+            db.executemany(
+                "UPDATE ratings SET mu = ?, sigma = ? WHERE bot = ?", [(r.mu, r.sigma, b) for b, r in after.items()]
+            )
+            db.executemany(
+                "INSERT INTO rating_history VALUES (?, ?, ?, ?)", [(seq, b, r.mu, r.sigma) for b, r in after.items()]
+            )
+            return after
+
+    # -- reading results -------------------------------------------------------------------------
+    @staticmethod
+    def _ratings(db: sqlite3.Connection, names: Sequence[str] | None = None) -> dict[str, Rating]:
+        rows = db.execute("SELECT bot, mu, sigma FROM ratings").fetchall()
+        return {b: Rating(mu, sigma) for b, mu, sigma in rows if names is None or b in names}
+
+    def ratings(self) -> dict[str, Rating]:
+        return self._ratings(self.db)
+
+    def rated_matches(self) -> list[tuple[tuple[str, ...], list[int]]]:
+        """Every done match's seats and ranks, in the order the ratings took them."""
+        rows = self.db.execute(
+            "SELECT m.seq, r.seat, r.bot, r.rank FROM matches m JOIN results r ON r.match = m.id"
+            " WHERE m.status = 'done' ORDER BY m.seq, r.seat"
+        )
+        matches: dict[int, list[tuple[str, int]]] = {}
+        for seq, _, bot, rank in rows:
+            matches.setdefault(seq, []).append((bot, rank))
+        return [(tuple(b for b, _ in seats), [r for _, r in seats]) for seats in matches.values()]
+
+    def figures(self) -> dict[str, BotFigures]:
+        """Every bot's totals (zeros for a bot that has not played yet)."""
+        rows = self.db.execute(
+            """
+            SELECT b.name, COUNT(DISTINCT r.match), COUNT(r.match), COALESCE(SUM(r.win), 0),
+                   COALESCE(SUM(r.score), 0), COALESCE(SUM(m.rounds), 0), COALESCE(SUM(r.moons), 0),
+                   COALESCE(SUM(r.status = 'crash'), 0), COALESCE(SUM(r.status = 'timeout'), 0),
+                   COALESCE(SUM(r.status NOT IN ('ok', 'crash', 'timeout')), 0)
+            FROM bots b LEFT JOIN results r ON r.bot = b.name LEFT JOIN matches m ON m.id = r.match
+            GROUP BY b.name ORDER BY b.position
+            """
+        )
+        return {row[0]: BotFigures(*row) for row in rows}
+
+    def set_scores(self, bots: Sequence[str]) -> dict[int, list[list[tuple[str, int]]]]:
+        """For every complete set (all rotations done) with at least one of ``bots`` at the
+        table: per match, the (bot, score) of every seat those bots held."""
+        placeholders = ",".join("?" * len(bots))
+        rows = self.db.execute(
+            f"""
+            SELECT m.set_index, m.rotation, r.bot, r.score
+            FROM matches m JOIN results r ON r.match = m.id
+            WHERE r.bot IN ({placeholders}) AND m.set_index IN (
+                SELECT set_index FROM matches GROUP BY set_index HAVING COUNT(seq) = COUNT(*))
+            ORDER BY m.set_index, m.rotation, r.seat
+            """,
+            list(bots),
+        )
+        found: dict[int, dict[int, list[tuple[str, int]]]] = {}
+        for set_index, rotation, bot, score in rows:
+            found.setdefault(set_index, {}).setdefault(rotation, []).append((bot, score))
+        return {s: list(rotations.values()) for s, rotations in found.items()}
+
+    def history(self) -> list[tuple[int, str, float, float]]:
+        """(seq, bot, mu, sigma) rows in order."""
+        rows = self.db.execute("SELECT seq, bot, mu, sigma FROM rating_history ORDER BY seq, bot")
+        return [(int(seq), str(bot), float(mu), float(sigma)) for seq, bot, mu, sigma in rows]
+
+    def match_rows(self) -> list[dict[str, Any]]:
+        """Every match of the schedule with its status (for scripts and tests)."""
+        cursor = self.db.execute(
+            "SELECT id, set_index, rotation, seed, seats, status, seq, match_id, reason, rounds, log FROM matches"
+            " ORDER BY id"
+        )
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor]
+
+
+def _statements(script: str) -> list[str]:
+    """The SQL statements of a script (``executescript`` would commit the open transaction)."""
+    statements: list[str] = []
+    current = ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current)
+            current = ""
+    return statements

@@ -1,0 +1,68 @@
+"""Shared pieces of the `referee check` tests: bot commands and a synchronous check runner."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import trio
+
+from referee.check.probe import Limits
+from referee.check.results import CheckReport, StepResult
+from referee.check.runner import run_check, select
+
+ROOT = Path(__file__).resolve().parents[2]
+GOOD = f"{sys.executable} tests/bots/first_legal_bot.py"
+FAST = Limits(per_decision=1.0, startup=10.0)
+"""Short enough that a hanging bot costs little, long enough for a loaded machine."""
+
+
+def hostile(mode: str, *extra: str) -> str:
+    return f"{sys.executable} tests/bots/hostile_bot.py {mode} {' '.join(extra)}".strip()
+
+
+def check_hostile(mode: str, *extra: str) -> str:
+    return f"{sys.executable} tests/bots/check_hostile_bot.py {mode} {' '.join(extra)}".strip()
+
+
+def check(
+    command: str,
+    *patterns: str,
+    variant: str = "american",
+    limits: Limits = FAST,
+    fail_fast: bool = False,
+    jobs: int = 1,
+    keep_transcripts: bool = False,
+) -> CheckReport:
+    steps = select(patterns) if patterns else None
+    return trio.run(
+        lambda: run_check(
+            command,
+            variant=variant,
+            limits=limits,
+            steps=steps,
+            fail_fast=fail_fast,
+            jobs=jobs,
+            keep_transcripts=keep_transcripts,
+            cwd=ROOT,
+        )
+    )
+
+
+def by_verdict(report: CheckReport, verdict: str) -> list[str]:
+    return [s.name for s in report.steps if s.verdict == verdict]
+
+
+def step(report: CheckReport, name: str) -> StepResult:
+    return next(s for s in report.steps if s.name == name)
+
+
+def stray(marker: str) -> list[str]:
+    found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False)
+    return found.stdout.split()
+
+
+def names(steps: Sequence[StepResult]) -> list[str]:
+    return [s.name for s in steps]

@@ -1,0 +1,114 @@
+"""`referee check` on the command line: exit codes, the human report, --json."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from referee.check.steps import STEPS
+from referee.cli import main
+from tests.check.helpers import GOOD, ROOT, check_hostile
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["check", *args], catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+@pytest.fixture(autouse=True)
+def _repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # the bot commands are relative to the repository
+
+
+def test_check_is_a_referee_command() -> None:
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0 and "check" in result.output
+
+
+def test_a_good_bot_passes_with_exit_code_0() -> None:
+    code, out = invoke(GOOD, "--jobs", "3")
+    assert code == 0, out
+    lines = out.splitlines()
+    assert lines[0] == f"referee check: {GOOD}"
+    assert "variant american; 2 s per decision; start-up 10 s; 45 steps" in lines[1]
+    step_lines = [line for line in lines if line[:4] in ("PASS", "WARN", "FAIL", "SKIP")]
+    assert [line.split()[1] for line in step_lines] == [s.name for s in STEPS]
+    assert "45 steps: 45 passed, 0 warned, 0 failed, 0 skipped" in out
+    assert out.rstrip().endswith("result: PASS")
+
+
+def test_a_failing_step_shows_expected_got_transcript_and_stderr() -> None:
+    code, out = invoke(check_hostile("crash_on_unknown"), "--only", "compat.unknown_event", "--time-per-move", "1")
+    assert code == 1, out
+    details = out[out.index("--- FAIL compat.unknown_event") :]
+    assert "verifies: A message type the bot does not know" in details
+    assert "problem:  the bot exited with code 1 (crash)" in details
+    assert "expected: a 'play' reply with id" in details
+    assert "got:      the bot exited with code 1" in details
+    assert "transcript (ms since the step began; >> to the bot, << from the bot):" in details
+    assert '>> {"type":"hello","protocol":"hearts-bot","versions":[1]' in details
+    assert "<< {" in details
+    assert '>> {"type":"weather","x":1}' in details
+    assert "stderr:\n  | KeyError: 'weather'" in details
+    assert "exit status at the end of the step: 1" in details
+    assert "result: FAIL (compat.unknown_event)" in out
+
+
+def test_json_output_has_the_steps_and_a_summary() -> None:
+    code, out = invoke(check_hostile("int32_id"), "--json", "--only", "handshake.hello", "--only", "ids.*")
+    assert code == 1
+    report = json.loads(out)
+    assert set(report) == {
+        "bot", "name", "variant", "per_decision_ms", "startup_ms", "grace_ms", "steps", "summary", "exit_code"
+    }  # fmt: skip
+    assert report["name"] == "check-hostile-int32_id"
+    assert report["exit_code"] == 1
+    assert [s["name"] for s in report["steps"]] == ["handshake.hello", "ids.large", "ids.non_sequential"]
+    assert [s["verdict"] for s in report["steps"]] == ["pass", "fail", "pass"]
+    failed = report["steps"][1]
+    assert set(failed) == {
+        "name", "summary", "verdict", "message", "warnings", "expected", "got", "seconds", "decisions",
+        "startup_ms", "transcript", "stderr", "exit_code",
+    }  # fmt: skip
+    assert failed["expected"] == "a 'pass' reply with id 2147483648 within 2000 ms"
+    assert '"id": -2147483648' in failed["got"]
+    assert {line["direction"] for line in failed["transcript"]} == {"send", "recv"}
+    assert set(failed["decisions"][0]) == {"request", "id", "ms"}
+    assert report["steps"][2]["transcript"] == []  # kept for failures and warnings only
+    summary = report["summary"]
+    assert summary["steps"] == 3 and summary["passed"] == 2 and summary["failed"] == 1 and not summary["ok"]
+    assert summary["decisions"] > 0 and summary["median_ms"] is not None
+
+
+def test_json_of_a_passing_bot_and_exit_code_0() -> None:
+    code, out = invoke(GOOD, "--json", "--only", "play.*", "--only", "timing.*", "--variant", "dutch")
+    assert code == 0
+    report = json.loads(out)
+    assert report["variant"] == "dutch" and report["summary"]["ok"] and report["exit_code"] == 0
+    assert all(s["verdict"] == "pass" for s in report["steps"])
+
+
+def test_fail_fast_skips_the_rest() -> None:
+    code, out = invoke(check_hostile("illegal_card"), "-x")
+    assert code == 1
+    assert "FAIL  play.lead_two_of_clubs" in out
+    assert "SKIP  exit.goodbye" in out and "not run: --fail-fast stopped after play.lead_two_of_clubs failed" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--variant", "nope", GOOD], "Invalid value for '--variant'"),
+        (["--only", "nothing.like.this", GOOD], "no step matches nothing.like.this"),
+        (["  "], "the bot's command line is empty"),
+        (["--time-per-move", "0", GOOD], "Invalid value for '--time-per-move'"),
+        ([], "Missing argument 'BOT'"),
+    ],
+)
+def test_usage_errors_exit_with_code_2(args: list[str], message: str) -> None:
+    code, out = invoke(*args)
+    assert code == 2
+    assert message in out
+    assert "Traceback" not in out

@@ -1,0 +1,57 @@
+"""Every sample bot passes `referee check` (JavaScript and C skip without node or a compiler),
+and the check's own lines are valid protocol messages."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from protocol.codec import decode_referee
+from referee.bot_config import BotEntry, build, read_bots, runnable
+from referee.check.probe import Limits
+from tests.check.helpers import GOOD, ROOT, by_verdict, check
+
+BOTS = {e.name: e for e in read_bots(ROOT / "sample_bots" / "bots.toml")}
+DEFAULT = Limits()
+
+
+def command(entry: BotEntry) -> str:
+    if not runnable(entry):
+        pytest.skip(f"{entry.name} needs a tool that is not installed here")
+    build(entry, ROOT)
+    return entry.command.replace("python3 ", f"{sys.executable} ", 1)
+
+
+@pytest.mark.parametrize("name", list(BOTS))
+def test_every_sample_bot_passes(name: str) -> None:
+    report = check(command(BOTS[name]), limits=DEFAULT, jobs=3)
+    failed = [(s.name, s.message, s.expected, s.got) for s in report.steps if s.verdict == "fail"]
+    assert failed == []
+    assert by_verdict(report, "skip") == []
+    assert report.exit_code == 0 and report.summary.ok
+    assert report.summary.steps == 45
+    assert report.summary.decisions > 300
+
+
+@pytest.mark.parametrize("variant", ["dutch", "double-deck", "american-moon-choice", "achterhoeks", "black-maria"])
+def test_the_c_bot_passes_in_other_variants(variant: str) -> None:
+    report = check(command(BOTS["c"]), variant=variant, limits=DEFAULT)
+    assert by_verdict(report, "fail") == []
+    assert report.variant == variant
+
+
+def test_every_line_the_check_writes_is_a_referee_message() -> None:
+    """Apart from the steps that send unknown types and fields on purpose, every line is one
+    the referee itself could send."""
+    report = check(GOOD, limits=DEFAULT, keep_transcripts=True, jobs=3)
+    assert report.summary.ok
+    checked = 0
+    for result in report.steps:
+        if result.name.startswith(("compat.", "handshake.unknown")):
+            continue
+        for line in result.transcript:
+            if line.direction == "send":
+                assert decode_referee(line.line.encode()) is not None, (result.name, line.line)
+                checked += 1
+    assert checked > 1000

@@ -1,0 +1,126 @@
+"""``referee ladder table``, ``compare`` and ``plot`` on ladders with made-up results."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from referee.cli import main
+from referee.ladder.schedule import ScheduledMatch
+from tests.ladder.helpers import synthetic_store
+
+BOTS = ["strong", "middle", "weak", "twin"]
+
+
+def noise(match: ScheduledMatch, seat: int) -> int:
+    return hashlib.sha256(f"{match.key}:{seat}".encode()).digest()[0] % 21 - 10
+
+
+def scores(match: ScheduledMatch) -> list[int]:
+    """strong takes 15 points fewer than the field, weak 15 more; middle and twin are equal."""
+    base = {"strong": 45, "middle": 60, "twin": 60, "weak": 75}
+    return [base[bot] + noise(match, seat) for seat, bot in enumerate(match.seats)]
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "l.db"
+    synthetic_store(path, BOTS, 12, scores).close()
+    return path
+
+
+def ladder(*args: str) -> Result:
+    return CliRunner().invoke(main, ["ladder", *args])
+
+
+def test_table(db: Path) -> None:
+    result = ladder("table", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert "48 of 48 matches" in result.output
+    lines = [line for line in result.output.splitlines() if any(b in line for b in BOTS)]
+    assert lines[0].split()[:2] == ["1", "strong"]
+    assert lines[-1].split()[:2] == ["4", "weak"]
+    for header in ("μ", "σ", "μ-3σ", "games", "win", "pts/rd", "moons", "crash/tmo/err"):
+        assert header in result.output
+
+
+def test_table_as_json_and_csv(db: Path) -> None:
+    rows = json.loads(ladder("table", "--db", str(db), "--json").output)
+    assert rows[0]["bot"] == "strong" and [r["rank"] for r in rows] == [1, 2, 3, 4]
+    assert set(rows[0]) == {
+        "rank", "bot", "mu", "sigma", "ordinal", "matches", "win_rate", "points_per_round",
+        "moons", "crashes", "timeouts", "errors",
+    }  # fmt: skip
+    assert rows[0]["ordinal"] == pytest.approx(rows[0]["mu"] - 3 * rows[0]["sigma"])
+    assert all(r["matches"] == 48 for r in rows)
+    assert rows[0]["points_per_round"] == pytest.approx(45 / 5, abs=0.5)
+    table = list(csv.DictReader(io.StringIO(ladder("table", "--db", str(db), "--csv").output)))
+    assert [r["bot"] for r in table] == [r["bot"] for r in rows]
+    assert ladder("table", "--db", str(db), "--json", "--csv").exit_code == 2
+
+
+def test_compare_is_sure_of_a_real_difference(db: Path) -> None:
+    result = ladder("compare", "strong", "weak", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert "duplicate sets with both: 12" in result.output
+    assert "95% confidence interval" in result.output
+    assert "verdict: strong is stronger than weak (95% confidence)" in result.output
+    reverse = ladder("compare", "weak", "strong", "--db", str(db))
+    assert "verdict: strong is stronger than weak" in reverse.output
+
+
+def test_compare_is_not_sure_of_equal_bots(db: Path) -> None:
+    result = ladder("compare", "middle", "twin", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert "verdict: not sure yet" in result.output or "verdict: no difference seen" in result.output
+
+
+def test_compare_needs_two_known_bots(db: Path) -> None:
+    result = ladder("compare", "strong", "nobody", "--db", str(db))
+    assert result.exit_code == 1 and "no bot named 'nobody'" in result.output
+    assert ladder("compare", "strong", "strong", "--db", str(db)).exit_code == 1
+    assert "no such ladder" in ladder("compare", "a", "b", "--db", str(db.parent / "none.db")).output
+
+
+def test_compare_with_too_few_sets(tmp_path: Path) -> None:
+    path = tmp_path / "one.db"
+    synthetic_store(path, BOTS, 1, scores).close()
+    result = ladder("compare", "strong", "weak", "--db", str(path))
+    assert result.exit_code == 0
+    assert "not enough duplicate sets yet" in result.output
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".png"])
+def test_plot(db: Path, tmp_path: Path, suffix: str) -> None:
+    out = tmp_path / f"ratings{suffix}"
+    result = ladder("plot", str(out), "--db", str(db))
+    assert result.exit_code == 0, result.output
+    data = out.read_bytes()
+    if suffix == ".svg":
+        assert b"<svg" in data and b"strong" in data
+    else:
+        assert data.startswith(b"\x89PNG")
+
+
+def test_plot_refuses_other_formats_and_empty_ladders(db: Path, tmp_path: Path) -> None:
+    assert "must end in" in ladder("plot", str(tmp_path / "r.txt"), "--db", str(db)).output
+    empty = tmp_path / "empty.db"
+    synthetic_store(empty, BOTS, 0, scores).close()
+    result = ladder("plot", str(tmp_path / "r.svg"), "--db", str(empty))
+    assert result.exit_code == 1 and "nothing to draw" in result.output
+
+
+def test_commands_on_a_file_that_is_no_ladder(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.db"
+    empty.touch()  # what a run killed before creating its schema may leave
+    assert "no such ladder" in ladder("table", "--db", str(empty)).output
+    garbage = tmp_path / "garbage.db"
+    garbage.write_text("not sqlite at all, not even close " * 10)
+    result = ladder("table", "--db", str(garbage))
+    assert result.exit_code == 1 and "not a ladder database" in result.output
