@@ -22,6 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
+
+from referee.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -162,3 +165,8 @@ def test_a_killed_referee_leaves_a_readable_log_and_no_bot(
     if delay >= 1.5:
         assert max(told.values()) >= 1  # killed after the first trick: it is in the log
         assert min(logged.values()) >= 1
+    # `referee replay --verify` reads the killed log up to its last complete line
+    verified = CliRunner().invoke(main, ["replay", "--verify", "--json", str(log)])
+    assert verified.exit_code == 0, verified.output
+    report = json.loads(verified.output)
+    assert report["status"] == "truncated", report
