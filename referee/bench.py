@@ -91,7 +91,7 @@ class MatchBench(msgspec.Struct, frozen=True, kw_only=True):
 RANDOM_BOT = "{python} sample_bots/python/random_bot.py --seed {seed}"
 
 
-async def _bench_match(variant: str, games: int, cwd: str | None) -> MatchBench:
+async def _bench_match(variant: str, games: int, cwd: str | None, bot: str) -> MatchBench:
     """Matches and echo round trips alternate (after each match, as many round trips as it
     had decisions), so both are measured under the same load on a shared machine."""
     rules = ruleset(variant)
@@ -103,7 +103,7 @@ async def _bench_match(variant: str, games: int, cwd: str | None) -> MatchBench:
     async with trio.open_nursery() as nursery:
         connections: list[BotConnection] = []
         for seat in range(rules.players):
-            command = RANDOM_BOT.format(python=sys.executable, seed=seat + 1)
+            command = bot.format(python=sys.executable, seed=seat + 1)
             link = await ProcessLink.start(command, nursery, cwd=cwd)
             connection = BotConnection(link=link, command=command)
             await handshake(connection, config.startup)
@@ -147,10 +147,12 @@ async def _bench_match(variant: str, games: int, cwd: str | None) -> MatchBench:
     )
 
 
-def bench_match(variant: str = "american", games: int = 20, cwd: str | None = None) -> MatchBench:
+def bench_match(
+    variant: str = "american", games: int = 20, cwd: str | None = None, bot: str = RANDOM_BOT
+) -> MatchBench:
     """Play ``games`` matches between four random bots (real processes, kept across matches)
     and measure the referee's cost per decision against raw line round trips."""
-    return trio.run(_bench_match, variant, games, cwd)
+    return trio.run(_bench_match, variant, games, cwd, bot)
 
 
 class ConcurrentBench(msgspec.Struct, frozen=True, kw_only=True):

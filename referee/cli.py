@@ -353,7 +353,7 @@ def engine(variant: str, seconds: float, seed: int, as_json: bool) -> None:
     "--bot",
     default=RANDOM_BOT,
     show_default=True,
-    help="Bot command for --concurrency ({python}, {seed} are filled in).",
+    help="Bot command ({python} and {seed} are filled in).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_match_command(variant: str, games: int, concurrency: int, bot: str, as_json: bool) -> None:
@@ -372,7 +372,7 @@ def bench_match_command(variant: str, games: int, concurrency: int, bot: str, as
                 f"worst {many.worst_delay_us:,.0f} us\n  timeouts {many.timeouts}, faults {many.faults}"
             )
         return
-    result = bench_match(variant, games)
+    result = bench_match(variant, games, str(REPO), bot)
     if as_json:
         click.echo(msgspec.json.encode(result).decode())
         return
