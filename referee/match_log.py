@@ -41,6 +41,9 @@ class Header(msgspec.Struct, tag="header", tag_field="type", kw_only=True):
     seats: list[SeatInfo]
     time_control: dict[str, int]
     policy: str
+    illegal_move_cap: int | None = None
+    """Penalties or substitutions a seat may get before an illegal move forfeits (``None`` in
+    logs written before the field existed)."""
 
 
 class Sent(msgspec.Struct, tag="send", tag_field="type", kw_only=True):

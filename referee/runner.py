@@ -656,6 +656,7 @@ class MatchRunner:
                 ],
                 time_control=msgspec.to_builtins(self.config.time_control()),
                 policy=self.config.policy,
+                illegal_move_cap=self.config.illegal_move_cap,
             ),
             flush=True,
         )

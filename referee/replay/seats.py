@@ -67,8 +67,8 @@ class Seats:
         self.record = record
         bank = header.time_control.get("bank_ms", 0)
         self.states = [SeatState(index=s, bank_ms=bank) for s in range(header.rules.players)]
-        self.cap: int | None = None
-        """The illegal-move cap, once a forfeit has shown it."""
+        self.cap: int | None = header.illegal_move_cap
+        """The illegal-move cap: from the header, or (older logs) once a forfeit has shown it."""
         self.cap_min = 0
         """The least cap the penalties and substitutions so far allow."""
         self.round_start: Callable[[int], RoundStart] | None = None

@@ -12,8 +12,8 @@ The log is read seat by seat (``cursor``); each decision's request, reply, fault
 are checked as the referee made them (``seats``); this module walks the match. What the log
 cannot show is taken from it: a bot's time-outs and crashes (there is no reply to judge), the
 time left in each request (only checked to be the decision limit and a bank that never
-grows), and the illegal-move cap (not in the header: inferred from the first forfeit, and then
-every seat must agree with it). The walk builds the ``MatchRecord`` as it goes, so the text
+grows), and, in logs whose header lacks it, the illegal-move cap (inferred from the first forfeit,
+and then every seat must agree with it). The walk builds the ``MatchRecord`` as it goes, so the text
 and HTML replays show exactly what was verified, up to the first difference or the end of a
 cut-off log.
 """
