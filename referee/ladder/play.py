@@ -4,6 +4,7 @@ run`` calls."""
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -77,13 +78,13 @@ def play_ladder(
             start = time.perf_counter()
             try:
                 if quiet:
-                    trio.run(run.run)
+                    trio.run(_with_sigterm, run, None)
                 else:
                     for note in notes:
                         (console or Console()).print(note)
                     with LiveProgress(store, console) as live:
                         run.on_result = live.on_result
-                        trio.run(_with_ticker, run, live)
+                        trio.run(_with_sigterm, run, live)
             except BaseException as error:
                 if _is_interrupt(error):
                     done, total = store.progress()
@@ -105,11 +106,21 @@ def play_ladder(
             store.close()
 
 
-async def _with_ticker(run: LadderRun, live: LiveProgress) -> None:
+async def _with_sigterm(run: LadderRun, live: LiveProgress | None) -> None:
+    """Run the ladder (with its progress ticker); SIGTERM stops it like Ctrl-C: every bot is
+    ended and the finished matches are kept."""
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(live.tick)
+        nursery.start_soon(_sigterm_to_interrupt)
+        if live is not None:
+            nursery.start_soon(live.tick)
         await run.run()
         nursery.cancel_scope.cancel()
+
+
+async def _sigterm_to_interrupt() -> None:
+    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        async for _ in signals:
+            raise KeyboardInterrupt
 
 
 def _is_interrupt(error: BaseException) -> bool:

@@ -137,3 +137,30 @@ def test_sigkill_at_any_moment_then_resume(moment: str, tmp_path: Path) -> None:
     while stray(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert stray(marker) == []
+
+
+def test_sigterm_stops_the_ladder_cleanly_and_it_resumes(tmp_path: Path) -> None:
+    marker = f"marker-{uuid.uuid4().hex}"
+    names = ["first", "random", "heuristic", "random2"]
+    commands = {n: f"{BOTS[n.rstrip('2')]} {marker}" for n in names}
+    config = bot_list(tmp_path, names, **commands)
+    db = tmp_path / "ladder.db"
+    process = subprocess.Popen(ladder_command(config, db), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_for(lambda: done_count(db) >= 1)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode != 0
+    assert b"interrupted" in err and b"kept" in err
+    assert stray(marker) == []  # the ladder ended its bots itself
+    kept = result_rows(db)
+    again = subprocess.run(
+        ladder_command(config, db), cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert check_consistent(db) == {"done": MATCHES, "total": MATCHES}
+    assert result_rows(db)[: len(kept)] == kept
