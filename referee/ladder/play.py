@@ -109,12 +109,17 @@ def play_ladder(
 async def _with_sigterm(run: LadderRun, live: LiveProgress | None) -> None:
     """Run the ladder (with its progress ticker); SIGTERM stops it like Ctrl-C: every bot is
     ended and the finished matches are kept."""
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(_sigterm_to_interrupt)
-        if live is not None:
-            nursery.start_soon(live.tick)
-        await run.run()
-        nursery.cancel_scope.cancel()
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_sigterm_to_interrupt)
+            if live is not None:
+                nursery.start_soon(live.tick)
+            await run.run()
+            nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None  # as run.run raised it: callers catch by type
+        raise
 
 
 async def _sigterm_to_interrupt() -> None:
