@@ -1,7 +1,7 @@
 """``referee check BOT``: a bot's protocol compliance, step by step (see docs/check.md).
 
 Exit status: 0 when every step passes (warnings allowed), 1 when a step fails, 2 for a usage
-error (an unknown variant or step pattern, a bad option).
+error (an unknown variant or step pattern, a bad option, an address that cannot be listened on).
 """
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ import click
 import msgspec
 import trio
 
+from referee.check.listener import CONNECT_TIMEOUT, TCP_PREFIX, CheckListener, tcp_target
 from referee.check.probe import Limits
 from referee.check.report import footer, header, step_line
 from referee.check.results import StepResult
 from referee.check.runner import run_check, select
 from referee.rules.presets import DEFAULT_PRESET, PRESETS
+from referee.tcp import DEFAULT_HOST
 
 
 @click.command()
@@ -43,6 +45,19 @@ from referee.rules.presets import DEFAULT_PRESET, PRESETS
 @click.option("-x", "--fail-fast", is_flag=True, help="Stop at the first failing step (the rest are skipped).")
 @click.option("-v", "--verbose", is_flag=True, help="Show every step's transcript and stderr in full.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the steps and a summary.")
+@click.option("--host", default=None, help=f"tcp: bots: the address to listen on (default {DEFAULT_HOST}).")
+@click.option(
+    "--port",
+    default=None,
+    type=click.IntRange(0, 65535),
+    help="tcp: bots: the port to listen on (default 0: any free).",
+)
+@click.option(
+    "--connect-timeout",
+    default=None,
+    type=click.FloatRange(min=0.01),
+    help=f"tcp: bots: seconds each step waits for the bot to connect (default {CONNECT_TIMEOUT:g}).",
+)
 def check(
     bot: str,
     *,
@@ -54,14 +69,23 @@ def check(
     fail_fast: bool,
     verbose: bool,
     as_json: bool,
+    host: str | None,
+    port: int | None,
+    connect_timeout: float | None,
 ) -> None:
     """Check that BOT (a command line, as `referee match` takes) speaks the protocol correctly.
 
     Each step starts the bot afresh, plays a scripted part of the protocol with it and ends
     it. Example: referee check "python3 sample_bots/python/random_bot.py"
+
+    With BOT tcp:NAME[:TOKEN] the check listens instead (--host, --port) and each step waits
+    for the bot to connect with the token (made up when not given): run the bot in a loop.
     """
     if not bot.strip():
         raise click.BadParameter("the bot's command line is empty", param_hint="BOT")
+    tcp = bot.startswith(TCP_PREFIX)
+    if not tcp and (host, port, connect_timeout) != (None, None, None):
+        raise click.UsageError(f"--host, --port and --connect-timeout are for {TCP_PREFIX}NAME[:TOKEN] bots")
     steps = select(patterns)
     if not steps:
         raise click.BadParameter(f"no step matches {', '.join(patterns)}", param_hint="--only")
@@ -71,20 +95,34 @@ def check(
         click.echo(step_line(result))
         sys.stdout.flush()
 
+    def listening(listener: CheckListener) -> None:
+        click.echo(listener.instructions(), err=True)
+        sys.stderr.flush()
+
     if not as_json:
-        click.echo(header(bot, variant, limits, len(steps)))
-    report = trio.run(
-        lambda: run_check(
-            bot,
-            variant=variant,
-            limits=limits,
-            steps=steps,
-            fail_fast=fail_fast,
-            jobs=jobs,
-            keep_transcripts=verbose,
-            on_result=None if as_json else live,
+        target = tcp_target(bot)
+        click.echo(header(target.spec if target is not None else bot, variant, limits, len(steps)))
+    try:
+        report = trio.run(
+            lambda: run_check(
+                bot,
+                variant=variant,
+                limits=limits,
+                steps=steps,
+                fail_fast=fail_fast,
+                jobs=jobs,
+                keep_transcripts=verbose,
+                on_result=None if as_json else live,
+                host=DEFAULT_HOST if host is None else host,
+                port=port or 0,
+                connect_timeout=CONNECT_TIMEOUT if connect_timeout is None else connect_timeout,
+                on_listening=listening,
+            )
         )
-    )
+    except OSError as err:
+        if not tcp:
+            raise
+        raise click.UsageError(f"cannot listen on {host or DEFAULT_HOST}:{port or 0}: {err.strerror or err}") from None
     if as_json:
         click.echo(msgspec.json.encode(report).decode())
     else:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import secrets
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar
 
 import msgspec
@@ -24,6 +26,7 @@ from protocol.messages import (
     BotHello,
     BotMessage,
     Declare,
+    Error,
     Goodbye,
     Hello,
     Moon,
@@ -35,6 +38,7 @@ from protocol.messages import (
 )
 from protocol.ruleset import RuleSet
 from referee import __version__
+from referee.check.listener import CheckSocketLink
 from referee.check.results import Decision, TranscriptLine
 from referee.connection import classify_closed
 from referee.errors import RefereeError
@@ -55,7 +59,8 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
     startup: float = 10.0
     """From writing hello to reading the bot's hello."""
     grace: float = 1.0
-    """After goodbye (or a fatal error, or the end of its input) the bot must exit within this."""
+    """After goodbye (or a fatal error, or the end of its input) the bot must exit (over TCP:
+    close the connection) within this."""
     quiet: float = 0.25
     """How long the check listens for a line that should not come."""
 
@@ -84,11 +89,37 @@ def show(line: bytes, cut: int = LINE_CUT) -> str:
     return text if len(text) <= cut else f"{text[:cut]}... ({len(line)} bytes)"
 
 
-class Probe:
-    """One step's conversation with one bot process."""
+@dataclass
+class Ending:
+    """How a bot ended its part: a process exited, or a TCP bot closed the connection."""
 
-    def __init__(self, link: ProcessLink, limits: Limits, rules: RuleSet, variant: str) -> None:
+    code: int | None
+    """The exit status (negative: killed by a signal); ``None`` over TCP."""
+
+    def describe(self) -> str:
+        if self.code is None:
+            return "closed the connection"
+        return f"was killed by signal {-self.code}" if self.code < 0 else f"exited with status {self.code}"
+
+
+class Probe:
+    """One step's conversation with one bot: a process, or a connection over TCP."""
+
+    def __init__(
+        self,
+        link: ProcessLink | CheckSocketLink,
+        limits: Limits,
+        rules: RuleSet,
+        variant: str,
+        *,
+        token: str | None = None,
+        connected: float | None = None,
+    ) -> None:
         self.link = link
+        self.token = token
+        """Over TCP: the token the bot's hello must carry."""
+        self.connected = connected
+        """Over TCP: when the step took the connection; start-up is timed from then."""
         self.limits = limits
         self.rules = rules
         """The rules of the variant the check was asked about."""
@@ -105,7 +136,22 @@ class Probe:
         self.warnings: list[str] = []
         self.last_line = b""
         self._outbox: list[bytes] = []
+        self._held: list[bytes] = []
         self._start = trio.current_time()
+
+    @property
+    def tcp(self) -> bool:
+        """Whether the bot connected over TCP (no exit status, no stderr)."""
+        return isinstance(self.link, CheckSocketLink)
+
+    @property
+    def to_exit(self) -> str:
+        """What a bot does at the end, for messages: exit, or close the connection."""
+        return "close the connection" if self.tcp else "exit"
+
+    @property
+    def still(self) -> str:
+        return "still connected" if self.tcp else "still running"
 
     # -- what the step tells the report ------------------------------------------------------
     def note(self, text: str) -> None:
@@ -246,6 +292,8 @@ class Probe:
         limit = self.limits.startup
         wanted = f"a 'hello' choosing version 1 with a name, within {limit:g} s"
         start = trio.current_time()
+        if self.connected is not None:  # over TCP: from the connection, taken just before
+            start, self.connected = min(start, self.connected), None
         try:
             with trio.fail_after(limit):
                 await self._write()
@@ -273,20 +321,60 @@ class Probe:
                 "this referee speaks (no_common_version)",
                 wanted,
             )
+        if self.token is not None:
+            await self._check_token(reply, wanted)
         self.hello = reply
         return reply
 
+    async def _check_token(self, hello: BotHello, wanted: str) -> None:
+        """Over TCP the hello must carry the check's token (as a TCP seat's does); a wrong one
+        is told so with a fatal ``bad_token`` error, as the referee does."""
+        assert self.token is not None
+        given = hello.token
+        if given is not None and secrets.compare_digest(given.encode(), self.token.encode()):
+            return
+        if given is None:
+            message = f"the hello carries no token; over TCP it must carry the check's token {self.token!r}"
+        else:
+            message = f"the hello's token {given!r} is not the check's token {self.token!r}"
+        self.post(Error(code="bad_token", message=message, fatal=True))
+        with trio.move_on_after(self.limits.grace), contextlib.suppress(LinkClosed):
+            await self._write()
+        raise self.fail(f"{message} (bad_token)", f"{wanted}, carrying the token {self.token!r}")
+
     # -- the end -----------------------------------------------------------------------------
     async def close_input(self) -> None:
-        """Close the bot's stdin, as the referee does after goodbye or a fatal error."""
+        """Close the bot's stdin, as the referee does after goodbye or a fatal error (over
+        TCP: half-close the connection, so the bot reads the end of its input)."""
+        if isinstance(self.link, CheckSocketLink):
+            await self.link.close_input()
+            return
         stdin = self.link.process.stdin
         if stdin is not None:
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 await stdin.aclose()
 
+    def ended(self) -> bool:
+        """Whether the bot has ended: its process exited, or it closed the connection."""
+        if isinstance(self.link, CheckSocketLink):
+            return self.link.ended
+        return self.link.exit_code() is not None
+
+    async def wait_end(self, seconds: float) -> Ending | None:
+        """Wait up to ``seconds`` for the bot to end: its process to exit, or (over TCP) the
+        connection to be closed, reading what it writes meanwhile (``drain`` returns it)."""
+        if isinstance(self.link, CheckSocketLink):
+            if not self.link.ended:
+                lines = await self.drain(seconds)
+                self._held = lines
+            return Ending(None) if self.link.ended else None
+        code = await self.link.wait_exit(seconds)
+        return None if code is None else Ending(code)
+
     async def drain(self, seconds: float) -> list[bytes]:
-        """The lines the bot writes until its output ends (at most ``seconds``)."""
-        lines: list[bytes] = []
+        """The lines the bot writes until its output ends (at most ``seconds``), with those
+        ``wait_end`` read before."""
+        lines, self._held = self._held, []
         with trio.move_on_after(seconds):
             with contextlib.suppress(LinkClosed, ProtocolError):
                 while True:
@@ -298,7 +386,7 @@ class Probe:
     async def wind_down(self) -> None:
         """End the connection as the referee does, judging nothing: what is queued, goodbye,
         stdin closed, the bot's last lines read for the transcript."""
-        if self.link.exit_code() is not None:
+        if self.ended():
             return
         self.post(Goodbye(reason="done"))
         with trio.move_on_after(self.limits.grace), contextlib.suppress(LinkClosed):

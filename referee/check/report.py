@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from referee.check.listener import TCP_PREFIX
 from referee.check.probe import Limits
 from referee.check.results import CheckReport, StepResult
 
@@ -35,8 +36,9 @@ def step_line(result: StepResult) -> str:
     return f"{LABELS[result.verdict]}  {result.name:<{NAME_WIDTH}} {seconds}  {_cut(text, 160)}"
 
 
-def details(result: StepResult, *, verbose: bool = False) -> str:
-    """Everything about a failed (or warned) step."""
+def details(result: StepResult, *, verbose: bool = False, tcp: bool = False) -> str:
+    """Everything about a failed (or warned) step (``tcp``: of a bot that connected, whose
+    stderr the check cannot see)."""
     out = [f"--- {LABELS[result.verdict]} {result.name} " + "-" * max(3, 60 - len(result.name))]
     out.append(f"verifies: {result.summary}")
     if result.verdict == "fail":
@@ -61,7 +63,7 @@ def details(result: StepResult, *, verbose: bool = False) -> str:
         out.append(f"stderr{omitted}:")
         out.extend(f"  | {_cut(line, LINE_WIDTH)}" for line in tail)
     else:
-        out.append("stderr: (empty)")
+        out.append("stderr: (not visible over TCP)" if tcp else "stderr: (empty)")
     if result.exit_code is not None:
         out.append(f"exit status at the end of the step: {result.exit_code}")
     return "\n".join(out)
@@ -89,7 +91,8 @@ def footer(report: CheckReport, *, verbose: bool = False) -> str:
     summary."""
     wanted = ("pass", "warn", "fail") if verbose else ("warn", "fail")
     shown: Sequence[StepResult] = [r for r in report.steps if r.verdict in wanted]
-    parts = [details(r, verbose=verbose) for r in shown]
+    tcp = report.bot.startswith(TCP_PREFIX)
+    parts = [details(r, verbose=verbose, tcp=tcp) for r in shown]
     parts.append(summary(report))
     return "\n\n".join(parts)
 

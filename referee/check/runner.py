@@ -5,6 +5,10 @@ about the handshake), runs the step's script, says goodbye and ends the process 
 ``ProcessLink.close`` whatever happened, so one step's failure never spoils the next and no
 process outlives the check. A bot that fails the first step (the plain handshake) gets the
 rest reported as skipped; with ``fail_fast`` the first failure of any step does that.
+
+For a bot that connects over TCP (``tcp:NAME[:TOKEN]``) the runner listens instead, and each
+step waits for a fresh connection (``referee.check.listener``); a step that waits in vain gets
+the rest skipped, so a bot that stopped coming costs one connect timeout, not one per step.
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ from pathlib import Path
 import trio
 
 from protocol.ruleset import RuleSet
+from referee.check.listener import CONNECT_TIMEOUT, CheckListener, CheckSocketLink, show_address, tcp_target
 from referee.check.probe import Limits, Probe, StepFailed
 from referee.check.results import CheckReport, StepResult, Summary
 from referee.check.steps import FIRST, STEPS, AnyStep, Step, SummaryStep
 from referee.link import STDERR_CAP, BotStartError, ProcessLink
 from referee.rules.presets import DEFAULT_PRESET, ruleset
+from referee.tcp import DEFAULT_HOST
 
 STDERR_KEPT = 16 * 1024
 """Characters of a step's stderr kept in the report (the end of it)."""
@@ -47,14 +53,51 @@ async def run_check(
     keep_transcripts: bool = False,
     cwd: str | Path | None = None,
     on_result: Callable[[StepResult], None] | None = None,
+    host: str = DEFAULT_HOST,
+    port: int = 0,
+    connect_timeout: float = CONNECT_TIMEOUT,
+    on_listening: Callable[[CheckListener], None] | None = None,
 ) -> CheckReport:
-    """Check the bot ``command`` (a command line). ``variant`` is the preset whose rules the
-    general steps use. ``jobs`` steps run at once (each with its own bot process); the first
-    step always runs alone, and the results come out in the steps' order: ``on_result`` is
-    called with each as soon as the steps before it are done. Raises ``InvalidRuleSet`` for
-    an unknown variant before anything is started."""
+    """Check the bot ``command`` (a command line, or ``tcp:NAME[:TOKEN]`` for a bot that
+    connects to ``host:port``, once per step, each within ``connect_timeout`` seconds;
+    ``on_listening`` is called with the listener, which has the address and the token, once
+    it listens). ``variant`` is the preset whose rules the general steps use. ``jobs`` steps
+    run at once (each with its own bot); the first step always runs alone, and the results
+    come out in the steps' order: ``on_result`` is called with each as soon as the steps
+    before it are done. Raises ``InvalidRuleSet`` for an unknown variant before anything is
+    started, ``OSError`` when the address cannot be listened on."""
     limits = limits or Limits()
     rules = ruleset(variant)
+    target = tcp_target(command, host=host, port=port, connect_timeout=connect_timeout)
+    if target is None:
+        return await _check(command, rules, variant, limits, steps, fail_fast, jobs, keep_transcripts, cwd, on_result)
+    listener = CheckListener(target)
+    await listener.listen()
+    async with trio.open_nursery() as services:
+        services.start_soon(listener.serve)
+        if on_listening is not None:
+            on_listening(listener)
+        try:
+            return await _check(
+                target.spec, rules, variant, limits, steps, fail_fast, jobs, keep_transcripts, cwd, on_result, listener
+            )
+        finally:
+            services.cancel_scope.cancel()
+
+
+async def _check(  # noqa: PLR0917
+    command: str,
+    rules: RuleSet,
+    variant: str,
+    limits: Limits,
+    steps: Sequence[AnyStep] | None,
+    fail_fast: bool,
+    jobs: int,
+    keep_transcripts: bool,
+    cwd: str | Path | None,
+    on_result: Callable[[StepResult], None] | None,
+    listener: CheckListener | None = None,
+) -> CheckReport:
     chosen = list(STEPS if steps is None else steps)
     run = _Run(chosen, keep_transcripts, on_result)
     start = trio.current_time()
@@ -67,11 +110,16 @@ async def run_check(
             if run.skip_reason is not None:
                 run.record(index, _skipped(current, run.skip_reason))
                 continue
-            result, hello_name = await run_step(current, command, rules=rules, variant=variant, limits=limits, cwd=cwd)
+            result, hello_name = await run_step(
+                current, command, rules=rules, variant=variant, limits=limits, cwd=cwd, listener=listener
+            )
             run.name = run.name or hello_name
             run.record(index, result)
             if result.verdict == "fail" and run.skip_reason is None:
-                if current.name == FIRST:
+                if listener is not None and listener.missed:
+                    timeout = listener.target.connect_timeout
+                    run.skip_reason = f"not run: no bot connected within {timeout:g} s in {current.name}"
+                elif current.name == FIRST:
                     run.skip_reason = f"not run: the bot failed {FIRST}, and every step begins with that handshake"
                 elif fail_fast:
                     run.skip_reason = f"not run: --fail-fast stopped after {current.name} failed"
@@ -125,21 +173,48 @@ def _skipped(step: AnyStep, reason: str) -> StepResult:
 
 
 async def run_step(
-    step: Step, command: str, *, rules: RuleSet, variant: str, limits: Limits, cwd: str | Path | None = None
+    step: Step,
+    command: str,
+    *,
+    rules: RuleSet,
+    variant: str,
+    limits: Limits,
+    cwd: str | Path | None = None,
+    listener: CheckListener | None = None,
 ) -> tuple[StepResult, str | None]:
-    """Run one step against a new bot process; its result and the name the bot gave."""
+    """Run one step against a new bot process (or the next connection to ``listener``); its
+    result and the name the bot gave."""
     result = StepResult(name=step.name, summary=step.summary, verdict="pass")
     start = trio.current_time()
     failure: StepFailed | None = None
     probe: Probe | None = None
     budget = limits.startup + 4 * limits.grace + 300 * limits.per_decision
     async with trio.open_nursery() as nursery:
-        try:
-            link = await ProcessLink.start(command, nursery, cwd=cwd)
-        except BotStartError as err:
-            failure = StepFailed("the bot program cannot be started", expected="a program that starts", got=str(err))
+        link: ProcessLink | CheckSocketLink | None = None
+        if listener is not None:
+            link = await listener.next_link()
+            start = trio.current_time()  # the step's time starts with its bot, not the wait for it
+            if link is None:
+                timeout = listener.target.connect_timeout
+                failure = StepFailed(
+                    f"no bot connected within {timeout:g} s",
+                    expected=f"a connection to {show_address(*listener.address)} (one per step)",
+                    got="no connection",
+                )
         else:
-            probe = Probe(link, limits, rules, variant)
+            try:
+                link = await ProcessLink.start(command, nursery, cwd=cwd)
+            except BotStartError as err:
+                failure = StepFailed(
+                    "the bot program cannot be started", expected="a program that starts", got=str(err)
+                )
+        if link is not None:
+            if isinstance(link, CheckSocketLink):
+                assert listener is not None
+                connected = max(link.accepted, start)  # a connection that waited: from the step's start
+                probe = Probe(link, limits, rules, variant, token=listener.target.token, connected=connected)
+            else:
+                probe = Probe(link, limits, rules, variant)
             try:
                 with trio.fail_after(budget):
                     if step.handshake:

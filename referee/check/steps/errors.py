@@ -88,7 +88,8 @@ async def nonfatal_revoke(probe: Probe) -> None:
 @step(
     "error.fatal_exit",
     "After a fatal error (and its stdin closed, as the referee does) the bot exits within the "
-    "grace period (1 s), with any status; writing after the error earns a warning.",
+    "grace period (1 s), with any status (over TCP: closes the connection); writing after the "
+    "error earns a warning.",
 )
 async def fatal_exit(probe: Probe) -> None:
     table = ScriptedTable(probe, one_round(probe.rules), seat=0, dealer=1 % probe.rules.players, seed=23)
@@ -103,16 +104,16 @@ async def fatal_exit(probe: Probe) -> None:
     await probe.close_input()
     grace = probe.limits.grace
     lines = await probe.drain(grace)
-    code = await probe.link.wait_exit(grace / 4)
-    if code is None:
+    end = await probe.wait_end(grace / 4)
+    if end is None:
         raise StepFailed(
-            f"the bot was still running {grace:g} s after a fatal error and the end of its input",
-            expected=f"exit within {grace:g} s",
-            got="still running",
+            f"the bot was {probe.still} {grace:g} s after a fatal error and the end of its input",
+            expected=f"{probe.to_exit} within {grace:g} s",
+            got=probe.still,
         )
     if lines:
         probe.warn(f"{len(lines)} line(s) written after the fatal error (the referee no longer reads them)")
-    probe.note(f"exited with status {code} after the fatal error")
+    probe.note(f"{end.describe()} after the fatal error")
 
 
 STEPS = (nonfatal_substitute, nonfatal_revoke, fatal_exit)

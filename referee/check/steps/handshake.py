@@ -13,7 +13,7 @@ def _hello_note(probe: Probe) -> None:
     probe.note(f"version {hello.version}, name {hello.name!r}, hello after {probe.startup_ms:.0f} ms")
     if not hello.name.strip():
         probe.warn("the name is empty: results will show the bot's command line instead")
-    if hello.token is not None:
+    if hello.token is not None and not probe.tcp:
         probe.warn("the hello carries a token; tokens are for bots that connect over TCP, leave it out")
 
 

@@ -81,8 +81,8 @@ async def two_matches(probe: Probe) -> None:
 @step(
     "exit.goodbye",
     "After a whole match the bot writes nothing in answer to match_end; on goodbye it exits with "
-    "status 0 within the grace period (1 s). Exiting only when stdin closes, or writing after "
-    "goodbye, earns a warning.",
+    "status 0 within the grace period (1 s) (over TCP: closes the connection; the status is not "
+    "visible). Exiting only when stdin closes, or writing after goodbye, earns a warning.",
 )
 async def goodbye(probe: Probe) -> None:
     table = ScriptedTable(probe, one_round(probe.rules), seat=0, dealer=0, seed=41)
@@ -92,25 +92,33 @@ async def goodbye(probe: Probe) -> None:
     await probe.flush()
     grace = probe.limits.grace
     start = trio.current_time()
-    code = await probe.link.wait_exit(grace)
-    if code is None:
+    status = "" if probe.tcp else " with status 0"
+    wanted = f"{probe.to_exit}{status} within {grace:g} s of goodbye"
+    end = await probe.wait_end(grace)
+    if end is None:
         await probe.close_input()
-        code = await probe.link.wait_exit(grace)
-        if code is None:
+        end = await probe.wait_end(grace)
+        if end is None:
             raise StepFailed(
-                f"the bot was still running {grace:g} s after goodbye and after its input ended",
-                expected=f"exit with status 0 within {grace:g} s of goodbye",
-                got="still running",
+                f"the bot was {probe.still} {grace:g} s after goodbye and after its input ended",
+                expected=wanted,
+                got=probe.still,
             )
-        probe.warn("the bot exits when its input ends, not on goodbye (this works: the referee closes stdin)")
+        how = "closes the connection" if probe.tcp else "exits"
+        closes = "half-closes the connection" if probe.tcp else "closes stdin"
+        probe.warn(f"the bot {how} when its input ends, not on goodbye (this works: the referee {closes})")
     elapsed = (trio.current_time() - start) * 1000
     lines = await probe.drain(grace / 4)
     if lines:
         probe.warn(f"{len(lines)} line(s) written after goodbye (the referee no longer reads them)")
-    if code != 0:
-        how = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
+    if end.code is None:  # over TCP: no exit status to see
+        probe.note(f"closed the connection {elapsed:.0f} ms after goodbye (an exit status is not visible over TCP)")
+        return
+    if end.code != 0:
         raise StepFailed(
-            f"after goodbye the bot {how}", expected="exit status 0 after goodbye", got=f"exit status {code}"
+            f"after goodbye the bot {end.describe()}",
+            expected="exit status 0 after goodbye",
+            got=f"exit status {end.code}",
         )
     probe.note(f"exited with status 0, {elapsed:.0f} ms after goodbye")
 
@@ -118,7 +126,7 @@ async def goodbye(probe: Probe) -> None:
 @step(
     "exit.end_of_input",
     "When its input ends in the middle of a match (the referee went away), the bot exits within "
-    "the grace period (1 s).",
+    "the grace period (1 s) (over TCP: the check half-closes the connection and the bot closes it).",
 )
 async def end_of_input(probe: Probe) -> None:
     table = ScriptedTable(probe, one_round(probe.rules), seat=1 % probe.rules.players, dealer=0, seed=43)
@@ -129,14 +137,14 @@ async def end_of_input(probe: Probe) -> None:
     await probe.flush()
     await probe.close_input()
     grace = probe.limits.grace
-    code = await probe.link.wait_exit(grace)
-    if code is None:
+    end = await probe.wait_end(grace)
+    if end is None:
         raise StepFailed(
-            f"the bot was still running {grace:g} s after its input ended",
-            expected=f"exit within {grace:g} s of the end of its input",
-            got="still running",
+            f"the bot was {probe.still} {grace:g} s after its input ended",
+            expected=f"{probe.to_exit} within {grace:g} s of the end of its input",
+            got=probe.still,
         )
-    probe.note(f"exited with status {code}")
+    probe.note(end.describe())
 
 
 STEPS = (three_players, five_players, double_deck, dutch, two_matches, goodbye, end_of_input)

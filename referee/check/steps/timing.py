@@ -91,8 +91,9 @@ decisions = SummaryStep(
 )
 startup = SummaryStep(
     "timing.startup",
-    "Over every start of the bot in the check: the time from hello to its hello, median and "
-    "worst; a warning when a start took half the start-up limit (10 s by default) or more.",
+    "Over every start of the bot in the check: the time from hello (over TCP: from the "
+    "connection) to its hello, median and worst; a warning when a start took half the start-up "
+    "limit (10 s by default) or more.",
     judge_startup,
 )
 

@@ -1,0 +1,171 @@
+"""``referee check tcp:NAME[:TOKEN]``: the check waits for the bot to connect, once per step.
+
+The ``CheckListener`` listens on one address for the whole check and hands each step one
+connection: a step waits (up to the connect timeout) for the next bot to connect. At most one
+connection may wait for a step to take it (a bot that reconnected while the previous step was
+still ending); any other connection is refused at once with a fatal ``busy`` error and closed.
+Every write of a refusal and every wait is bounded, so neither a silent client nor a missing
+bot can hold the check.
+
+A ``CheckSocketLink`` is a ``SocketLink`` that notes when the bot has closed the connection
+(the TCP counterpart of a bot process exiting) and can half-close the check's side (the
+counterpart of closing the bot's stdin).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from dataclasses import dataclass
+
+import trio
+
+from protocol.codec import encode
+from protocol.messages import Error
+from referee.link import SocketLink
+from referee.tcp import DEFAULT_HOST, Refusal
+
+TCP_PREFIX = "tcp:"
+CONNECT_TIMEOUT = 60.0
+"""Seconds a step waits for the bot to connect (``--connect-timeout``)."""
+REFUSE_TIMEOUT = 1.0
+"""Seconds the check spends telling a surplus connection it is refused."""
+
+
+@dataclass(frozen=True)
+class TcpTarget:
+    """A bot that connects to the check instead of being started by it."""
+
+    name: str
+    token: str
+    host: str = DEFAULT_HOST
+    port: int = 0
+    connect_timeout: float = CONNECT_TIMEOUT
+
+    @property
+    def spec(self) -> str:
+        """How reports name the bot (without the token, which is a secret of the check)."""
+        return f"{TCP_PREFIX}{self.name}"
+
+
+def tcp_target(
+    spec: str, *, host: str = DEFAULT_HOST, port: int = 0, connect_timeout: float = CONNECT_TIMEOUT
+) -> TcpTarget | None:
+    """The target a bot spec names (``tcp:NAME`` or ``tcp:NAME:TOKEN``; without a token the
+    check makes one up), or ``None`` for a command line."""
+    if not spec.startswith(TCP_PREFIX):
+        return None
+    name, _, token = spec[len(TCP_PREFIX) :].partition(":")
+    return TcpTarget(
+        name=name or "bot",
+        token=token or secrets.token_urlsafe(12),
+        host=host,
+        port=port,
+        connect_timeout=connect_timeout,
+    )
+
+
+def show_address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+class CheckSocketLink(SocketLink):
+    """A bot's connection during one step of the check."""
+
+    def __init__(self, stream: trio.SocketStream, accepted: float) -> None:
+        super().__init__(stream)
+        self.accepted = accepted
+        """When the check accepted the connection (``trio.current_time()``)."""
+        self.ended = False
+        """The bot closed the connection (end of file, or a reset)."""
+
+    async def _receive_some(self) -> bytes | bytearray:
+        try:
+            data = await super()._receive_some()
+        except (trio.BrokenResourceError, OSError):
+            self.ended = True
+            raise
+        if not data:
+            self.ended = True
+        return data
+
+    async def close_input(self) -> None:
+        """Half-close the connection: the bot reads the end of its input, as a bot process
+        does when the referee closes its stdin."""
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await self.stream.send_eof()
+
+
+class CheckListener:
+    """Hands out one connection per step on one listening address."""
+
+    def __init__(self, target: TcpTarget) -> None:
+        self.target = target
+        self.address: tuple[str, int] = ("", 0)
+        self.refusals: list[Refusal] = []
+        self.missed = False
+        """A step waited the whole connect timeout and no bot came."""
+        # one connection may wait for a step; a step that waits gets the next one directly
+        self._send, self._receive = trio.open_memory_channel[tuple[trio.SocketStream, float]](1)
+        self._listeners: list[trio.SocketListener] = []
+
+    async def listen(self) -> tuple[str, int]:
+        """Open the listening socket(s); raises ``OSError`` (address in use, ...)."""
+        self._listeners = await trio.open_tcp_listeners(self.target.port, host=self.target.host)
+        sockname = self._listeners[0].socket.getsockname()
+        self.address = (str(sockname[0]), int(sockname[1]))
+        return self.address
+
+    async def serve(self) -> None:
+        """Accept connections (after ``listen``) until cancelled; then stop listening and
+        refuse the connection still waiting for a step."""
+        listeners = self._listeners
+        try:
+            async with trio.open_nursery() as nursery:
+                for listener in listeners:
+                    nursery.start_soon(self._accept_loop, listener, nursery)
+        finally:
+            with trio.CancelScope(shield=True):
+                for listener in listeners:
+                    await listener.aclose()
+                self._send.close()
+                while True:
+                    try:
+                        stream, _ = self._receive.receive_nowait()
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
+                    await self._refuse(stream, "the check is over: no more steps")
+
+    async def _accept_loop(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
+        while True:
+            stream = await listener.accept()
+            try:
+                self._send.send_nowait((stream, trio.current_time()))
+            except trio.WouldBlock:
+                message = "one bot per step, and another is already connected or waiting; try again"
+                nursery.start_soon(self._refuse, stream, message)
+
+    async def _refuse(self, stream: trio.SocketStream, message: str) -> None:
+        link = SocketLink(stream)
+        self.refusals.append(Refusal(link.peer, "busy", message))
+        with trio.move_on_after(REFUSE_TIMEOUT):
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                await stream.send_all(encode(Error(code="busy", message=message, fatal=True)))
+        await link.close()
+
+    async def next_link(self) -> CheckSocketLink | None:
+        """The next bot's connection, or ``None`` after the connect timeout."""
+        with trio.move_on_after(self.target.connect_timeout):
+            stream, accepted = await self._receive.receive()
+            return CheckSocketLink(stream, accepted)
+        self.missed = True
+        return None
+
+    def instructions(self) -> str:
+        """What the bot's author has to do, printed when the check is listening."""
+        where = show_address(*self.address)
+        token = self.target.token
+        return (
+            f"check: connect to {where} with token {token} (once per step; run your bot in a loop, e.g. "
+            f"while true; do python3 mybot.py --tcp {where} --token {token}; done)"
+        )
