@@ -19,7 +19,7 @@ from typing import Literal, TypeAlias, TypeVar, get_args
 import msgspec
 import trio
 
-from protocol.cards import Card, card_code, parse_card
+from protocol.cards import Card, card_code
 from protocol.codec import ProtocolError, decode_bot, encode
 from protocol.messages import (
     VERSIONS,
@@ -40,7 +40,6 @@ from protocol.messages import (
     Player,
     PlayRequest,
     RefereeMessage,
-    RoundEnd,
     RoundStart,
     SeatOutcome,
     TimeControl,
@@ -50,6 +49,7 @@ from protocol.messages import (
 from protocol.ruleset import RuleSet
 from referee import __version__
 from referee.connection import BotConnection, Failure, classify_closed
+from referee.events import round_end
 from referee.fallback import fallback_declare, fallback_moon, fallback_pass, fallback_play
 from referee.link import LinkClosed
 from referee.match_log import (
@@ -65,10 +65,10 @@ from referee.match_log import (
     Sent,
     Stderr,
 )
-from referee.rules.cardset import cards_of
 from referee.rules.errors import IllegalMove
 from referee.rules.match import Match
 from referee.rules.round import DECLARE, MOON, PASS, PLAY, Round
+from referee.rules.wire import bot_card, bot_cards, codes_of
 
 ReplyT = TypeVar("ReplyT", Pass, Play, Declare, Moon)
 Policy: TypeAlias = Literal["forfeit", "penalty", "substitute"]
@@ -239,19 +239,7 @@ class MatchRunner:
             await self._moon(round_)
         result = self.match.record(round_)
         self.log.write(RoundScored(t=self._t(), round=number, result=result, scores=list(self.match.scores)))
-        end = RoundEnd(
-            round=number,
-            points_taken=result.points_taken,
-            score_changes=result.score_changes,
-            scores=list(self.match.scores),
-            moon=result.moon,
-            moon_scoring=result.moon_scoring,
-            declared=result.declared,
-            declaration_success=result.declaration_success,
-            revoke=result.revoke,
-            match_phase=result.match_phase,
-            next_match_phase=self.match.phase,
-        )
+        end = round_end(number, result, self.match.scores, self.match.phase)
         self._broadcast(end)
         self.log.flush()
 
@@ -303,7 +291,7 @@ class MatchRunner:
             cards: list[Card] | None = None
             if reply is not None:
                 try:
-                    round_.pass_cards(seat.index, _parse_all(reply.cards))
+                    round_.pass_cards(seat.index, bot_cards(reply.cards))
                     continue
                 except IllegalMove as err:
                     if not await self._illegal(seat, round_, err, reply.id):
@@ -317,9 +305,9 @@ class MatchRunner:
             self._post(
                 seat,
                 PassResult(
-                    given=_codes(given),
+                    given=codes_of(given),
                     to_seat=(seat.index + offset) % n,
-                    received=_codes(received),
+                    received=codes_of(received),
                     from_seat=(seat.index - offset) % n,
                     hand=[card_code(c) for c in round_.hand(seat.index)],
                 ),
@@ -357,7 +345,7 @@ class MatchRunner:
         card: Card | None = None
         if reply is not None:
             try:
-                card = _parse(reply.card)
+                card = bot_card(reply.card)
                 round_.play(seat.index, card)
             except IllegalMove as err:
                 card = None
@@ -689,16 +677,3 @@ class MatchRunner:
 _ERROR_CODES = frozenset(get_args(ErrorCode))
 
 
-def _parse(code: str) -> Card:
-    try:
-        return parse_card(code)
-    except ValueError as err:
-        raise IllegalMove("not_a_card", str(err)) from None
-
-
-def _parse_all(codes: Sequence[str]) -> list[Card]:
-    return [_parse(code) for code in codes]
-
-
-def _codes(mask: int) -> list[str]:
-    return [card_code(c) for c in cards_of(mask)]

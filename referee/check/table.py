@@ -30,7 +30,6 @@ from protocol.messages import (
     Play,
     Player,
     PlayRequest,
-    RoundEnd,
     RoundStart,
     SeatOutcome,
     TrickEnd,
@@ -38,6 +37,7 @@ from protocol.messages import (
 from protocol.ruleset import RuleSet
 from referee.check.positions import Opponents
 from referee.check.probe import Probe
+from referee.events import round_end
 from referee.rules.cardset import cards_of
 from referee.rules.errors import IllegalMove
 from referee.rules.match import Match
@@ -84,9 +84,7 @@ class ScriptedTable:
         self.match_id = match_id
         bot_name = probe.hello.name if probe.hello is not None else "bot"
         chosen = itertools.cycle(names) if names else None
-        self.names = [
-            bot_name if s == seat else next(chosen) if chosen else f"check-{s}" for s in range(rules.players)
-        ]
+        self.names = [bot_name if s == seat else next(chosen) if chosen else f"check-{s}" for s in range(rules.players)]
         self.round: Round | None = None
         self.round_number = -1
         self.plays = 0
@@ -154,21 +152,7 @@ class ScriptedTable:
     def end_round(self) -> RoundResult:
         """Record the finished round and queue ``round_end``."""
         result = self.match.record(self.current)
-        self.probe.post(
-            RoundEnd(
-                round=self.round_number,
-                points_taken=result.points_taken,
-                score_changes=result.score_changes,
-                scores=list(self.match.scores),
-                moon=result.moon,
-                moon_scoring=result.moon_scoring,
-                declared=result.declared,
-                declaration_success=result.declaration_success,
-                revoke=result.revoke,
-                match_phase=result.match_phase,
-                next_match_phase=self.match.phase,
-            )
-        )
+        self.probe.post(round_end(self.round_number, result, list(self.match.scores), self.match.phase))
         return result
 
     def end_match(self) -> None:

@@ -20,7 +20,6 @@ cut-off log.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Literal
 
 import msgspec
@@ -39,12 +38,12 @@ from protocol.messages import (
     PassResult,
     Play,
     PlayRequest,
-    RoundEnd,
     RoundStart,
     SeatOutcome,
     TimeLeft,
     TrickEnd,
 )
+from referee.events import round_end
 from referee.fallback import fallback_declare, fallback_moon, fallback_pass, fallback_play
 from referee.match_log import Deal, Result, RoundScored
 from referee.replay.cursor import Interrupted, LogCursor, LogEnds, Mismatch, describe, same
@@ -63,11 +62,11 @@ from referee.replay.record import (
     Verification,
 )
 from referee.replay.seats import Seats
-from referee.rules.cardset import cards_of
 from referee.rules.dealing import deal
 from referee.rules.errors import IllegalMove, RulesError
 from referee.rules.match import Match
 from referee.rules.round import DECLARE, MOON, PASS, PLAY, Round
+from referee.rules.wire import bot_card, bot_cards, codes_of
 
 _NO_TIME = TimeLeft(decision_ms=0, bank_ms=0)
 """Placeholder time in an expected request: the logged one is checked on its own."""
@@ -160,7 +159,7 @@ class _Walk:
         deals = [line.entry for line in self.log.entries if isinstance(line.entry, Deal)]
         for entry in deals:
             seeded = deal(self.match.table, self.header.seed, entry.round, entry.dealer)
-            if [_codes(mask) for mask in seeded] == entry.hands:
+            if [codes_of(mask) for mask in seeded] == entry.hands:
                 return "seed"
         return "log" if deals else "seed"
 
@@ -249,7 +248,7 @@ class _Walk:
             reply = replies.get(s)
             if reply is not None:
                 try:
-                    round_.pass_cards(s, _cards(reply[0].cards))
+                    round_.pass_cards(s, bot_cards(reply[0].cards))
                 except IllegalMove as err:
                     if self._illegal(s, err, reply) == "penalty":
                         return
@@ -264,9 +263,9 @@ class _Walk:
         for s in range(n):
             if self.seats.active(s):
                 result = PassResult(
-                    given=_codes(round_.passes[s] or 0),
+                    given=codes_of(round_.passes[s] or 0),
                     to_seat=(s + offset) % n,
-                    received=_codes(round_.received[s] or 0),
+                    received=codes_of(round_.received[s] or 0),
                     from_seat=(s - offset) % n,
                     hand=[card_code(c) for c in round_.hand(s)],
                 )
@@ -274,7 +273,7 @@ class _Walk:
         self.cursor.position = f"round {self.cursor.round} passing"
 
     def _record_pass(self, seat: int, offset: int, *, fallback: bool) -> None:
-        cards = _codes(self.round.passes[seat] or 0)
+        cards = codes_of(self.round.passes[seat] or 0)
         to_seat = (seat + offset) % self.players
         self.rec.passes.append(PassRecord(seat=seat, to_seat=to_seat, cards=cards, fallback=fallback))
 
@@ -325,7 +324,7 @@ class _Walk:
             card: Card | None = None
             if reply is not None:
                 try:
-                    card = _card(reply[0].card)
+                    card = bot_card(reply[0].card)
                     round_.play(s, card)
                 except IllegalMove as err:
                     card = None
@@ -397,21 +396,7 @@ class _Walk:
             raise cursor.differ("round_end.scores", scores, scored.scores, line=line.number)
         self.rec.result = result
         self.rec.scores = scores
-        self.seats.broadcast(
-            RoundEnd(
-                round=number,
-                points_taken=result.points_taken,
-                score_changes=result.score_changes,
-                scores=scores,
-                moon=result.moon,
-                moon_scoring=result.moon_scoring,
-                declared=result.declared,
-                declaration_success=result.declaration_success,
-                revoke=result.revoke,
-                match_phase=result.match_phase,
-                next_match_phase=self.match.phase,
-            )
-        )
+        self.seats.broadcast(round_end(number, result, scores, self.match.phase))
         cursor.position = f"round {number}"
 
     # -- the end -----------------------------------------------------------------------------
@@ -456,20 +441,3 @@ class _Walk:
                 raise cursor.differ(f"result.{key}", want, got, line=line.number)
         self.record.result = ResultRecord(scores=scores, winners=winners, reason=reason, rounds=rounds)
         cursor.position = "the result"
-
-
-def _codes(mask: int) -> list[str]:
-    return [card_code(c) for c in cards_of(mask)]
-
-
-def _card(code: str) -> Card:
-    """A card id from a bot's code; a code that is not a card is an illegal move, as the
-    referee rules it."""
-    try:
-        return parse_card(code)
-    except ValueError as err:
-        raise IllegalMove("not_a_card", str(err)) from None
-
-
-def _cards(codes: Sequence[str]) -> list[Card]:
-    return [_card(code) for code in codes]
