@@ -14,7 +14,7 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 
-from protocol.cards import Card, card_code, parse_card
+from protocol.cards import Card, card_code, card_codes, parse_card
 from protocol.messages import (
     CardPlayed,
     Declare,
@@ -38,21 +38,13 @@ from protocol.ruleset import RuleSet
 from referee.check.positions import Opponents
 from referee.check.probe import Probe
 from referee.events import round_end
-from referee.rules.cardset import cards_of
 from referee.rules.errors import IllegalMove
 from referee.rules.match import Match
 from referee.rules.round import DECLARE, DONE, MOON, PASS, PLAY, Round
 from referee.rules.scoring import RoundResult
+from referee.rules.wire import codes_of
 
 Reply = Pass | Play | Declare | Moon
-
-
-def codes(cards: Sequence[Card]) -> list[str]:
-    return [card_code(c) for c in cards]
-
-
-def _mask_codes(mask: int | None) -> list[str]:
-    return codes(cards_of(mask or 0))
 
 
 def over(round_: Round) -> bool:
@@ -122,7 +114,7 @@ class ScriptedTable:
             RoundStart(
                 round=self.round_number,
                 dealer=round_.dealer,
-                hand=codes(round_.hand(self.seat)),
+                hand=card_codes(round_.hand(self.seat)),
                 pass_direction=round_.pass_direction,
                 pass_count=0 if offset == 0 else self.rules.pass_count,
                 pass_to=None if offset == 0 else (self.seat + offset) % self.rules.players,
@@ -226,8 +218,8 @@ class ScriptedTable:
         self.plays += 1
         self.last_play = PlayRequest(
             id=next(self.probe.ids),
-            legal=codes(round_.legal_plays()),
-            trick=codes(round_.trick),
+            legal=card_codes(round_.legal_plays()),
+            trick=card_codes(round_.trick),
             leader=round_.leader,
             trick_number=round_.trick_number,
             hearts_broken=round_.broken,
@@ -269,7 +261,7 @@ class ScriptedTable:
                 TrickEnd(
                     trick_number=trick_number,
                     leader=done.leader,
-                    cards=codes(done.cards),
+                    cards=card_codes(done.cards),
                     winner=done.winner,
                     points=done.points,
                 )
@@ -281,7 +273,7 @@ class ScriptedTable:
         count = self.rules.pass_count
         offset = round_.table.pass_offset(round_.pass_direction)
         n = self.rules.players
-        legal = codes(round_.legal_passes(self.seat))
+        legal = card_codes(round_.legal_passes(self.seat))
         rid = next(self.probe.ids)
         request = PassRequest(
             id=rid, count=count, legal=legal, to_seat=(self.seat + offset) % n, time=self.probe.time_left()
@@ -296,24 +288,24 @@ class ScriptedTable:
             raise self.probe.fail(
                 f"illegal pass: {len(cards)} cards, not {count} (illegal_move, wrong_pass_count)", expected
             )
-        if Counter(codes(cards)) - Counter(legal):
+        if Counter(card_codes(cards)) - Counter(legal):
             given = " ".join(reply.cards)
             raise self.probe.fail(f"illegal pass: {given} are not all in legal (illegal_move)", expected)
         try:
             round_.pass_cards(self.seat, cards)
         except IllegalMove as err:
             raise self.probe.fail(f"illegal pass: {err.message} (illegal_move, {err.rule})", expected) from None
-        if codes(cards) != reply.cards:
-            written, form = " ".join(reply.cards), " ".join(codes(cards))
+        if card_codes(cards) != reply.cards:
+            written, form = " ".join(reply.cards), " ".join(card_codes(cards))
             self.probe.warn(f"cards written as {written}; the protocol's form is {form}")
         if round_.phase != PASS:  # everybody has passed: the exchange is done
             self.probe.post(
                 PassResult(
-                    given=_mask_codes(round_.passes[self.seat]),
+                    given=codes_of(round_.passes[self.seat] or 0),
                     to_seat=(self.seat + offset) % n,
-                    received=_mask_codes(round_.received[self.seat]),
+                    received=codes_of(round_.received[self.seat] or 0),
                     from_seat=(self.seat - offset) % n,
-                    hand=codes(round_.hand(self.seat)),
+                    hand=card_codes(round_.hand(self.seat)),
                 )
             )
         return reply
