@@ -28,7 +28,9 @@ raises, is logged to stderr and replaced by a legal default, so the referee neve
 (set ``strict = True`` on your bot to let the exception end the bot instead).
 
 Run a bot with ``main(MyBot)``: over stdin/stdout by default (the referee starts the bot), or
-``--tcp HOST:PORT --token T`` to connect to a referee. Log with ``self.log`` or print to
+``--tcp HOST:PORT --token T`` to connect to a referee (a referee that is busy, refuses the
+connection or drops it before seating the bot is tried again with backoff, for up to
+``--retry-for`` seconds, 60 by default). Log with ``self.log`` or print to
 stderr; stdout belongs to the protocol (``main`` sends stray ``print`` output to stderr).
 """
 
@@ -36,8 +38,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import random
 import socket
 import sys
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
@@ -78,6 +82,7 @@ from protocol.messages import (
 from protocol.ruleset import MoonChoice, RuleSet
 
 __all__ = [
+    "Backoff",
     "Bot",
     "Session",
     "TableState",
@@ -601,7 +606,10 @@ def run(
     after a fatal error."""
     reader: Reader = stdin if stdin is not None else sys.stdin.buffer
     writer: Writer = stdout if stdout is not None else sys.stdout.buffer
-    session = Session(bot, token)
+    return _converse(Session(bot, token), reader, writer, max_line)
+
+
+def _converse(session: Session, reader: Reader, writer: Writer, max_line: int) -> int:
     for line in _lines(reader, max_line):
         if not line.strip():
             continue
@@ -623,20 +631,109 @@ def run(
     return session.exit_code
 
 
-def connect(bot: Bot, host: str, port: int, token: str | None = None, *, timeout: float | None = 30.0) -> int:
+RETRY_FOR = 60.0
+"""Seconds ``connect`` keeps trying a referee that is busy or not (yet) listening."""
+
+
+class Backoff:
+    """The pauses between connection attempts: ``first`` seconds, doubling up to ``cap``, each
+    with jitter (a random half to all of it, so bots refused together do not come back
+    together), for at most ``total`` seconds in all."""
+
+    def __init__(
+        self,
+        total: float = RETRY_FOR,
+        first: float = 0.1,
+        cap: float = 5.0,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        self.clock = clock
+        self.jitter = jitter
+        self.deadline = clock() + total
+        self.delay = first
+        self.cap = cap
+
+    def next_pause(self) -> float | None:
+        """How long to wait before the next attempt, or ``None`` when the time is up."""
+        left = self.deadline - self.clock()
+        if left <= 0:
+            return None
+        pause = min(self.delay * (0.5 + 0.5 * self.jitter()), left)
+        self.delay = min(self.delay * 2, self.cap)
+        return pause
+
+
+class _TcpSession(Session):
+    """A conversation over TCP that notes whether the referee got past the handshake, and
+    takes a ``busy`` refusal before that as a reason to try again rather than an error."""
+
+    def __init__(self, bot: Bot, token: str | None) -> None:
+        super().__init__(bot, token)
+        self.seated = False
+        """A message other than ``hello`` or ``error`` came: the bot has its seat."""
+        self.busy: str | None = None
+        """The referee's ``busy`` message, if it refused the connection as busy."""
+
+    def handle(self, message: RefereeMessage) -> BotMessage | None:
+        if not self.seated and isinstance(message, Error) and message.code == "busy":
+            self.busy = message.message
+            self.finished = True
+            self.exit_code = 1
+            return None
+        if not isinstance(message, Hello | Error):
+            self.seated = True
+        return super().handle(message)
+
+
+def connect(
+    bot: Bot,
+    host: str,
+    port: int,
+    token: str | None = None,
+    *,
+    timeout: float | None = 30.0,
+    retry_for: float = RETRY_FOR,
+) -> int:
     """Connect to a referee over TCP and play as ``run`` does; ``token`` (the seat token the
-    referee gave you) is sent in the hello. ``timeout`` bounds the connection attempt only."""
-    with socket.create_connection((host, port), timeout=timeout) as sock:
-        sock.settimeout(None)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        with sock.makefile("rb") as reader, sock.makefile("wb") as writer:
-            return run(bot, reader, writer, token=token)
+    referee gave you) is sent in the hello. ``timeout`` bounds each connection attempt only.
+
+    When the connection is refused, the referee answers ``busy``, or the connection is reset
+    or closed before the bot has its seat, the kit tries again after a pause (``Backoff``:
+    0.1 s doubling to 5 s, with jitter) for up to ``retry_for`` seconds, logging each retry to
+    stderr. Other refusals (``bad_token``, ``seat_taken``, ...) are not retried. Returns the
+    exit status: 0, or 1 after a fatal error or when the retries ran out."""
+    backoff = Backoff(retry_for)
+    while True:
+        session = _TcpSession(bot, token)
+        try:
+            with socket.create_connection((host, port), timeout=timeout) as sock:
+                sock.settimeout(None)
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                with sock.makefile("rb") as reader, sock.makefile("wb") as writer:
+                    code = _converse(session, reader, writer, MAX_LINE)
+        except (ConnectionError, TimeoutError) as err:
+            if session.seated:
+                _log.error("lost the connection to the referee: %s", err)
+                return 1
+            why = f"cannot connect to {host}:{port} ({err})"
+        else:
+            if session.seated or (session.finished and session.busy is None):
+                return code
+            why = f"the referee is busy ({session.busy})" if session.busy else "the referee closed the connection"
+        pause = backoff.next_pause()
+        if pause is None:
+            _log.error("%s; giving up after %g s", why, retry_for)
+            return 1
+        _log.warning("%s; trying again in %.1f s", why, pause)
+        time.sleep(pause)
 
 
 def main(bot: Bot | type[Bot], argv: Sequence[str] | None = None) -> int:
-    """The command line of a bot program: ``--tcp HOST:PORT --token T`` connects to a
-    referee, otherwise the bot plays over stdin/stdout; ``--log-level`` sets stderr logging.
-    Other arguments are left for the bot. Returns the exit status::
+    """The command line of a bot program: ``--tcp HOST:PORT --token T [--retry-for S]``
+    connects to a referee, otherwise the bot plays over stdin/stdout; ``--log-level`` sets
+    stderr logging. Other arguments are left for the bot. Returns the exit status::
 
         if __name__ == "__main__":
             raise SystemExit(main(MyBot))
@@ -644,13 +741,14 @@ def main(bot: Bot | type[Bot], argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--tcp", metavar="HOST:PORT")
     parser.add_argument("--token")
+    parser.add_argument("--retry-for", type=float, default=RETRY_FOR)
     parser.add_argument("--log-level", default="WARNING")
     args, _ = parser.parse_known_args(sys.argv[1:] if argv is None else list(argv))
     logging.basicConfig(stream=sys.stderr, level=str(args.log_level).upper(), format="%(name)s: %(message)s")
     player = bot() if isinstance(bot, type) else bot
     if args.tcp:
         host, _, port = str(args.tcp).rpartition(":")
-        return connect(player, host.strip("[]") or "127.0.0.1", int(port), args.token)
+        return connect(player, host.strip("[]") or "127.0.0.1", int(port), args.token, retry_for=args.retry_for)
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # stray print() output must not corrupt the protocol
     return run(player, sys.stdin.buffer, out, token=args.token)

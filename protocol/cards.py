@@ -101,7 +101,8 @@ def parse_card(code: str) -> Card:
         text = "T" + text[2:]
     card = _BY_CODE.get(text)
     if card is None:
-        raise ValueError(f"not a card code: {code!r} (expected rank then suit, like 'QS' or 'TH')")
+        shown = code if len(code) <= 16 else f"{code[:16]}..."  # a bot chooses the code's length
+        raise ValueError(f"not a card code: {shown!r} (expected rank then suit, like 'QS' or 'TH')")
     return card
 
 

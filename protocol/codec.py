@@ -7,6 +7,7 @@ messages out. Every failure is a ``ProtocolError`` with the error code the refer
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 import msgspec
@@ -15,12 +16,31 @@ from protocol.messages import BOT_TYPES, REFEREE_TYPES, BotMessage, ErrorCode, R
 
 MAX_LINE: Final = 64 * 1024
 """Default longest line, newline excluded, in bytes."""
+MAX_DEPTH: Final = 32
+"""Deepest nesting of arrays and objects a line may have. Protocol v1 messages nest at most
+four deep; the bound stops a 2 KB line of ``[[[[...]]]]`` from exhausting the decoder's stack."""
+MAX_MESSAGE: Final = 512
+"""Longest ``ProtocolError`` message in characters: a message may quote the peer's text (an
+unknown type, an invalid value), and an error line sent back must stay far under
+``MAX_LINE`` whatever the peer sent."""
+
+
+def clip(text: str, limit: int = 80) -> str:
+    """``text`` in at most ``limit`` characters (cut ones end in a note of how many were
+    left out), for quoting a peer's text inside a message without letting the peer choose its
+    size. Clipping twice changes nothing."""
+    if len(text) <= limit:
+        return text
+    head = text[: max(0, limit - 32)]
+    return f"{head}... ({len(text) - len(head)} more characters)"
 
 
 class ProtocolError(Exception):
-    """A line that is not a valid message: ``code`` is the protocol's error code."""
+    """A line that is not a valid message: ``code`` is the protocol's error code. The message
+    is clipped to ``MAX_MESSAGE`` characters."""
 
     def __init__(self, code: ErrorCode, message: str) -> None:
+        message = clip(message, MAX_MESSAGE)
         super().__init__(message)
         self.code: ErrorCode = code
         self.message = message
@@ -37,10 +57,55 @@ def encode(message: Any) -> bytes:
     return _encoder.encode(message) + b"\n"
 
 
-def _classify(line: bytes, known: frozenset[str], err: msgspec.DecodeError) -> ProtocolError:
+_SIGNIFICANT = re.compile(rb'[][{}"\\]')
+
+
+def nesting_depth(line: bytes) -> int:
+    """How deep arrays and objects nest in a JSON line (brackets inside strings do not count),
+    or a number over ``MAX_DEPTH`` as soon as it is known to be deeper. Cheap for ordinary
+    lines: only a line with more than ``MAX_DEPTH`` brackets is scanned, once, in linear time
+    (a hostile line must not cost the referee more than reading it)."""
+    if line.count(b"[") + line.count(b"{") <= MAX_DEPTH:
+        return MAX_DEPTH  # cannot be deeper than its bracket count; no need to know more
+    depth = deepest = 0
+    in_string = escaped = False
+    last = -2
+    for found in _SIGNIFICANT.finditer(line):
+        char = found.group()
+        position = found.start()
+        if in_string:
+            if escaped and position == last + 1:
+                escaped = False
+            elif char == b"\\":
+                escaped = True
+            elif char == b'"':
+                in_string = False
+            last = position
+        elif char == b'"':
+            in_string = True
+            escaped = False
+        elif char in b"[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return depth  # too deep already: the rest need not be read
+            deepest = max(deepest, depth)
+        elif char in b"]}":
+            depth -= 1
+    return deepest
+
+
+def _check_shape(line: bytes) -> None:
+    """Refuse, before decoding, a line that no decoder should be asked to build."""
+    if len(line) > MAX_LINE:
+        raise ProtocolError("line_too_long", f"a line longer than {MAX_LINE} bytes")
+    if nesting_depth(line) > MAX_DEPTH:
+        raise ProtocolError("bad_json", f"JSON nested deeper than {MAX_DEPTH} levels")
+
+
+def _classify(line: bytes, known: frozenset[str], err: Exception) -> ProtocolError:
     try:
         data = _any_decoder.decode(line)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError, ValueError, MemoryError):
         return ProtocolError("bad_json", f"not a JSON line: {err}")
     if not isinstance(data, dict):
         return ProtocolError("protocol_violation", "a message must be a JSON object with a 'type' field")
@@ -48,24 +113,31 @@ def _classify(line: bytes, known: frozenset[str], err: msgspec.DecodeError) -> P
     if not isinstance(kind, str):
         return ProtocolError("protocol_violation", "the message has no 'type' field")
     if kind not in known:
-        return ProtocolError("unknown_message", f"unknown message type {kind!r}; expected one of {sorted(known)}")
+        return ProtocolError(
+            "unknown_message", f"unknown message type {clip(kind)!r}; expected one of {sorted(known)}"
+        )
     return ProtocolError("protocol_violation", f"bad {kind!r} message: {err}")
 
 
 def decode_bot(line: bytes) -> BotMessage:
-    """A bot's line as a message; raises ``ProtocolError`` naming what is wrong."""
+    """A bot's line as a message. Whatever the bytes, the only exception is ``ProtocolError``
+    naming what is wrong (a line over ``MAX_LINE``, nesting over ``MAX_DEPTH``, invalid JSON or
+    UTF-8, a wrong or unknown message)."""
+    _check_shape(line)
     try:
         return _bot_decoder.decode(line)
-    except msgspec.DecodeError as err:
+    except (msgspec.DecodeError, RecursionError, ValueError, MemoryError) as err:
         raise _classify(line, BOT_TYPES, err) from None
 
 
 def decode_referee(line: bytes) -> RefereeMessage | None:
     """A referee's line as a message, or ``None`` for a message type this version does not
-    know (bots must ignore those). Raises ``ProtocolError`` for a malformed line."""
+    know (bots must ignore those). Raises ``ProtocolError`` (and nothing else) for a malformed
+    line."""
+    _check_shape(line)
     try:
         return _referee_decoder.decode(line)
-    except msgspec.DecodeError as err:
+    except (msgspec.DecodeError, RecursionError, ValueError, MemoryError) as err:
         problem = _classify(line, REFEREE_TYPES, err)
         if problem.code == "unknown_message":
             return None

@@ -28,20 +28,48 @@ class BotList(msgspec.Struct, frozen=True, kw_only=True):
     bot: list[BotEntry]
 
 
-def read_bots(path: str | Path) -> list[BotEntry]:
-    """The bots listed in a TOML file; raises ``BotConfigError`` naming what is wrong."""
+def command_words(command: str) -> list[str]:
+    """A bot's command line split as the referee runs it (shell-style quoting, no shell);
+    raises ``BotConfigError`` for a line that cannot be run: empty, an unclosed quote, or a
+    NUL character (which no program argument can hold)."""
+    if "\0" in command:
+        raise BotConfigError(f"{command!r} holds a NUL character")
     try:
-        data = tomllib.loads(Path(path).read_text())
-        return msgspec.convert(data, BotList).bot
+        words = shlex.split(command)
+    except ValueError as err:
+        raise BotConfigError(f"{command!r}: {str(err).lower()}") from None
+    if not words:
+        raise BotConfigError("empty command line")
+    return words
+
+
+def read_bots(path: str | Path) -> list[BotEntry]:
+    """The bots listed in a TOML file; raises ``BotConfigError`` naming the file and what is
+    wrong (for a syntax error, tomllib's line and column), before any bot is started."""
+    try:
+        data = tomllib.loads(Path(path).read_bytes().decode("utf-8"))
+        entries = msgspec.convert(data, BotList).bot
+    except UnicodeDecodeError as err:
+        raise BotConfigError(f"{path}: not a UTF-8 text file (byte {err.start}): a bot list is TOML") from None
     except (OSError, tomllib.TOMLDecodeError, msgspec.ValidationError) as err:
         raise BotConfigError(f"{path}: {err}") from None
+    for entry in entries:
+        if not entry.name.strip():
+            raise BotConfigError(f"{path}: a bot has an empty name")
+        for field, line in (("command", entry.command), ("build", entry.build)):
+            try:
+                if line is not None:
+                    command_words(line)
+            except BotConfigError as err:
+                raise BotConfigError(f"{path}: bot {entry.name}, {field}: {err}") from None
+    return entries
 
 
 def runnable(entry: BotEntry) -> bool:
     """Whether the programs a bot needs (its command's and its build's first word) exist here."""
-    words = [shlex.split(entry.command)[0]]
+    words = [command_words(entry.command)[0]]
     if entry.build:
-        words.append(shlex.split(entry.build)[0])
+        words.append(command_words(entry.build)[0])
     return all(shutil.which(w) or w.startswith(("./", "/")) for w in words)
 
 
@@ -49,6 +77,6 @@ def build(entry: BotEntry, cwd: str | Path) -> None:
     """Run a bot's build step (if any) in ``cwd``; raises ``BotConfigError`` when it fails."""
     if not entry.build:
         return
-    done = subprocess.run(shlex.split(entry.build), cwd=cwd, capture_output=True, text=True, check=False)
+    done = subprocess.run(command_words(entry.build), cwd=cwd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise BotConfigError(f"building {entry.name} failed ({entry.build}):\n{done.stdout}{done.stderr}")

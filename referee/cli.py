@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-import random
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,30 @@ from protocol.ruleset import RuleSet
 from referee import __version__
 from referee.bench import RANDOM_BOT, bench_concurrent, bench_engine, bench_match
 from referee.bot_config import BotConfigError, build, read_bots, runnable
+from referee.cli_types import (
+    CPU_SECONDS,
+    ILLEGAL_MOVE_CAP,
+    MATCH_COUNT,
+    MAX_CONCURRENCY,
+    MEMORY_MB,
+    PORT,
+    BotCommand,
+    BotTemplate,
+    EnvPair,
+    FilesLimit,
+    Seconds,
+    check_listen,
+    check_output_file,
+    check_output_folder,
+    resolvable_host,
+)
 from referee.link import BotLimits, BotStartError
-from referee.play import Interrupted, play_match, play_matches
+from referee.play import TCP_PREFIX, Interrupted, play_match, play_matches
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, PRESETS, ruleset
 from referee.runner import POLICIES, MatchConfig, MatchOutcome
-from referee.tcp import DEFAULT_HOST, TcpSeat
+from referee.seeds import random_seed, series_seed
+from referee.tcp import DEFAULT_HOST, RefusalReport, TcpSeat
 
 
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -39,7 +58,26 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     return options
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class RefereeGroup(click.Group):
+    """The ``referee`` group, with a last safety net: an exception that no check turned into a
+    usage error becomes one line on stderr and exit status 1, not a traceback (unless
+    ``REFEREE_DEBUG`` is set). Bad input is caught earlier, with a message naming the option."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().main(*args, **kwargs)
+        except Exception as err:
+            if os.environ.get("REFEREE_DEBUG"):
+                raise
+            message = " ".join(str(err).split())
+            click.echo(
+                f"referee: internal error: {type(err).__name__}: {message} (set REFEREE_DEBUG=1 for the traceback)",
+                err=True,
+            )
+            sys.exit(1)
+
+
+@click.group(cls=RefereeGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="referee")
 def main() -> None:
     """A Hearts referee for bots in any language."""
@@ -70,14 +108,20 @@ def variants(name: str | None, pairs: tuple[str, ...], as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("bots", nargs=-1, required=True)
+@click.argument("bots", nargs=-1, required=True, type=BotCommand())
 @click.option("--variant", default=DEFAULT_PRESET, show_default=True, help="A preset (see `referee variants`).")
 @click.option("--set", "pairs", multiple=True, metavar="OPTION=VALUE", help="Override one rule option.")
-@click.option("--seed", type=int, default=None, help="Seed of the deals (default: random, printed).")
+@click.option("--seed", type=int, default=None, help="Seed of the deals, any integer (default: random, printed).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None, help="Write the replay log here.")
-@click.option("--time-per-move", default=1.0, show_default=True, type=float, help="Seconds per decision.")
-@click.option("--time-bank", default=10.0, show_default=True, type=float, help="Extra seconds for the whole match.")
-@click.option("--startup", default=10.0, show_default=True, type=float, help="Seconds for the handshake.")
+@click.option("--time-per-move", default=1.0, show_default=True, type=Seconds(), help="Seconds per decision (> 0).")
+@click.option(
+    "--time-bank",
+    default=10.0,
+    show_default=True,
+    type=Seconds(allow_zero=True),
+    help="Extra seconds for the match (>= 0).",
+)
+@click.option("--startup", default=10.0, show_default=True, type=Seconds(), help="Seconds for the handshake (> 0).")
 @click.option(
     "--policy", type=click.Choice(POLICIES), default="forfeit", show_default=True, help="Answer to an illegal move."
 )
@@ -85,18 +129,28 @@ def variants(name: str | None, pairs: tuple[str, ...], as_json: bool) -> None:
     "--illegal-move-cap",
     default=3,
     show_default=True,
-    type=int,
-    help="Penalties or substitutions before an illegal move is a forfeit.",
+    type=ILLEGAL_MOVE_CAP,
+    help="Penalties or substitutions before an illegal move is a forfeit (>= 0).",
 )
-@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address TCP seats listen on.")
-@click.option("--port", default=0, show_default=True, type=int, help="Port for TCP seats (0: any free port).")
-@click.option("--connect-timeout", default=60.0, show_default=True, type=float, help="Seconds to wait for TCP bots.")
+@click.option(
+    "--host", default=DEFAULT_HOST, show_default=True, callback=resolvable_host, help="Address TCP seats listen on."
+)
+@click.option("--port", default=0, show_default=True, type=PORT, help="Port for TCP seats (0..65535; 0: any free).")
+@click.option(
+    "--connect-timeout", default=60.0, show_default=True, type=Seconds(), help="Seconds to wait for TCP bots (> 0)."
+)
 @click.option("--reconnect", is_flag=True, help="Let a TCP bot that disconnects connect again.")
-@click.option("--cpu-limit", type=int, default=None, help="CPU seconds each started bot may use (default: none).")
-@click.option("--memory-limit", type=int, default=None, help="Address space of each started bot in MiB.")
-@click.option("--files-limit", type=int, default=None, help="Open files each started bot may hold.")
-@click.option("--bot-cwd", type=click.Path(file_okay=False), default=None, help="Working directory of the bots.")
-@click.option("--bot-env", multiple=True, metavar="NAME=VALUE", help="Add to the bots' environment.")
+@click.option(
+    "--cpu-limit", type=CPU_SECONDS, default=None, help="CPU seconds each started bot may use (default: none)."
+)
+@click.option("--memory-limit", type=MEMORY_MB, default=None, help="Address space of each started bot in MiB.")
+@click.option(
+    "--files-limit", type=FilesLimit(), default=None, help="Open files each started bot may hold (1 to the hard limit)."
+)
+@click.option(
+    "--bot-cwd", type=click.Path(file_okay=False, exists=True), default=None, help="Working directory of the bots."
+)
+@click.option("--bot-env", multiple=True, type=EnvPair(), metavar="NAME=VALUE", help="Add to the bots' environment.")
 @click.option("--clean-env", is_flag=True, help="Bots get only PATH, HOME and --bot-env.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 def match(
@@ -132,6 +186,10 @@ def match(
     rules = _rules(variant, pairs)
     if len(bots) != rules.players:
         raise click.UsageError(f"{rules.name} needs {rules.players} bots, got {len(bots)}")
+    if log_path is not None:
+        check_output_file(log_path, "--log", make_folders=True)
+    if any(bot.startswith(TCP_PREFIX) for bot in bots):
+        check_listen(host, port)
     config = MatchConfig(
         per_decision=time_per_move,
         bank=time_bank,
@@ -149,6 +207,7 @@ def match(
         env=env or None,
         clean_env=clean_env,
     )
+    refusals = RefusalReport(_to_stderr)
     try:
         outcome = trio.run(
             lambda: play_match(
@@ -160,6 +219,7 @@ def match(
                 host=host,
                 port=port,
                 on_listening=announce_tcp_seats,
+                on_refusal=refusals,
                 connect_timeout=connect_timeout,
                 handle_signals=True,
                 limits=limits,
@@ -169,6 +229,8 @@ def match(
         raise click.ClickException(str(err)) from None
     except Interrupted as err:
         raise click.exceptions.Exit(128 + err.signum) from None
+    finally:
+        refusals.flush()
     _report(outcome, as_json)
     if outcome.interrupted_by is not None:
         raise click.exceptions.Exit(128 + outcome.interrupted_by)
@@ -188,6 +250,10 @@ def _report(outcome: MatchOutcome, as_json: bool) -> None:
         click.echo(format_outcome(outcome))
 
 
+def _to_stderr(line: str) -> None:
+    click.echo(line, err=True)
+
+
 def announce_tcp_seats(address: tuple[str, int], seats: list[TcpSeat]) -> None:
     """Tell the user (on stderr) where TCP bots connect and with which tokens."""
     host, port = address
@@ -199,14 +265,24 @@ def announce_tcp_seats(address: tuple[str, int], seats: list[TcpSeat]) -> None:
 @click.argument("names", nargs=-1, required=True)
 @click.option("--variant", default=DEFAULT_PRESET, show_default=True, help="A preset (see `referee variants`).")
 @click.option("--set", "pairs", multiple=True, metavar="OPTION=VALUE", help="Override one rule option.")
-@click.option("--matches", default=1, show_default=True, type=int, help="Matches to play on the same connections.")
-@click.option("--seed", type=int, default=None, help="Seed of the first match (default: random).")
+@click.option(
+    "--matches", default=1, show_default=True, type=MATCH_COUNT, help="Matches to play on the same connections (>= 1)."
+)
+@click.option("--seed", type=int, default=None, help="Seed of the first match, any integer (default: random).")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None, help="One replay log per match here.")
-@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
-@click.option("--port", default=0, show_default=True, type=int, help="Port (0: any free port, printed).")
-@click.option("--connect-timeout", default=300.0, show_default=True, type=float, help="Seconds to wait for the bots.")
-@click.option("--time-per-move", default=1.0, show_default=True, type=float, help="Seconds per decision.")
-@click.option("--time-bank", default=10.0, show_default=True, type=float, help="Extra seconds per match.")
+@click.option("--host", default=DEFAULT_HOST, show_default=True, callback=resolvable_host, help="Address to listen on.")
+@click.option("--port", default=0, show_default=True, type=PORT, help="Port (0..65535; 0: any free port, printed).")
+@click.option(
+    "--connect-timeout", default=300.0, show_default=True, type=Seconds(), help="Seconds to wait for the bots (> 0)."
+)
+@click.option("--time-per-move", default=1.0, show_default=True, type=Seconds(), help="Seconds per decision (> 0).")
+@click.option(
+    "--time-bank",
+    default=10.0,
+    show_default=True,
+    type=Seconds(allow_zero=True),
+    help="Extra seconds per match (>= 0).",
+)
 @click.option("--reconnect", is_flag=True, help="Let a bot that disconnects connect again.")
 @click.option("--json", "as_json", is_flag=True, help="Print each result as one JSON object.")
 def serve(
@@ -229,12 +305,16 @@ def serve(
     rules = _rules(variant, pairs)
     if len(names) != rules.players:
         raise click.UsageError(f"{rules.name} needs {rules.players} seats, got {len(names)}")
-    first = random.randrange(2**32) if seed is None else seed
-    seeds = [first + i for i in range(matches)]
+    if log_dir is not None:
+        check_output_folder(log_dir, "--log-dir")
+    check_listen(host, port)
+    first = random_seed() if seed is None else seed
+    seeds = [series_seed(first, i) for i in range(matches)]
     logs: list[str | Path | None] = [
         Path(log_dir) / f"match-{i + 1}.jsonl" if log_dir else None for i in range(matches)
     ]
     config = MatchConfig(per_decision=time_per_move, bank=time_bank, reconnect=reconnect)
+    refusals = RefusalReport(_to_stderr)
     try:
         outcomes = trio.run(
             lambda: play_matches(
@@ -246,12 +326,15 @@ def serve(
                 host=host,
                 port=port,
                 on_listening=announce_tcp_seats,
+                on_refusal=refusals,
                 connect_timeout=connect_timeout,
                 handle_signals=True,
             )
         )
     except Interrupted as err:
         raise click.exceptions.Exit(128 + err.signum) from None
+    finally:
+        refusals.flush()
     for outcome in outcomes:
         _report(outcome, as_json)
     if outcomes and outcomes[-1].interrupted_by is not None:
@@ -264,7 +347,7 @@ DEMO_SEATS = ("heuristic", "random", "javascript", "c", "random", "random")
 
 @main.command()
 @click.option("--variant", default=DEFAULT_PRESET, show_default=True, help="A preset (see `referee variants`).")
-@click.option("--seed", type=int, default=None, help="Seed of the deals (default: random).")
+@click.option("--seed", type=int, default=None, help="Seed of the deals, any integer (default: random).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None, help="Write the replay log here.")
 def demo(variant: str, seed: int | None, log_path: str | None) -> None:
     """A match between the sample bots (sample_bots/bots.toml): the heuristic bot, the
@@ -274,6 +357,8 @@ def demo(variant: str, seed: int | None, log_path: str | None) -> None:
         entries = {e.name: e for e in read_bots(REPO / "sample_bots" / "bots.toml")}
     except (InvalidRuleSet, BotConfigError) as err:
         raise click.ClickException(str(err)) from None
+    if log_path is not None:
+        check_output_file(log_path, "--log", make_folders=True)
     chosen = []
     for name in DEMO_SEATS:
         entry = entries.get(name)
@@ -328,7 +413,7 @@ def bench() -> None:
 
 @bench.command()
 @click.option("--variant", default=DEFAULT_PRESET, show_default=True, type=click.Choice(list(PRESETS)))
-@click.option("--seconds", default=5.0, show_default=True, type=float, help="How long to play.")
+@click.option("--seconds", default=5.0, show_default=True, type=Seconds(), help="How long to play (> 0).")
 @click.option("--seed", default=1, show_default=True, type=int)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def engine(variant: str, seconds: float, seed: int, as_json: bool) -> None:
@@ -345,14 +430,18 @@ def engine(variant: str, seconds: float, seed: int, as_json: bool) -> None:
 
 @bench.command("match")
 @click.option("--variant", default=DEFAULT_PRESET, show_default=True, type=click.Choice(list(PRESETS)))
-@click.option("--games", default=20, show_default=True, type=int, help="Matches to play.")
+@click.option("--games", default=20, show_default=True, type=MATCH_COUNT, help="Matches to play (>= 1).")
 @click.option(
-    "--concurrency", default=0, type=int, help="Matches at once (each with its own bots); 0: the echo comparison."
+    "--concurrency",
+    default=0,
+    type=click.IntRange(0, MAX_CONCURRENCY),
+    help="Matches at once (each with its own bots); 0: the echo comparison.",
 )
 @click.option(
     "--bot",
     default=RANDOM_BOT,
     show_default=True,
+    type=BotTemplate(),
     help="Bot command ({python} and {seed} are filled in).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

@@ -17,12 +17,13 @@ from referee.check.probe import Limits
 from referee.check.report import footer, header, step_line
 from referee.check.results import StepResult
 from referee.check.runner import run_check, select
+from referee.cli_types import PORT, BotCommand, Seconds, resolvable_host
 from referee.rules.presets import DEFAULT_PRESET, PRESETS
 from referee.tcp import DEFAULT_HOST
 
 
 @click.command()
-@click.argument("bot")
+@click.argument("bot", type=BotCommand())
 @click.option(
     "--variant",
     default=DEFAULT_PRESET,
@@ -30,12 +31,8 @@ from referee.tcp import DEFAULT_HOST
     type=click.Choice(list(PRESETS)),
     help="The variant of the general steps (the one your bot will play); rule and variant steps use their own.",
 )
-@click.option(
-    "--time-per-move", default=2.0, show_default=True, type=click.FloatRange(min=0.01), help="Seconds per decision."
-)
-@click.option(
-    "--startup", default=10.0, show_default=True, type=click.FloatRange(min=0.01), help="Seconds for the handshake."
-)
+@click.option("--time-per-move", default=2.0, show_default=True, type=Seconds(), help="Seconds per decision (> 0).")
+@click.option("--startup", default=10.0, show_default=True, type=Seconds(), help="Seconds for the handshake (> 0).")
 @click.option(
     "--only", "patterns", multiple=True, metavar="PATTERN", help="Run only the steps matching PATTERN ('play.*')."
 )
@@ -45,17 +42,22 @@ from referee.tcp import DEFAULT_HOST
 @click.option("-x", "--fail-fast", is_flag=True, help="Stop at the first failing step (the rest are skipped).")
 @click.option("-v", "--verbose", is_flag=True, help="Show every step's transcript and stderr in full.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the steps and a summary.")
-@click.option("--host", default=None, help=f"tcp: bots: the address to listen on (default {DEFAULT_HOST}).")
+@click.option(
+    "--host",
+    default=None,
+    callback=resolvable_host,
+    help=f"tcp: bots: the address to listen on (default {DEFAULT_HOST}).",
+)
 @click.option(
     "--port",
     default=None,
-    type=click.IntRange(0, 65535),
+    type=PORT,
     help="tcp: bots: the port to listen on (default 0: any free).",
 )
 @click.option(
     "--connect-timeout",
     default=None,
-    type=click.FloatRange(min=0.01),
+    type=Seconds(),
     help=f"tcp: bots: seconds each step waits for the bot to connect (default {CONNECT_TIMEOUT:g}).",
 )
 def check(

@@ -11,6 +11,7 @@ import click
 from rich.console import Console
 
 from referee.bot_config import BotConfigError, read_bots
+from referee.cli_types import CONCURRENCY, MATCH_COUNT, MAX_CONCURRENCY, Seconds, check_output_file
 from referee.ladder.errors import LadderError
 from referee.ladder.play import LadderInterrupted, play_ladder
 from referee.ladder.report import compare, format_comparison, standings, standings_csv, standings_json, standings_table
@@ -55,19 +56,32 @@ def _open(db: str) -> LadderStore:
 @click.argument("config", type=click.Path(exists=True, dir_okay=False))
 @click.option(
     "--games",
-    type=int,
+    type=MATCH_COUNT,
     default=None,
     help=f"Duplicate sets in all: one table and one seed, played in every seat rotation (4 matches at "
     f"4 seats). A new ladder gets {DEFAULT_GAMES}; a larger number extends an existing one.",
 )
-@click.option("--concurrency", "-k", default=1, show_default=True, type=int, help="Tables played at once.")
+@click.option(
+    "--concurrency",
+    "-k",
+    default=1,
+    show_default=True,
+    type=CONCURRENCY,
+    help=f"Tables played at once (1..{MAX_CONCURRENCY}).",
+)
 @DB_OPTION
 @click.option("--variant", default=None, help=f"A preset (see `referee variants`); new ladders: {DEFAULT_PRESET}.")
 @click.option("--set", "pairs", multiple=True, metavar="OPTION=VALUE", help="Override one rule option.")
 @click.option("--seed", type=int, default=None, help="The ladder seed (the schedule follows from it); default random.")
-@click.option("--time-per-move", default=1.0, show_default=True, type=float, help="Seconds per decision.")
-@click.option("--time-bank", default=10.0, show_default=True, type=float, help="Extra seconds per match.")
-@click.option("--startup", default=10.0, show_default=True, type=float, help="Seconds for a bot's handshake.")
+@click.option("--time-per-move", default=1.0, show_default=True, type=Seconds(), help="Seconds per decision (> 0).")
+@click.option(
+    "--time-bank",
+    default=10.0,
+    show_default=True,
+    type=Seconds(allow_zero=True),
+    help="Extra seconds per match (>= 0).",
+)
+@click.option("--startup", default=10.0, show_default=True, type=Seconds(), help="Seconds for a bot's handshake (> 0).")
 @click.option(
     "--cwd",
     type=click.Path(file_okay=False, exists=True),
@@ -99,6 +113,7 @@ def run_command(
         default_rules = ruleset(DEFAULT_PRESET)
     except (BotConfigError, InvalidRuleSet) as err:
         raise click.ClickException(str(err)) from None
+    check_output_file(db, "--db", make_folders=False)
     console = Console()
     match_config = MatchConfig(per_decision=time_per_move, bank=time_bank, startup=startup)
     try:
@@ -181,6 +196,7 @@ def plot_command(out: str, db: str) -> None:
     """Draw every bot's rating (μ ± σ) over the matches to OUT (.svg, .png or .pdf)."""
     from referee.ladder.plot import plot_ratings  # noqa: PLC0415 - matplotlib takes half a second to import
 
+    check_output_file(out, "OUT", make_folders=False)
     store = _open(db)
     try:
         path = plot_ratings(store, out)

@@ -9,6 +9,7 @@ import click
 import msgspec
 from rich.console import Console
 
+from referee.cli_types import check_output_file
 from referee.match_log import Deal
 from referee.replay.html import match_page
 from referee.replay.reader import LogError, LogMatch, NoSuchMatch, read_log
@@ -60,6 +61,9 @@ def replay(
         raise click.UsageError(
             "--round and --seat choose what the text view shows; use them without --verify, --json and --html"
         )
+    if html_path is not None:
+        check_output_file(html_path, "--html", make_folders=False)
+    _check_text(log)
     try:
         replay_log = read_log(log)
     except LogError as err:
@@ -89,6 +93,19 @@ def replay(
             click.echo(msgspec.json.encode(record).decode())
     elif html_path is None:
         _show(records, round_number)
+
+
+def _check_text(log: Path) -> None:
+    """A replay log is JSON Lines: a file whose first bytes are not ``{`` or that holds a NUL
+    is refused here (even when it has no line end yet, which the reader takes for a log cut
+    inside its first line)."""
+    try:
+        with log.open("rb") as file:
+            start = file.read(4096)
+    except OSError as err:
+        raise UnreadableLog(f"{log}: cannot read: {err.strerror or err}") from None
+    if start.strip() and (not start.lstrip().startswith(b"{") or b"\0" in start):
+        raise UnreadableLog(f"{log}: not a replay log (a log is JSON Lines, one object per line)")
 
 
 def _show(records: list[MatchRecord], round_number: int | None) -> None:

@@ -16,10 +16,11 @@ from typing import get_args
 
 import trio
 
-from protocol.codec import MAX_LINE, ProtocolError, decode_bot, encode
+from protocol.codec import MAX_LINE, MAX_MESSAGE, ProtocolError, clip, decode_bot, encode
 from protocol.messages import PROTOCOL, VERSIONS, BotHello, Error, ErrorCode, Goodbye, Hello, RefereeMessage
 from referee import __version__
 from referee.link import BotLink, LinkClosed, ProcessLink
+from referee.names import safe_name, seat_label
 
 REFEREE_NAME = f"hearts-referee {__version__}"
 
@@ -39,6 +40,10 @@ class BotConnection:
 
     link: BotLink
     command: str
+    """The command line (or ``tcp:NAME (peer)``): for the operator's log, never shown to bots."""
+    label: str | None = None
+    """The seat's configured name (a ladder's bot name, a TCP seat's NAME), used when the
+    bot's hello gives no usable name."""
     hello: BotHello | None = None
     failure: Failure | None = None
     ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
@@ -47,11 +52,10 @@ class BotConnection:
     transcript: list[tuple[float, str, bytes]] = field(default_factory=list)
     """The handshake lines as (time, "send" or "recv", line), for the first match's log."""
 
-    @property
-    def name(self) -> str:
-        if self.hello is not None and self.hello.name:
-            return self.hello.name
-        return self.command
+    def name(self, seat: int) -> str:
+        """The name the table knows this bot by in ``seat``: its hello name made safe
+        (``referee.names``), else its configured label, else ``seat N``."""
+        return safe_name(self.hello.name if self.hello is not None else None, self.label or seat_label(seat))
 
     @property
     def alive(self) -> bool:
@@ -101,6 +105,8 @@ async def handshake(connection: BotConnection, startup: float, admit: Admit | No
         connection.failure = Failure(err.code, err.message)
     except LinkClosed as err:
         connection.failure = await classify_closed(link, err)
+    except Exception as err:  # whatever a bot's first line causes is that bot's fault
+        connection.failure = Failure("protocol_violation", f"the hello could not be read: {type(err).__name__}: {err}")
     else:
         if not isinstance(reply, BotHello):
             connection.failure = Failure("protocol_violation", f"expected a 'hello' reply, got {type(reply).__name__}")
@@ -118,6 +124,7 @@ async def handshake(connection: BotConnection, startup: float, admit: Admit | No
     assert failure is not None
     if failure.reason not in ("crash", "disconnect"):
         code: ErrorCode = failure.reason if failure.reason in _CODES else "protocol_violation"  # type: ignore[assignment]
+        failure.message = clip(failure.message, MAX_MESSAGE)
         error = encode(Error(code=code, message=failure.message, fatal=True))
         connection.transcript.append((trio.current_time() - start, "send", error.rstrip(b"\n")))
         await send_error(link, code, failure.message, fatal=True)
@@ -128,12 +135,18 @@ _CODES = frozenset(get_args(ErrorCode))
 
 
 async def start_bot(
-    command: str, nursery: trio.Nursery, startup: float, cwd: str | Path | None = None, max_line: int = MAX_LINE
+    command: str,
+    nursery: trio.Nursery,
+    startup: float,
+    cwd: str | Path | None = None,
+    max_line: int = MAX_LINE,
+    *,
+    label: str | None = None,
 ) -> BotConnection:
     """Start a bot program and shake hands with it. Raises ``BotStartError`` when the
     command cannot be started at all; any later failure is recorded on the connection."""
     link = await ProcessLink.start(command, nursery, cwd=cwd, max_line=max_line)
-    connection = BotConnection(link=link, command=command)
+    connection = BotConnection(link=link, command=command, label=label)
     await handshake(connection, startup)
     return connection
 

@@ -21,6 +21,8 @@ from protocol.ruleset import RuleSet
 from referee.rules.scoring import RoundResult
 
 LOG_FORMAT: Final = 1
+CUT_PREFIX: Final = 256
+"""Bytes kept of an unreadable line received after the seat's log budget is spent."""
 
 
 class SeatInfo(msgspec.Struct, kw_only=True):
@@ -57,7 +59,12 @@ class Received(msgspec.Struct, tag="recv", tag_field="type", kw_only=True):
     t: float
     seat: int
     line: str
-    """The line as received (invalid UTF-8 replaced), so garbage is logged as it came."""
+    """The line as received (invalid UTF-8 replaced), so garbage is logged as it came; once
+    the seat's log budget for the match is spent, the message as the referee read it (unknown
+    fields left out) or, for a line it could not read, the line's first ``CUT_PREFIX`` bytes."""
+    cut: int | None = None
+    """Bytes of the received line not kept (``None``: the line is whole). A bot that pads its
+    replies cannot grow the log beyond its budget (``MatchConfig.log_budget``)."""
 
 
 class Deal(msgspec.Struct, tag="deal", tag_field="type", kw_only=True):

@@ -11,7 +11,6 @@ and reaped before this returns or raises.
 from __future__ import annotations
 
 import contextlib
-import random
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -23,7 +22,8 @@ from referee.connection import BotConnection, Failure, handshake, say_goodbye
 from referee.link import BotLimits, BotStartError, NullLink, ProcessLink
 from referee.match_log import MatchLog
 from referee.runner import MatchConfig, MatchOutcome, MatchRunner, Reconnect
-from referee.tcp import DEFAULT_HOST, TcpSeat, TcpSeatServer
+from referee.seeds import random_seed
+from referee.tcp import DEFAULT_HELLO_TIMEOUT, DEFAULT_HOST, OnRefusal, TcpSeat, TcpSeatServer
 
 TCP_PREFIX = "tcp:"
 
@@ -63,13 +63,15 @@ async def play_match(
     host: str = DEFAULT_HOST,
     port: int = 0,
     on_listening: OnListening | None = None,
+    on_refusal: OnRefusal | None = None,
+    hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
     connect_timeout: float = 60.0,
     handle_signals: bool = False,
     limits: BotLimits | None = None,
 ) -> MatchOutcome:
     """Run one match between ``seats`` (in seat order). Raises ``BotStartError`` when a
     command cannot be started at all."""
-    seed = random.randrange(2**32) if seed is None else seed
+    seed = random_seed() if seed is None else seed
     outcomes = await play_matches(
         seats,
         rules,
@@ -81,6 +83,8 @@ async def play_match(
         host=host,
         port=port,
         on_listening=on_listening,
+        on_refusal=on_refusal,
+        hello_timeout=hello_timeout,
         connect_timeout=connect_timeout,
         handle_signals=handle_signals,
         limits=limits,
@@ -100,6 +104,8 @@ async def play_matches(
     host: str = DEFAULT_HOST,
     port: int = 0,
     on_listening: OnListening | None = None,
+    on_refusal: OnRefusal | None = None,
+    hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
     connect_timeout: float = 60.0,
     handle_signals: bool = False,
     limits: BotLimits | None = None,
@@ -131,7 +137,9 @@ async def play_matches(
                             link = await ProcessLink.start(spec, nursery, cwd=cwd, limits=limits)
                             connections[index] = BotConnection(link=link, command=spec)
                     if tcp_seats:
-                        server = TcpSeatServer(tcp_seats, config.startup)
+                        server = TcpSeatServer(
+                            tcp_seats, config.startup, hello_timeout=hello_timeout, on_refusal=on_refusal
+                        )
                         address = await nursery.start(server.serve, host, port)
                         if on_listening is not None:
                             on_listening(address, tcp_seats)
@@ -142,7 +150,9 @@ async def play_matches(
                         if server is not None:
                             handshakes.start_soon(server.wait_for_all, connect_timeout)
                 for t in tcp_seats:
-                    connections[t.seat] = t.connection or _absent(t, connect_timeout)
+                    seated = t.connection or _absent(t, connect_timeout)
+                    seated.label = t.name  # named by its seat spec when its hello names nothing usable
+                    connections[t.seat] = seated
                 ready = [c for c in connections if c is not None]
                 for seed, log_path, match_id in zip(seeds, log_paths, ids, strict=True):
                     if interrupter.signum is not None:
@@ -228,7 +238,7 @@ class Interrupter:
 
 
 def _absent(seat: TcpSeat, waited: float) -> BotConnection:
-    connection = BotConnection(link=NullLink(), command=f"tcp:{seat.name}")
+    connection = BotConnection(link=NullLink(), command=f"tcp:{seat.name}", label=seat.name)
     connection.failure = Failure("timeout", f"no bot connected to seat {seat.seat} within {waited:g} s")
     return connection
 

@@ -20,9 +20,10 @@ import msgspec
 import trio
 
 from protocol.cards import Card, card_code
-from protocol.codec import ProtocolError, decode_bot, encode
+from protocol.codec import MAX_LINE, MAX_MESSAGE, ProtocolError, clip, decode_bot, encode
 from protocol.messages import (
     VERSIONS,
+    BotMessage,
     CardPlayed,
     Declare,
     Declared,
@@ -53,6 +54,7 @@ from referee.events import round_end
 from referee.fallback import fallback_declare, fallback_moon, fallback_pass, fallback_play
 from referee.link import LinkClosed
 from referee.match_log import (
+    CUT_PREFIX,
     Deal,
     Fallback,
     Fault,
@@ -98,6 +100,11 @@ class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
     queued_lines_flood: int = 32
     """Unanswered lines waiting behind a reply beyond which a bot is dropped for
     ``output_flood``."""
+    log_budget: int = 256 * 1024
+    """Bytes of a seat's replies kept verbatim in the log per match. Beyond it a reply is
+    logged as the referee read it (fields it ignores left out) with ``cut`` saying how much
+    was dropped, so a bot that pads its replies cannot multiply the log's size. An honest bot
+    uses about 40 bytes a decision."""
 
     def time_control(self) -> TimeControl:
         return TimeControl(
@@ -149,6 +156,8 @@ class SeatState:
     substitutions: int = 0
     penalties: int = 0
     outbox: list[bytes] = field(default_factory=list)
+    logged: int = 0
+    """Bytes of this seat's replies kept verbatim in this match's log."""
 
     @property
     def active(self) -> bool:
@@ -247,7 +256,7 @@ class MatchRunner:
         return MatchStart(
             match_id=self.match_id,
             seat=seat.index,
-            players=[Player(seat=s.index, name=s.connection.name) for s in self.seats],
+            players=[Player(seat=s.index, name=s.connection.name(s.index)) for s in self.seats],
             rules=self.rules,
             time=self.config.time_control(),
         )
@@ -421,6 +430,10 @@ class MatchRunner:
             except SeatFault as fault:
                 await self._drop(seat, fault.failure, rid)
                 return None
+            except Exception as err:  # whatever a bot's bytes cause is that bot's fault
+                failure = Failure("protocol_violation", f"the reply could not be read: {type(err).__name__}: {err}")
+                await self._drop(seat, failure, rid)
+                return None
             seat.bank = max(0.0, seat.bank - max(0.0, elapsed - per))
             return reply
 
@@ -438,12 +451,19 @@ class MatchRunner:
             raise trio.TooSlowError
         self._last_reply = trio.current_time()
         elapsed = self._last_reply - start
-        if self.log.enabled:
-            self.log.write(Received(t=self._t(), seat=seat.index, line=line.decode("utf-8", errors="replace")))
+        problem: ProtocolError | None = None
+        try:
+            reply = decode_bot(line)
+        except ProtocolError as err:
+            self._log_received(seat, line, None)
+            problem = err
+        else:
+            self._log_received(seat, line, reply)
         flood = link.flood(self.config.stderr_flood, self.config.queued_lines_flood)
         if flood:
             raise SeatFault(Failure("output_flood", flood))
-        reply = decode_bot(line)
+        if problem is not None:
+            raise problem
         if not isinstance(reply, expect):
             want = expect.__struct_config__.tag
             got = type(reply).__struct_config__.tag
@@ -462,6 +482,7 @@ class MatchRunner:
         connection = await self.reconnect(seat.index, self.config.per_decision + seat.bank)
         if connection is None or connection is seat.connection or not connection.alive:
             return False
+        connection.label = connection.label or seat.connection.label
         seat.connection = connection
         seat.outbox.clear()
         self._post(seat, self._match_start(seat))
@@ -516,8 +537,10 @@ class MatchRunner:
         force: bool = False,
         request_id: int | None = None,
     ) -> None:
-        """Send an error message now (queued events first), without waiting on a stuck bot."""
-        self._post(seat, Error(code=code, message=message, fatal=fatal, rule=rule, request_id=request_id), force=force)
+        """Send an error message now (queued events first), without waiting on a stuck bot.
+        The message is clipped: it may quote what the bot sent."""
+        error = Error(code=code, message=clip(message, MAX_MESSAGE), fatal=fatal, rule=rule, request_id=request_id)
+        self._post(seat, error, force=force)
         with trio.move_on_after(1.0):
             with contextlib.suppress(LinkClosed):
                 await self._flush(seat)
@@ -526,11 +549,11 @@ class MatchRunner:
     def _post(self, seat: SeatState, message: RefereeMessage, force: bool = False) -> None:
         """Queue a message for a seat (and log it); it is written with the seat's next flush."""
         if seat.active or force:
-            self._queue(seat, encode(message))
+            self._queue(seat, bounded(message))
 
     def _broadcast(self, message: RefereeMessage) -> None:
         """Queue a message that every seat at the table sees, encoded once."""
-        line = encode(message)
+        line = bounded(message)
         for seat in self.seats:
             if seat.active:
                 self._queue(seat, line)
@@ -565,7 +588,7 @@ class MatchRunner:
         outcomes = [
             SeatOutcome(
                 seat=s.index,
-                name=s.connection.name,
+                name=s.connection.name(s.index),
                 status=s.status,
                 substitutions=s.substitutions,
                 penalties=s.penalties,
@@ -640,7 +663,8 @@ class MatchRunner:
                 first_dealer=self.match.first_dealer,
                 rules=self.rules,
                 seats=[
-                    SeatInfo(seat=s.index, name=s.connection.name, command=s.connection.command) for s in self.seats
+                    SeatInfo(seat=s.index, name=s.connection.name(s.index), command=s.connection.command)
+                    for s in self.seats
                 ],
                 time_control=msgspec.to_builtins(self.config.time_control()),
                 policy=self.config.policy,
@@ -656,6 +680,24 @@ class MatchRunner:
                 else:
                     self.log.write(Sent(t=0.0, seat=seat.index, msg=msgspec.Raw(line)))
             seat.connection.transcript.clear()
+
+    def _log_received(self, seat: SeatState, line: bytes, reply: BotMessage | None) -> None:
+        """Log a reply verbatim while the seat's budget lasts; then as it was read (or, when it
+        could not be read, its first bytes), noting how many bytes were left out."""
+        if not self.log.enabled:
+            return
+        cut: int | None = None
+        if seat.logged + len(line) <= self.config.log_budget:
+            seat.logged += len(line)
+            kept = line
+        elif reply is not None:
+            kept = encode(reply)[:-1]
+            cut = max(0, len(line) - len(kept))
+        else:
+            kept = line[:CUT_PREFIX]
+            cut = len(line) - len(kept)
+        text = kept.decode("utf-8", errors="replace")
+        self.log.write(Received(t=self._t(), seat=seat.index, line=text, cut=cut))
 
     def _log_fault(self, seat: SeatState, failure: Failure, action: str) -> None:
         self.log.write(
@@ -675,5 +717,20 @@ class MatchRunner:
 
 
 _ERROR_CODES = frozenset(get_args(ErrorCode))
+
+
+class OverlongLine(Exception):
+    """A referee message over the protocol's line limit: a bug in the referee, never a bot's
+    doing (names are cut, quoted text is clipped), so it is raised rather than sent."""
+
+
+def bounded(message: RefereeMessage) -> bytes:
+    """A referee message as a line, checked against the protocol's ``MAX_LINE`` promise: every
+    line a bot receives is at most that long, whatever the bots at the table said."""
+    line = encode(message)
+    if len(line) > MAX_LINE + 1:
+        tag = type(message).__struct_config__.tag
+        raise OverlongLine(f"a {tag!r} message of {len(line) - 1} bytes is over the line limit of {MAX_LINE}")
+    return line
 
 

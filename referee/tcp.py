@@ -1,27 +1,49 @@
 """TCP seats: bots that connect to the referee instead of being started by it.
 
 Each TCP seat has a secret token. A bot connects, the referee says hello, and the bot's hello
-must carry the token of a free seat; a wrong token, a token whose seat is taken, or no hello
-within the start-up limit is refused with an error line and the connection closed, without
-touching the seated bots. At most ``max_pending`` connections may be in their handshake at
-once (more are refused with ``busy``), and each handshake has its own deadline, so a port
-scanner or a slow client cannot hold the referee.
+must carry the token of a free seat; a hello without a token or with a wrong one, a token whose
+seat is taken, or no hello within the hello limit is refused with an error line and the
+connection closed, without touching the seated bots.
+
+An unauthenticated connection cannot hold the referee: the hello limit is short (5 s, and
+never more than the start-up limit); at most ``max_pending`` connections may be in their
+handshake at once and at most ``max_pending_per_address`` of them from one address (an IPv4
+address, or an IPv6 /64), so one peer cannot take every slot; more are refused with ``busy``.
+Whatever a connection sends before it is seated, and whatever goes wrong in its handshake, ends
+that connection only: it is refused (``protocol_violation`` for an unexpected exception) and
+reported. Every refusal goes to ``on_refusal``; ``RefusalReport`` prints them for the operator,
+rate-limited and made safe for a terminal.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
+import math
 import secrets
+from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import trio
 
 from protocol.codec import encode
 from protocol.messages import BotHello, Error
-from referee.connection import BotConnection, Failure, handshake
+from referee.connection import BotConnection, Failure, handshake, send_error
 from referee.link import SocketLink
+from referee.names import printable
 
 DEFAULT_HOST = "127.0.0.1"
+DEFAULT_HELLO_TIMEOUT = 5.0
+"""Seconds a TCP connection has for its hello: its program is already running, so the hello
+should come at once; an idle connection is dropped after this."""
+MAX_PENDING = 16
+MAX_PENDING_PER_ADDRESS = 4
+MAX_REFUSING = 64
+"""Refusals being written at once; beyond this a connection is closed without a message."""
+REFUSE_TIMEOUT = 1.0
+ACCEPT_RETRY = 0.1
+"""Seconds to wait before accepting again after ``accept`` failed (out of file descriptors)."""
 
 
 @dataclass
@@ -45,23 +67,58 @@ class TcpSeat:
 
 @dataclass
 class Refusal:
-    """A connection the server turned away, for logs and tests."""
+    """A connection the server turned away, for the operator, logs and tests. ``peer`` and
+    ``message`` may carry text a peer chose: make them safe (``referee.names.printable``) to print."""
 
     peer: str
     reason: str
     message: str
 
 
+OnRefusal = Callable[[Refusal], None]
+"""Called for every refused connection, at once (not rate-limited)."""
+
+
+def address_key(host: str) -> str:
+    """The address a peer's pending handshakes are counted under: its IPv4 address, or the /64
+    network of an IPv6 address (one host usually holds a whole /64)."""
+    try:
+        ip = ipaddress.ip_address(host.partition("%")[0])
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
 class TcpSeatServer:
     """Accepts bots for a set of TCP seats."""
 
-    def __init__(self, seats: list[TcpSeat], startup: float, max_pending: int = 16) -> None:
+    def __init__(
+        self,
+        seats: list[TcpSeat],
+        startup: float,
+        max_pending: int = MAX_PENDING,
+        *,
+        hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
+        max_pending_per_address: int = MAX_PENDING_PER_ADDRESS,
+        on_refusal: OnRefusal | None = None,
+    ) -> None:
         self.seats = seats
         self.startup = startup
+        self.hello_timeout = min(hello_timeout, startup)
         self.max_pending = max_pending
+        self.max_pending_per_address = max_pending_per_address
+        self.on_refusal = on_refusal
         self.pending = 0
-        self.refusals: list[Refusal] = []
+        self.pending_by_address: Counter[str] = Counter()
+        self.refusals: deque[Refusal] = deque(maxlen=1000)
+        """The latest refusals (older ones are only counted in ``refused``)."""
+        self.refused = 0
         self.address: tuple[str, int] = ("", 0)
+        self._refusing = 0
         self._changed = trio.Event()
 
     async def serve(self, host: str, port: int, *, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
@@ -77,49 +134,100 @@ class TcpSeatServer:
     async def _accept_loop(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
         async with listener:
             while True:
-                stream = await listener.accept()
-                if self.pending >= self.max_pending:
-                    nursery.start_soon(self._refuse_busy, stream)
-                else:
-                    self.pending += 1
-                    nursery.start_soon(self._admit, stream)
+                try:
+                    stream = await listener.accept()
+                except OSError:  # out of file descriptors or buffers: wait, then go on
+                    await trio.sleep(ACCEPT_RETRY)
+                    continue
+                self._take(stream, nursery)
 
-    async def _refuse_busy(self, stream: trio.SocketStream) -> None:
-        link = SocketLink(stream)
-        message = f"too many connections in their handshake (limit {self.max_pending}); try again"
-        self.refusals.append(Refusal(link.peer, "busy", message))
-        with trio.move_on_after(1.0):
-            with contextlib.suppress(trio.BrokenResourceError, OSError):
-                await stream.send_all(encode(Error(code="busy", message=message, fatal=True)))
-        await link.close()
+    def _take(self, stream: trio.SocketStream, nursery: trio.Nursery) -> None:
+        """Start the handshake of a new connection, or refuse it ``busy``."""
+        try:
+            host = str(stream.socket.getpeername()[0])
+        except OSError:
+            host = "?"
+        address = address_key(host)
+        if self.pending >= self.max_pending:
+            message = f"too many connections in their handshake (limit {self.max_pending}); try again"
+        elif self.pending_by_address[address] >= self.max_pending_per_address:
+            message = (
+                f"too many connections from {address} in their handshake "
+                f"(limit {self.max_pending_per_address} per address); try again"
+            )
+        else:
+            self.pending += 1
+            self.pending_by_address[address] += 1
+            nursery.start_soon(self._admit, stream, address)
+            return
+        if self._refusing >= MAX_REFUSING:  # a flood: no message, no task, just close
+            self._refuse(SocketLink(stream).peer, "busy", f"{message} (closed without a message)")
+            stream.socket.close()
+            return
+        self._refusing += 1
+        nursery.start_soon(self._refuse_busy, stream, message)
 
-    async def _admit(self, stream: trio.SocketStream) -> None:
+    def _refuse(self, peer: str, reason: str, message: str) -> None:
+        refusal = Refusal(peer, reason, message)
+        self.refusals.append(refusal)
+        self.refused += 1
+        if self.on_refusal is not None:
+            with contextlib.suppress(Exception):  # a report that fails (stderr gone) must not end the match
+                self.on_refusal(refusal)
+
+    async def _refuse_busy(self, stream: trio.SocketStream, message: str) -> None:
         try:
             link = SocketLink(stream)
-            connection = BotConnection(link=link, command="tcp")
-            claimed: list[TcpSeat] = []
+            self._refuse(link.peer, "busy", message)
+            with trio.move_on_after(REFUSE_TIMEOUT):
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    await stream.send_all(encode(Error(code="busy", message=message, fatal=True)))
+            await link.close()
+        finally:
+            self._refusing -= 1
 
-            def check(hello: BotHello) -> Failure | None:
-                seat = next((s for s in self.seats if secrets.compare_digest(s.token, hello.token or "")), None)
-                if seat is None:
-                    return Failure("bad_token", "no seat has this token")
-                if not seat.free:
-                    return Failure("seat_taken", f"seat {seat.seat} ({seat.name}) already has a bot connected")
-                seat.connection = connection  # claimed at once: a second connection sees it taken
-                claimed.append(seat)
-                return None
+    async def _admit(self, stream: trio.SocketStream, address: str) -> None:
+        link = SocketLink(stream)
+        connection = BotConnection(link=link, command="tcp")
+        claimed: list[TcpSeat] = []
 
-            await handshake(connection, self.startup, admit=check)
-            if connection.failure is not None:
-                failure = connection.failure
-                self.refusals.append(Refusal(link.peer, failure.reason, failure.message))
-                return
-            seat = claimed[0]
-            connection.command = f"tcp:{seat.name} ({link.peer})"
-            seat.arrived.set()
-            self._changed.set()
+        def check(hello: BotHello) -> Failure | None:
+            if not hello.token:
+                return Failure("bad_token", "your hello has no token; send the token the referee printed for your seat")
+            token = hello.token.encode("utf-8", "surrogatepass")  # compare_digest takes ASCII str only
+            seat = next((s for s in self.seats if secrets.compare_digest(s.token.encode(), token)), None)
+            if seat is None:
+                return Failure("bad_token", "no seat has this token")
+            if not seat.free:
+                return Failure("seat_taken", f"seat {seat.seat} ({seat.name}) already has a bot connected")
+            seat.connection = connection  # claimed at once: a second connection sees it taken
+            claimed.append(seat)
+            return None
+
+        try:
+            await handshake(connection, self.hello_timeout, admit=check)
+        except Exception as err:  # whatever a peer sent, it ends this connection only
+            for seat in claimed:
+                if seat.connection is connection:
+                    seat.connection = None
+            message = f"the referee could not handle this connection's handshake ({type(err).__name__})"
+            self._refuse(link.peer, "protocol_violation", message)
+            await send_error(link, "protocol_violation", message, fatal=True, timeout=REFUSE_TIMEOUT)
+            await link.close()
+            return
         finally:
             self.pending -= 1
+            self.pending_by_address[address] -= 1
+            if self.pending_by_address[address] <= 0:
+                del self.pending_by_address[address]
+        if connection.failure is not None:
+            failure = connection.failure
+            self._refuse(link.peer, failure.reason, failure.message)
+            return
+        seat = claimed[0]
+        connection.command = f"tcp:{seat.name} ({link.peer})"
+        seat.arrived.set()
+        self._changed.set()
 
     async def wait_for_all(self, timeout: float) -> None:
         """Wait until every seat has a bot, or ``timeout`` seconds."""
@@ -137,3 +245,59 @@ class TcpSeatServer:
             await seat.arrived.wait()
             return seat.connection
         return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The operator's report
+# ---------------------------------------------------------------------------------------------
+def describe(refusal: Refusal) -> str:
+    """One line for the operator: ``refused 127.0.0.1:50312: bad_token (no seat has this token)``."""
+    peer, reason, message = (printable(t, 200) for t in (refusal.peer, refusal.reason, refusal.message))
+    return f"refused {peer}: {reason} ({message})"
+
+
+class RefusalReport:
+    """Prints refusals for the operator (an ``OnRefusal`` callback, called in trio): one line
+    each, at most ``per_second`` lines a second; the rest are counted by reason and summed up
+    in one line when the second is over, so a flood of connections cannot flood the terminal.
+    Call ``flush`` at the end for a count still waiting."""
+
+    def __init__(self, write: Callable[[str], None], per_second: int = 10) -> None:
+        self.write = write
+        self.per_second = per_second
+        self._window = -math.inf
+        """When the current one-second window started (trio time)."""
+        self._shown = 0
+        self._hidden: Counter[str] = Counter()
+        self._flush_at: float | None = None
+
+    def __call__(self, refusal: Refusal) -> None:
+        now = trio.current_time()
+        if now >= self._window + 1.0:
+            self.flush()
+            self._window, self._shown = now, 0
+        if self._shown < self.per_second:
+            self._shown += 1
+            self.write(describe(refusal))
+            return
+        self._hidden[printable(refusal.reason, 40)] += 1
+        end = self._window + 1.0
+        if self._flush_at != end:  # sum up when this window ends, even if no refusal follows
+            self._flush_at = end
+            trio.lowlevel.spawn_system_task(self._flush_later, end)
+
+    async def _flush_later(self, end: float) -> None:
+        await trio.sleep_until(end)
+        if self._flush_at == end:
+            with contextlib.suppress(Exception):  # a system task must not raise; the count waits for flush()
+                self.flush()
+
+    def flush(self) -> None:
+        """Print the count of refusals not shown one by one, if any."""
+        self._flush_at = None
+        if not self._hidden:
+            return
+        total = sum(self._hidden.values())
+        reasons = ", ".join(f"{reason} {count}" for reason, count in self._hidden.most_common())
+        self._hidden.clear()
+        self.write(f"refused {total} more connection{'s' if total != 1 else ''} in one second ({reasons})")

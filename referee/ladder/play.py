@@ -18,7 +18,7 @@ from referee.bot_config import BotEntry, build, runnable
 from referee.ladder.errors import LadderError
 from referee.ladder.progress import LiveProgress
 from referee.ladder.runner import LadderRun, RunOptions
-from referee.ladder.setup import logs_folder, open_ladder, run_lock
+from referee.ladder.setup import check_same_ladder, logs_folder, open_ladder, run_lock
 from referee.runner import MatchConfig
 
 
@@ -67,6 +67,7 @@ def play_ladder(
     ``LadderError`` (``LadderInterrupted`` on Ctrl-C), ``BotConfigError`` or ``BotStartError``."""
     if concurrency < 1:
         raise LadderError("--concurrency must be at least 1")
+    check_same_ladder(db, entries, rules, seed)
     prepare_bots(entries, cwd)
     with run_lock(db):
         store, notes = open_ladder(db, entries, rules, games=games, seed=seed, default_rules=default_rules)

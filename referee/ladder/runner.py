@@ -75,7 +75,7 @@ class TableSlot:
 
         async def start(index: int, name: str) -> None:
             connection = await start_bot(
-                self.commands[name], self.nursery, self.options.config.startup, cwd=self.options.cwd
+                self.commands[name], self.nursery, self.options.config.startup, cwd=self.options.cwd, label=name
             )
             self.every.append(connection)
             taken[index] = connection

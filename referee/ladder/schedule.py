@@ -22,8 +22,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-SEED_RANGE = 2**32
-"""Match seeds are drawn below this (as ``referee match`` does)."""
+SEED_BITS = 128
+"""Set seeds are as wide as ``referee match``'s random seeds: a bot that sees its own hands
+cannot search the seed space for the one that dealt them."""
 
 
 @dataclass(frozen=True)
@@ -64,14 +65,15 @@ class ScheduledMatch:
         return f"{self.set_index:05d}-{self.rotation}"
 
 
-def _hash(*parts: object) -> int:
+def _hash(*parts: object, size: int = 8) -> int:
     text = ":".join(str(p) for p in parts)
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:size], "big")
 
 
 def set_seed(ladder_seed: int, index: int) -> int:
-    """The deal seed of set ``index``."""
-    return _hash("hearts-ladder-seed", ladder_seed, index) % SEED_RANGE
+    """The deal seed of set ``index``: a hash of the ladder seed, so one set's seed tells
+    nothing of another's."""
+    return _hash("hearts-ladder-seed", ladder_seed, index, size=SEED_BITS // 8)
 
 
 class SetDrawer:

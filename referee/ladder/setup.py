@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import os
-import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ from referee.bot_config import BotEntry
 from referee.ladder.errors import LadderError
 from referee.ladder.schedule import draw_sets, extend_sets
 from referee.ladder.store import LadderSettings, LadderStore
+from referee.seeds import random_seed
 
 DEFAULT_GAMES = 20
 """Duplicate sets of a new ladder when ``--games`` is not given."""
@@ -69,7 +69,7 @@ def open_ladder(
     notes: list[str] = []
     if not store.initialized:
         rules = rules or default_rules
-        ladder_seed = secrets.randbelow(2**31) if seed is None else seed
+        ladder_seed = random_seed() if seed is None else seed
         count = DEFAULT_GAMES if games is None else games
         settings = LadderSettings(
             ladder_seed=ladder_seed, rules=rules, games=count, created=datetime.now(UTC).isoformat(timespec="seconds")
@@ -80,17 +80,11 @@ def open_ladder(
         notes.append(f"new ladder: {count} duplicate set{plural} of {rules.players} matches, ladder seed {ladder_seed}")
         return store, notes
     settings = store.settings()
-    stored_bots = store.bots()
-    if sorted(stored_bots) != sorted((e.name, e.command) for e in entries):
-        listed = ", ".join(f"{n} ({c})" for n, c in stored_bots)
+    try:
+        _check_same_ladder(db, store, entries, rules, seed)
+    except LadderError:
         store.close()
-        raise LadderError(f"{db} is a ladder of other bots: {listed}; use the same config or another --db")
-    if rules is not None and msgspec.json.encode(rules) != msgspec.json.encode(settings.rules):
-        store.close()
-        raise LadderError(f"{db} is a ladder of {settings.rules.name} with other rules; use another --db")
-    if seed is not None and seed != settings.ladder_seed:
-        store.close()
-        raise LadderError(f"{db} has ladder seed {settings.ladder_seed}, not {seed}")
+        raise
     existing = store.sets()
     if games is not None and games > len(existing):
         more = extend_sets(names, settings.rules.players, settings.ladder_seed, existing, games)
@@ -101,3 +95,71 @@ def open_ladder(
     done, total = store.progress()
     notes.append(f"resuming: {done} of {total} matches done")
     return store, notes
+
+
+def check_same_ladder(db: str | Path, entries: Sequence[BotEntry], rules: RuleSet | None, seed: int | None) -> None:
+    """Before anything is built or started: when ``db`` holds a ladder, raise ``LadderError``
+    unless the bots, the rules (when given) and the seed (when given) are the ones it was made
+    with. The message lists every difference and the two ways to go on."""
+    if not Path(db).is_file():
+        return
+    store = LadderStore(db)
+    try:
+        if store.initialized:
+            _check_same_ladder(db, store, entries, rules, seed)
+    finally:
+        store.close()
+
+
+def _check_same_ladder(
+    db: str | Path, store: LadderStore, entries: Sequence[BotEntry], rules: RuleSet | None, seed: int | None
+) -> None:
+    settings = store.settings()
+    differences = bot_differences(dict(store.bots()), {e.name: e.command for e in entries})
+    if rules is not None:
+        changed = rule_differences(settings.rules, rules)
+        if changed:
+            differences.append(f"it is a ladder of {settings.rules.name} with other rules ({changed})")
+    if seed is not None and seed != settings.ladder_seed:
+        differences.append(f"it has ladder seed {settings.ladder_seed}, not {seed}")
+    if not differences:
+        return
+    done, _ = store.progress()
+    keep = "run with the config it was made from" + (" and without --variant/--set" if rules is not None else "")
+    keep += " and without --seed" if seed is not None else ""
+    fresh = f"start a new ladder with another --db (for example --db {_free_name(db)})"
+    if done == 0:
+        fresh += f"; no match of it is finished, so deleting {db} loses nothing"
+    raise LadderError(f"{db} was made from another config: {'; '.join(differences)}. To go on: {keep}, or {fresh}")
+
+
+def bot_differences(stored: Mapping[str, str], given: Mapping[str, str]) -> list[str]:
+    """What differs between a ladder's bots and a config's, by name then command: as
+    sentences, empty when they are the same bots."""
+    added = [n for n in given if n not in stored]
+    removed = [n for n in stored if n not in given]
+    changed = [f"{n} runs {given[n]!r}, not {stored[n]!r}" for n in given if n in stored and given[n] != stored[n]]
+    parts = [f"added {', '.join(added)}"] if added else []
+    parts += [f"removed {', '.join(removed)}"] if removed else []
+    parts += changed
+    return [f"the config has other bots ({'; '.join(parts)})"] if parts else []
+
+
+def rule_differences(stored: RuleSet, given: RuleSet) -> str:
+    """The options (name and description aside) in which ``given`` differs from ``stored``,
+    as ``option: stored -> given`` pairs; empty when the rules are the same."""
+    before = msgspec.to_builtins(stored)
+    after = msgspec.to_builtins(given)
+    changed = [k for k in before if k not in ("name", "description") and before[k] != after[k]]
+    if not changed and before != after:
+        changed = [k for k in before if before[k] != after[k]]
+    return ", ".join(f"{k}: {before[k]!r} in the ladder, {after[k]!r} given" for k in changed)
+
+
+def _free_name(db: str | Path) -> str:
+    """A database name beside ``db`` that is not taken: ``NAME-2.db``, ``NAME-3.db``, ..."""
+    path = Path(db)
+    number = 2
+    while (candidate := path.with_name(f"{path.stem}-{number}{path.suffix}")).exists():
+        number += 1
+    return str(candidate)

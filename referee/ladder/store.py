@@ -40,14 +40,14 @@ CREATE TABLE bots (
 );
 CREATE TABLE sets (
     set_index INTEGER PRIMARY KEY,
-    seed INTEGER NOT NULL,
+    seed TEXT NOT NULL,                     -- hex: 128-bit seeds do not fit SQLite integers
     bots TEXT NOT NULL                      -- JSON: bot names by table position
 );
 CREATE TABLE matches (
     id INTEGER PRIMARY KEY,                 -- schedule order
     set_index INTEGER NOT NULL REFERENCES sets(set_index),
     rotation INTEGER NOT NULL,
-    seed INTEGER NOT NULL,
+    seed TEXT NOT NULL,                     -- hex: 128-bit seeds do not fit SQLite integers
     seats TEXT NOT NULL,                    -- JSON: bot names by seat
     status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'done')),
     seq INTEGER UNIQUE,                     -- 1, 2, 3, ...: the order results were rated in
@@ -212,11 +212,14 @@ class LadderStore:
         for duplicate_set in sets:
             db.execute(
                 "INSERT INTO sets VALUES (?, ?, ?)",
-                (duplicate_set.index, duplicate_set.seed, json.dumps(list(duplicate_set.table))),
+                (duplicate_set.index, seed_text(duplicate_set.seed), json.dumps(list(duplicate_set.table))),
             )
             db.executemany(
                 "INSERT INTO matches (set_index, rotation, seed, seats) VALUES (?, ?, ?, ?)",
-                [(m.set_index, m.rotation, m.seed, json.dumps(list(m.seats))) for m in duplicate_set.matches()],
+                [
+                    (m.set_index, m.rotation, seed_text(m.seed), json.dumps(list(m.seats)))
+                    for m in duplicate_set.matches()
+                ],
             )
 
     # -- reading the settings and the schedule -------------------------------------------------
@@ -239,7 +242,7 @@ class LadderStore:
 
     def sets(self) -> list[DuplicateSet]:
         return [
-            DuplicateSet(index, tuple(json.loads(table)), seed)
+            DuplicateSet(index, tuple(json.loads(table)), seed_value(seed))
             for index, seed, table in self.db.execute("SELECT set_index, seed, bots FROM sets ORDER BY set_index")
         ]
 
@@ -248,7 +251,7 @@ class LadderStore:
         rows = self.db.execute(
             "SELECT set_index, rotation, seats, seed FROM matches WHERE status = 'pending' ORDER BY id"
         )
-        return [ScheduledMatch(s, r, tuple(json.loads(seats)), seed) for s, r, seats, seed in rows]
+        return [ScheduledMatch(s, r, tuple(json.loads(seats)), seed_value(seed)) for s, r, seats, seed in rows]
 
     def progress(self) -> tuple[int, int]:
         """(matches done, matches scheduled)."""
@@ -371,7 +374,26 @@ class LadderStore:
             " ORDER BY id"
         )
         names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor]
+        rows = [dict(zip(names, row, strict=True)) for row in cursor]
+        for row in rows:
+            row["seed"] = seed_value(row["seed"])
+        return rows
+
+
+def seed_text(seed: int) -> str:
+    """A seed as the database keeps it: hex text, which SQLite never turns into a number (a
+    decimal of 128 bits would become an inexact REAL, even in a column declared INTEGER)."""
+    return format(seed, "#x")
+
+
+def seed_value(stored: object) -> int:
+    """A seed as stored: hex text, or an integer in ladders written before seeds were 128
+    bits."""
+    if isinstance(stored, str):
+        return int(stored, 0)
+    if isinstance(stored, int):
+        return stored
+    raise LadderError(f"a seed in the ladder database is not a number: {stored!r}")
 
 
 def _statements(script: str) -> list[str]:

@@ -167,7 +167,7 @@ def message_of(entry: Sent) -> dict[str, Any]:
     """A ``send`` entry's message as a dict (empty if it is not a JSON object)."""
     try:
         message = msgspec.json.decode(entry.msg)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError, ValueError):
         return {}
     return message if isinstance(message, dict) else {}
 

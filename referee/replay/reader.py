@@ -14,6 +14,7 @@ from typing import Any, Final, get_args
 
 import msgspec
 
+from protocol.codec import MAX_DEPTH, clip, nesting_depth
 from referee.errors import RefereeError
 from referee.match_log import LOG_FORMAT, Header, LogEntry, Result
 
@@ -114,18 +115,21 @@ def parse_log(data: bytes, name: str = "log") -> ReplayLog:
     lines.pop()
     matches: list[LogMatch] = []
     for number, raw in enumerate(lines, 1):
+        if nesting_depth(raw) > MAX_DEPTH:  # the referee's entries nest a few levels; bots' lines are strings
+            raise LogError(f"{name}: line {number} is not a log entry: nested deeper than {MAX_DEPTH} levels")
         try:
             kind = _peek.decode(raw)
-        except msgspec.DecodeError as err:
-            raise LogError(f"{name}: line {number} is not a log entry: {err}") from None
+        except (msgspec.DecodeError, RecursionError, ValueError) as err:
+            raise LogError(f"{name}: line {number} is not a log entry: {clip(str(err), 200)}") from None
         if kind.type not in _KNOWN:
             continue  # an entry type from a newer referee
         if kind.type == "header" and kind.log_format not in SUPPORTED_FORMATS:
             raise UnsupportedLogFormat(name, kind.log_format, number)
         try:
             entry = _entry.decode(raw)
-        except msgspec.DecodeError as err:
-            raise LogError(f"{name}: line {number}: a broken {kind.type!r} entry: {err}") from None
+        except (msgspec.DecodeError, RecursionError, ValueError) as err:
+            broken = f"a broken {clip(kind.type)!r} entry: {clip(str(err), 200)}"
+            raise LogError(f"{name}: line {number}: {broken}") from None
         if isinstance(entry, Header):
             matches.append(LogMatch(header=entry, header_line=number))
         elif not matches:

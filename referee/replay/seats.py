@@ -33,6 +33,7 @@ from protocol.messages import (
     TimeControl,
 )
 from referee.match_log import Fallback, Fault, Header, Received
+from referee.names import safe_name
 from referee.replay.cursor import LogCursor, describe, same, sent_type
 from referee.replay.reader import Line
 from referee.replay.record import FaultRecord, MatchRecord
@@ -46,6 +47,8 @@ _UNTOLD: Final = ("crash", "disconnect")
 """Faults after which the bot is not sent an ``error`` (it is gone)."""
 _REFUSALS: Final = ("bad_token", "seat_taken", "busy")
 """Handshake failures after a well-formed hello (TCP admission)."""
+_UNREADABLE: Final = frozenset({"bad_json", "unknown_message", "protocol_violation"})
+"""Why a line may not be read; a cut line's first bytes cannot tell which."""
 _ERROR_CODES: Final = frozenset(get_args(ErrorCode))
 
 
@@ -110,7 +113,9 @@ class Seats:
         cursor.next(s, "send hello")
         reply: str | None = None
         failure: str | None = None
-        name = self.header.seats[s].command
+        logged = self.header.seats[s].name
+        names = {logged}  # no usable hello name: the seat's configured label, not in the log
+        expected = logged
         received = cursor.peek(s)
         if isinstance(received, Received):
             cursor.next(s, "recv hello")
@@ -124,13 +129,14 @@ class Seats:
                     failure = "protocol_violation"
                 elif hello.version not in VERSIONS:
                     failure = "no_common_version"
-                elif hello.name:
-                    name = hello.name
+                elif safe_name(hello.name, ""):
+                    expected = safe_name(hello.name, "")
+                    names = {expected, hello.name}  # the raw name too: logs from before names were cut
         told = cursor.peek(s)
         is_error = sent_type(told) == "error"
         if reply is not None and failure is None and not (is_error or isinstance(told, Fault)):
-            if self.header.seats[s].name != name:
-                raise cursor.differ("header.seats.name", name, self.header.seats[s].name, seat=s)
+            if logged not in names:
+                raise cursor.differ("header.seats.name", expected, logged, seat=s)
             return
         error = cursor.next(s, "send error") if is_error else None
         line = cursor.next(s, f"fault of seat {s} (its handshake failed)")
@@ -139,6 +145,8 @@ class Seats:
             raise cursor.differ("entry", f"fault of seat {s}", describe(fault), seat=s, line=line.number)
         # a well-formed hello may still be refused (a TCP seat's token); no reply: its fault
         allowed = (failure,) if failure is not None else _REFUSALS if reply is not None else UNSEEN
+        if failure is None and reply is not None and "\ufffd" in reply:
+            allowed = ("bad_json", *allowed)  # invalid UTF-8 on the wire: the log holds it replaced
         if fault.reason not in allowed:
             raise cursor.differ("fault.reason", " or ".join(allowed), fault.reason, seat=s, line=line.number)
         if fault.action != "forfeit":
@@ -186,7 +194,7 @@ class Seats:
                 raise self.cursor.differ(
                     "entry", f"recv from seat {seat}", describe(entry), seat=seat, line=line.number
                 )
-            return self._judge(seat, entry.line, expect, rid)
+            return self._judge(seat, entry.line, expect, rid, cut=entry.cut is not None)
 
     def _request(self, seat: int, message: RefereeMessage) -> int:
         """Check a logged request (its id and time on their own); return its id."""
@@ -211,8 +219,12 @@ class Seats:
         state.bank_ms = bank
         return rid
 
-    def _judge(self, seat: int, text: str, expect: type[ReplyT], rid: int) -> tuple[ReplyT, str] | None:
-        """A reply line as the referee judges it: the reply, or ``None`` after the fault."""
+    def _judge(
+        self, seat: int, text: str, expect: type[ReplyT], rid: int, *, cut: bool = False
+    ) -> tuple[ReplyT, str] | None:
+        """A reply line as the referee judges it: the reply, or ``None`` after the fault. A
+        ``cut`` line (over the seat's log budget) is the message as the referee read it, or the
+        first bytes of a line it could not read, whose reason the log alone holds."""
         reason: str | None = None
         try:
             reply = decode_bot(text.encode())
@@ -228,6 +240,8 @@ class Seats:
             reason = "output_flood"  # the bot's stderr or stray lines, which the log does not hold
         elif "\ufffd" in text and isinstance(after, Fault) and after.reason == "bad_json":
             reason = "bad_json"  # invalid UTF-8 on the wire: the log holds it replaced
+        elif cut and reason in _UNREADABLE and isinstance(after, Fault) and after.reason in _UNREADABLE:
+            reason = after.reason  # only the line's first bytes were kept
         if reason is None:
             assert isinstance(reply, expect)
             return reply, text

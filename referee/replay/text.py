@@ -17,6 +17,7 @@ from rich.text import Text
 
 from protocol.cards import DIAMONDS, HEARTS, SUIT_CHARS, SUIT_SYMBOLS, card_symbol, parse_card, rank_of, suit_of
 from referee.match_log import Deal, Received, Sent
+from referee.names import printable
 from referee.replay.reader import LogMatch
 from referee.replay.record import FaultRecord, MatchRecord, RoundRecord, TrickRecord
 
@@ -55,7 +56,7 @@ def hand_text(codes: list[str]) -> Text:
 def match_lines(record: MatchRecord, only_round: int | None = None) -> Iterator[Text]:
     """The whole match (or one round of it) as lines of text."""
     yield from _header(record)
-    names = [s.name for s in record.seats]
+    names = [printable(s.name) for s in record.seats]  # a log holds what bots chose to be called
     rounds = [r for r in record.rounds if only_round is None or r.round == only_round]
     if only_round is None:
         for fault in record.faults:
@@ -84,17 +85,17 @@ def _header(record: MatchRecord) -> Iterator[Text]:
     rules = record.rules
     yield Text.assemble(
         ("Match ", "bold"),
-        (record.match_id, "bold"),
-        f"  {rules.name}  seed {record.seed}  first dealer {record.first_dealer}",
+        (printable(record.match_id), "bold"),
+        f"  {printable(rules.name)}  seed {record.seed}  first dealer {record.first_dealer}",
     )
     if rules.description:
-        yield Text(f"  {rules.description}", style="dim")
+        yield Text(f"  {printable(rules.description)}", style="dim")
     clock = record.time_control
     yield Text(
         f"  referee {record.referee}, log format {record.log_format}, started {record.started}; "
         f"policy {record.policy}; {clock.get('per_decision_ms')} ms a decision + {clock.get('bank_ms')} ms bank"
     )
-    yield Text("  seats: " + " · ".join(f"{s.seat} {s.name}" for s in record.seats))
+    yield Text("  seats: " + " · ".join(f"{s.seat} {printable(s.name)}" for s in record.seats))
 
 
 def _round(record: MatchRecord, round_: RoundRecord, names: list[str]) -> Iterator[Text]:
@@ -225,7 +226,8 @@ def _fault(fault: FaultRecord, names: list[str]) -> Text:
         "penalty": "revoke penalty and a redeal",
         "substitute": "the referee's move is played for it",
     }.get(fault.action, fault.action)
-    text = Text(f"  ! {where}: seat {fault.seat} {names[fault.seat]}: {fault.reason}{rule}: {fault.message} → {answer}")
+    message = printable(fault.message)
+    text = Text(f"  ! {where}: seat {fault.seat} {names[fault.seat]}: {fault.reason}{rule}: {message} → {answer}")
     text.stylize("red")
     if fault.reply is not None:
         shown = fault.reply if len(fault.reply) <= 100 else fault.reply[:97] + "..."
@@ -266,6 +268,7 @@ def seat_lines(log: LogMatch, seat: int, only_round: int | None = None) -> Itera
             continue
         if isinstance(entry, Sent) and entry.seat == seat:
             raw = bytes(entry.msg).decode("utf-8", errors="replace")
-            yield Text.assemble((f"{entry.t:>10.6f} ", "dim"), (">> ", "cyan"), highlight(Text(raw)))
+            yield Text.assemble((f"{entry.t:>10.6f} ", "dim"), (">> ", "cyan"), highlight(Text(printable(raw))))
         elif isinstance(entry, Received) and entry.seat == seat:
-            yield Text.assemble((f"{entry.t:>10.6f} ", "dim"), ("<< ", "yellow"), highlight(Text(entry.line)))
+            shown = printable(entry.line)  # what the bot sent, escapes and all, shown not obeyed
+            yield Text.assemble((f"{entry.t:>10.6f} ", "dim"), ("<< ", "yellow"), highlight(Text(shown)))

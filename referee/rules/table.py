@@ -77,6 +77,8 @@ class Table:
         self.cards = _cards_in_play(rules)
         self.full_mask = mask_of(self.cards)
         self.hand_size = len(self.cards) // rules.players
+        if not self.hand_size:
+            raise InvalidRuleSet(f"{len(self.cards)} cards leave nothing to deal to {rules.players} players")
         if rules.pass_count > self.hand_size:
             raise InvalidRuleSet(f"pass_count {rules.pass_count} exceeds the hand of {self.hand_size}")
         points = [0] * (2 * COPY_STRIDE)
@@ -91,6 +93,8 @@ class Table:
         self.points = [p if i in in_play else 0 for i, p in enumerate(points)]
         self.penalty_mask = mask_of(c for c in self.cards if self.points[c] > 0)
         self.penalty_total = sum(self.points[c] for c in self.cards if self.points[c] > 0)
+        if not any(self.points[c] for c in self.cards):
+            raise InvalidRuleSet("card_points: no card in play is worth points, so no score can change")
         self.suit_masks = [mask_of(c for c in self.cards if suit_of(c) == s) for s in range(4)]
         self.hearts_mask = self.suit_masks[HEARTS]
         queen = make_card(SPADES, QUEEN)
@@ -174,10 +178,39 @@ def _check_options(rules: RuleSet) -> None:
             raise InvalidRuleSet(f"pass direction {direction} needs 5 or more players")
     if not rules.deal_packets or any(p < 1 for p in rules.deal_packets):
         raise InvalidRuleSet("deal_packets must be positive packet sizes, like [1] or [3, 2, 3]")
-    if rules.round_limit < 1:
-        raise InvalidRuleSet("round_limit must be at least 1")
-    if rules.end == "rounds" and rules.rounds < 1:
-        raise InvalidRuleSet("rounds must be at least 1")
+    _check_numbers(rules)
+
+
+MAX_ROUNDS = 10_000
+"""Most rounds a match may be set to last (``rounds``, ``round_limit``)."""
+MAX_POINTS = 1_000
+"""Largest value, either sign, of a card, a moon, a declaration or a revoke."""
+MAX_SCORE = 100_000
+"""Largest ``target`` or ``threshold``."""
+
+
+def _check_numbers(rules: RuleSet) -> None:
+    """Every number must make a match that can be played and end: no target at or below 0
+    (the match would end after one round), no round count of 0, no absurd size."""
+    _in_range("round_limit", rules.round_limit, 1, MAX_ROUNDS)
+    _in_range("rounds", rules.rounds, 1, MAX_ROUNDS)
+    _in_range("target", rules.target, 1, MAX_SCORE)
+    _in_range("threshold", rules.threshold, 1, MAX_SCORE)
+    if rules.copies * 52 < max(rules.deal_packets):
+        raise InvalidRuleSet(f"deal_packets: a packet of {max(rules.deal_packets)} is larger than the deck")
+    for code, value in rules.card_points.items():
+        _in_range(f"card_points[{code}]", value, -MAX_POINTS, MAX_POINTS)
+    for name, optional in (("moon_points", rules.moon_points), ("revoke_points", rules.revoke_points)):
+        if optional is not None:
+            _in_range(name, optional, 0, MAX_POINTS)
+    _in_range("declaration_points", rules.declaration_points, 0, MAX_POINTS)
+
+
+def _in_range(name: str, value: int, low: int, high: int) -> None:
+    if value < low:
+        raise InvalidRuleSet(f"{name} must be at least {low}, not {value}")
+    if value > high:
+        raise InvalidRuleSet(f"{name} must be at most {high}, not {value}")
 
 
 @lru_cache(maxsize=64)

@@ -27,12 +27,19 @@
  *   node bot.js                               stdin/stdout (the referee starts the bot)
  *   node bot.js --tcp HOST:PORT --token T     connect to a referee over TCP; the token goes
  *                                             in the hello
+ *   --retry-for S                             over TCP: when the referee answers `busy`, refuses
+ *                                             the connection or drops it before seating the
+ *                                             bot, try again (0.1 s doubling to 5 s, with
+ *                                             jitter) for up to S seconds (default 60)
  */
 
 const net = require('net');
 const readline = require('readline');
 
 const PROTOCOL_VERSION = 1;
+const RETRY_FOR = 60;
+const RETRY_FIRST = 0.1;
+const RETRY_CAP = 5;
 const RANKS = '23456789TJQKA';
 const SUITS = 'CDSH';
 
@@ -290,18 +297,25 @@ async function ask(fn, fallback, valid, what, state, request) {
 // The conversation
 // ---------------------------------------------------------------------------------------------
 
-/** Parse the kit's options: `--tcp HOST:PORT` (or `--tcp=...`) and `--token T`. */
+/** Parse the kit's options: `--tcp HOST:PORT` (or `--tcp=...`), `--token T`, `--retry-for S`. */
 function parseArgs(argv) {
-  const options = { tcp: null, token: null };
+  const options = { tcp: null, token: null, retryFor: RETRY_FOR };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const eq = arg.indexOf('=');
     const key = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
     const inline = arg.startsWith('--') && eq > 0 ? arg.slice(eq + 1) : null;
-    if (key === '--tcp' || key === '--token') {
+    if (key === '--tcp' || key === '--token' || key === '--retry-for') {
       const value = inline !== null ? inline : argv[(i += 1)];
       if (value === undefined) throw new Error(`${key} needs a value`);
-      options[key.slice(2)] = value;
+      if (key === '--retry-for') {
+        options.retryFor = Number(value);
+        if (!Number.isFinite(options.retryFor) || options.retryFor < 0) {
+          throw new Error(`--retry-for wants seconds, not ${JSON.stringify(value)}`);
+        }
+      } else {
+        options[key.slice(2)] = value;
+      }
     }
   }
   if (options.tcp !== null) {
@@ -473,24 +487,84 @@ function run(bot, argv = process.argv.slice(2)) {
     return session;
   }
 
-  const socket = net.connect({ host: options.host, port: options.port });
-  socket.setNoDelay(true);
-  socket.setEncoding('utf8');
-  const send = (obj) => socket.write(`${JSON.stringify(obj)}\n`);
-  const exit = (code) => {
-    socket.end(() => process.exit(code));
-    setTimeout(() => process.exit(code), 1000).unref();
+  return connectTcp(bot, options);
+}
+
+/**
+ * Play over TCP. Until the referee seats the bot (any message but `hello` or `error`), a
+ * `busy` refusal, a refused or reset connection, or a connection closed without an error is
+ * tried again after a pause (0.1 s doubling to 5 s, a random half to all of it) for up to
+ * `options.retryFor` seconds; other refusals (`bad_token`, `seat_taken`, ...) end the bot.
+ */
+function connectTcp(bot, options) {
+  const deadline = Date.now() + options.retryFor * 1000;
+  let delay = RETRY_FIRST;
+
+  const attempt = () => {
+    const socket = net.connect({ host: options.host, port: options.port });
+    socket.setNoDelay(true);
+    socket.setEncoding('utf8');
+    let seated = false;
+    let busy = null;
+    let failure = null;
+    const send = (obj) => socket.write(`${JSON.stringify(obj)}\n`);
+    const exit = (code) => {
+      socket.end(() => process.exit(code));
+      setTimeout(() => process.exit(code), 1000).unref();
+    };
+    const session = new Session(bot, send, exit, options.token);
+    socket.on('connect', () => log(`connected to ${options.host}:${options.port}`));
+    socket.on('error', (err) => {
+      failure = err.message;
+    });
+    const rl = readline.createInterface({ input: socket, crlfDelay: Infinity, terminal: false });
+    rl.on('line', (line) => {
+      if (!seated && busy === null) {
+        let msg = null;
+        try {
+          msg = JSON.parse(line);
+        } catch (err) {
+          msg = null;
+        }
+        const type = msg !== null && typeof msg === 'object' ? msg.type : undefined;
+        if (type === 'error' && msg.code === 'busy') {
+          busy = String(msg.message);
+          socket.destroy();
+          return;
+        }
+        if (type !== undefined && type !== 'hello' && type !== 'error') seated = true;
+      }
+      if (busy === null) session.feed(line);
+    });
+    socket.on('close', () => {
+      session.queue.then(() => {
+        if (session.done) return;
+        if (seated) {
+          if (failure !== null) {
+            log(`connection error: ${failure}`);
+            session.finish(1);
+          } else {
+            session.finish(0);
+          }
+          return;
+        }
+        let why = 'the referee closed the connection';
+        if (busy !== null) why = `the referee is busy (${busy})`;
+        else if (failure !== null) why = `cannot connect to ${options.host}:${options.port} (${failure})`;
+        const left = deadline - Date.now();
+        if (left <= 0) {
+          log(`${why}; giving up after ${options.retryFor} s`);
+          process.exit(1);
+        }
+        const pause = Math.min(delay * 1000 * (0.5 + 0.5 * Math.random()), left);
+        delay = Math.min(delay * 2, RETRY_CAP);
+        log(`${why}; trying again in ${(pause / 1000).toFixed(1)} s`);
+        setTimeout(attempt, pause);
+      });
+    });
+    return session;
   };
-  const session = new Session(bot, send, exit, options.token);
-  socket.on('connect', () => log(`connected to ${options.host}:${options.port}`));
-  socket.on('error', (err) => {
-    log(`connection error: ${err.message}`);
-    process.exit(1);
-  });
-  const rl = readline.createInterface({ input: socket, crlfDelay: Infinity, terminal: false });
-  rl.on('line', (line) => session.feed(line));
-  rl.on('close', () => session.queue.then(() => session.finish(0)));
-  return session;
+  return attempt();
 }
 
 module.exports = {
@@ -512,4 +586,5 @@ module.exports = {
   log,
   Session,
   run,
+  connectTcp,
 };

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from referee.seeds import series_seed
+
 ROOT = Path(__file__).resolve().parents[2]
 SEAT = re.compile(r"tcp seat (\d) (\w+): connect to ([\d.]+):(\d+) with token (\S+)")
 
@@ -71,5 +73,9 @@ def test_serve_plays_matches_for_connected_bots(tmp_path: Path) -> None:
     results = [json.loads(line) for line in out.splitlines()]
     assert len(results) == 2
     assert all([s["status"] for s in r["seats"]] == ["ok"] * 4 for r in results)
+    # the second match's seed is a hash of the first, not the next number: one seed found by a
+    # bot from its hands gives away no other match
+    assert [r["seed"] for r in results] == [5, series_seed(5, 1)]
+    assert series_seed(5, 1).bit_length() > 64
     assert all(bot.wait(timeout=10) == 0 for bot in bots)  # goodbye after the second match
     assert sorted(p.name for p in tmp_path.iterdir()) == ["match-1.jsonl", "match-2.jsonl"]

@@ -1,0 +1,219 @@
+"""What a user may type on the command line: click parameter types and checks shared by every
+``referee`` command.
+
+Each value is checked while click parses the options, before any bot starts or any file is
+written, and a bad one becomes one line naming the option (exit status 2): a time that is not
+a finite number of seconds, a port outside 0..65535, a bot command that cannot be split into
+words, an environment pair without ``=``, a limit the system cannot set, a file that cannot be
+written. Ranges are documented in each option's help and in docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import resource
+import socket
+from pathlib import Path
+from typing import Final
+
+import click
+
+from referee.bot_config import BotConfigError, command_words
+from referee.play import TCP_PREFIX
+
+MAX_SECONDS: Final = 86_400.0
+"""Longest time any option takes (one day): longer is a typo, and would overflow the
+milliseconds sent to bots."""
+MAX_CPU_SECONDS: Final = 86_400
+MAX_MEMORY_MB: Final = 1 << 20
+"""1 TiB of address space: beyond it a limit means nothing (and soon overflows ``rlim_t``)."""
+MAX_MATCHES: Final = 100_000
+"""Most matches or duplicate sets one command schedules."""
+MAX_CONCURRENCY: Final = 256
+"""Most tables played at once (each starts its own bot processes)."""
+
+PORT: Final = click.IntRange(0, 65535)
+ILLEGAL_MOVE_CAP: Final = click.IntRange(min=0)
+MATCH_COUNT: Final = click.IntRange(1, MAX_MATCHES)
+CONCURRENCY: Final = click.IntRange(1, MAX_CONCURRENCY)
+CPU_SECONDS: Final = click.IntRange(1, MAX_CPU_SECONDS)
+MEMORY_MB: Final = click.IntRange(1, MAX_MEMORY_MB)
+
+
+class Seconds(click.types.FloatParamType):
+    """A time in seconds: a finite number, above zero (or zero with ``allow_zero``), at most
+    ``MAX_SECONDS``. ``nan``, ``inf`` and negative times are refused."""
+
+    name = "seconds"
+
+    def __init__(self, *, allow_zero: bool = False, maximum: float = MAX_SECONDS) -> None:
+        self.allow_zero = allow_zero
+        self.maximum = maximum
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            seconds = float(value)
+        else:
+            try:
+                seconds = float(str(value))
+            except ValueError:
+                self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(seconds):
+            self.fail(f"{value!r} is not a finite number of seconds", param, ctx)
+        low = "0 or more" if self.allow_zero else "more than 0"
+        if seconds < 0 or (seconds == 0 and not self.allow_zero) or seconds > self.maximum:
+            self.fail(f"{value!r} seconds: must be {low} and at most {self.maximum:g}", param, ctx)
+        return seconds
+
+
+class BotCommand(click.types.StringParamType):
+    """A bot: a command line the referee can split into words (no unclosed quote, not empty,
+    no NUL), or ``tcp:NAME[:TOKEN]`` where TCP seats are allowed. Returned unchanged."""
+
+    name = "bot"
+
+    def __init__(self, *, tcp: bool = True) -> None:
+        self.tcp = tcp
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value)
+        if not text.strip():
+            self.fail("the bot's command line is empty", param, ctx)
+        if self.tcp and text.startswith(TCP_PREFIX):
+            if "\0" in text:
+                self.fail(f"{text!r} holds a NUL character", param, ctx)
+            return text
+        try:
+            command_words(text)
+        except BotConfigError as err:
+            self.fail(str(err), param, ctx)
+        return text
+
+
+class BotTemplate(click.types.StringParamType):
+    """A bot command with ``{python}`` and ``{seed}`` to fill in (``referee bench``): only those
+    placeholders, and a command line once they are filled. Returned unchanged."""
+
+    name = "command"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value)
+        if not text.strip():
+            self.fail("the bot's command line is empty", param, ctx)
+        try:
+            filled = text.format(python="python3", seed=1)
+        except (KeyError, IndexError, ValueError) as err:
+            self.fail(
+                f"{text!r}: bad placeholder {err}; use {{python}} and {{seed}} (and {{{{ }}}} for braces)", param, ctx
+            )
+        try:
+            command_words(filled)
+        except BotConfigError as err:
+            self.fail(str(err), param, ctx)
+        return text
+
+
+class EnvPair(click.types.StringParamType):
+    """``NAME=VALUE`` for a bot's environment: NAME not empty, no NUL. Returned unchanged."""
+
+    name = "name=value"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value)
+        name, sep, _ = text.partition("=")
+        if not sep:
+            self.fail(f"expected NAME=VALUE, got {text!r}", param, ctx)
+        if not name:
+            self.fail(f"the variable's name is empty in {text!r}", param, ctx)
+        if "\0" in text:
+            self.fail(f"{text!r} holds a NUL character", param, ctx)
+        return text
+
+
+class FilesLimit(click.types.IntParamType):
+    """Open files a bot may hold: at least 1 and at most the referee's own hard limit
+    (``RLIMIT_NOFILE``), which an unprivileged process cannot raise."""
+
+    name = "integer"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        count = super().convert(value, param, ctx)
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        top = hard if hard != resource.RLIM_INFINITY else 1 << 20
+        if not 1 <= count <= top:
+            self.fail(f"{count} is not in the range 1 to {top} (the referee's hard RLIMIT_NOFILE)", param, ctx)
+        return count
+
+
+def resolvable_host(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A ``--host`` callback: the name must resolve (``socket.getaddrinfo``)."""
+    if value is None:
+        return None
+    try:
+        socket.getaddrinfo(value, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise click.BadParameter(f"cannot resolve host {value!r}: {reason}", ctx, param) from None
+    return value
+
+
+def check_listen(host: str, port: int) -> None:
+    """Raise ``click.UsageError`` when nothing could listen on ``host``:``port`` (an address
+    not of this machine, a port in use or reserved), tried by binding and closing a socket."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        for family, kind, proto, _, address in infos:
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(address)
+    except OSError as err:
+        raise click.UsageError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+
+
+def check_output_file(path: str | Path, option: str, *, make_folders: bool) -> None:
+    """Raise ``click.BadParameter`` (for ``option``) unless ``path`` can be written: an
+    existing regular file that opens for appending, or a new file in a folder where one can
+    be created (a probe file is created and removed). With ``make_folders`` the missing
+    folders are created, as the writer would."""
+    target = Path(path)
+    try:
+        _check_output_file(target, make_folders)
+    except OSError as err:
+        raise click.BadParameter(f"cannot write {str(target)!r}: {err.strerror or err}", param_hint=option) from None
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint=option) from None
+
+
+def _check_output_file(target: Path, make_folders: bool) -> None:
+    if target.is_dir():
+        raise ValueError(f"{str(target)!r} is a directory")
+    if target.exists():
+        if not target.is_file():
+            raise ValueError(f"{str(target)!r} exists and is not a regular file")
+        with target.open("ab"):
+            return
+    folder = target.parent
+    if not folder.is_dir():
+        blocker = folder if folder.exists() else next((p for p in folder.parents if p.exists()), Path("."))
+        if not blocker.is_dir():
+            raise ValueError(f"cannot write {str(target)!r}: {str(blocker)!r} is not a directory")
+        if not make_folders:
+            raise ValueError(f"cannot write {str(target)!r}: no directory {str(folder)!r}")
+        folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    os.close(fd)
+    target.unlink()
+
+
+def check_output_folder(path: str | Path, option: str) -> None:
+    """Raise ``click.BadParameter`` unless files can be created in the folder ``path``
+    (created if missing, as the writer would)."""
+    folder = Path(path)
+    try:
+        _check_output_file(folder / ".referee-write-probe", make_folders=True)
+    except OSError as err:
+        raise click.BadParameter(f"cannot write in {str(folder)!r}: {err.strerror or err}", param_hint=option) from None
+    except ValueError as err:
+        reason = str(err).rpartition(": ")[2]
+        raise click.BadParameter(f"cannot write in {str(folder)!r}: {reason}", param_hint=option) from None
