@@ -7,7 +7,9 @@ messages out. Every failure is a ``ProtocolError`` with the error code the refer
 
 from __future__ import annotations
 
+import operator
 import re
+from itertools import accumulate
 from typing import Any, Final
 
 import msgspec
@@ -57,41 +59,26 @@ def encode(message: Any) -> bytes:
     return _encoder.encode(message) + b"\n"
 
 
-_SIGNIFICANT = re.compile(rb'[][{}"\\]')
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)', re.DOTALL)
+"""A JSON string, or an unterminated one running to the end of the line. The possessive ``*+``
+and the end-of-line ending keep it linear: a search never rescans a string it gave up on."""
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+_OPEN_AS_ONE = bytes(1 if b in b"[{" else 0 for b in range(256))
 
 
 def nesting_depth(line: bytes) -> int:
-    """How deep arrays and objects nest in a JSON line (brackets inside strings do not count),
-    or a number over ``MAX_DEPTH`` as soon as it is known to be deeper. Cheap for ordinary
-    lines: only a line with more than ``MAX_DEPTH`` brackets is scanned, once, in linear time
-    (a hostile line must not cost the referee more than reading it)."""
+    """How deep arrays and objects nest in a JSON line (brackets inside strings do not count).
+    Cheap for ordinary lines: one with at most ``MAX_DEPTH`` brackets cannot be deeper and is
+    not scanned (``MAX_DEPTH`` is returned). Others are scanned in linear time, all in C loops
+    (about 6 ms for the worst 64 KiB line): a hostile line must not cost the referee more than
+    reading it."""
     if line.count(b"[") + line.count(b"{") <= MAX_DEPTH:
-        return MAX_DEPTH  # cannot be deeper than its bracket count; no need to know more
-    depth = deepest = 0
-    in_string = escaped = False
-    last = -2
-    for found in _SIGNIFICANT.finditer(line):
-        char = found.group()
-        position = found.start()
-        if in_string:
-            if escaped and position == last + 1:
-                escaped = False
-            elif char == b"\\":
-                escaped = True
-            elif char == b'"':
-                in_string = False
-            last = position
-        elif char == b'"':
-            in_string = True
-            escaped = False
-        elif char in b"[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                return depth  # too deep already: the rest need not be read
-            deepest = max(deepest, depth)
-        elif char in b"]}":
-            depth -= 1
-    return deepest
+        return MAX_DEPTH
+    brackets = _STRING.sub(b"", line).translate(None, _NOT_BRACKET)
+    opens = brackets.translate(_OPEN_AS_ONE)  # 1 for an opening bracket, 0 for a closing one
+    # after k brackets the depth is opens_so_far - closes_so_far = 2 * opens_so_far - k
+    depths = map(operator.sub, map((2).__mul__, accumulate(opens)), range(1, len(opens) + 1))
+    return max(depths, default=0)
 
 
 def _check_shape(line: bytes) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import msgspec
 
 from referee.errors import RefereeError
+from referee.names import MAX_NAME, printable, safe_name
 
 
 class BotConfigError(RefereeError):
@@ -56,6 +57,12 @@ def read_bots(path: str | Path) -> list[BotEntry]:
     for entry in entries:
         if not entry.name.strip():
             raise BotConfigError(f"{path}: a bot has an empty name")
+        if safe_name(entry.name, "") != entry.name:
+            shown = printable(entry.name, 80)
+            raise BotConfigError(
+                f"{path}: bot name '{shown}': use at most {MAX_NAME} printable characters, no leading,"
+                " trailing or repeated spaces"
+            )
         for field, line in (("command", entry.command), ("build", entry.build)):
             try:
                 if line is not None:

@@ -15,6 +15,7 @@ import trio
 from protocol.ruleset import RuleSet
 from referee import __version__
 from referee.bench import RANDOM_BOT, bench_concurrent, bench_engine, bench_match
+from referee.bench_hostile import bench_hostile
 from referee.bot_config import BotConfigError, build, read_bots, runnable
 from referee.cli_types import (
     CPU_SECONDS,
@@ -23,6 +24,8 @@ from referee.cli_types import (
     MAX_CONCURRENCY,
     MEMORY_MB,
     PORT,
+    TIME_BANK_OPTION,
+    TIME_PER_MOVE_OPTION,
     BotCommand,
     BotTemplate,
     EnvPair,
@@ -113,14 +116,8 @@ def variants(name: str | None, pairs: tuple[str, ...], as_json: bool) -> None:
 @click.option("--set", "pairs", multiple=True, metavar="OPTION=VALUE", help="Override one rule option.")
 @click.option("--seed", type=int, default=None, help="Seed of the deals, any integer (default: random, printed).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None, help="Write the replay log here.")
-@click.option("--time-per-move", default=1.0, show_default=True, type=Seconds(), help="Seconds per decision (> 0).")
-@click.option(
-    "--time-bank",
-    default=10.0,
-    show_default=True,
-    type=Seconds(allow_zero=True),
-    help="Extra seconds for the match (>= 0).",
-)
+@TIME_PER_MOVE_OPTION
+@TIME_BANK_OPTION
 @click.option("--startup", default=10.0, show_default=True, type=Seconds(), help="Seconds for the handshake (> 0).")
 @click.option(
     "--policy", type=click.Choice(POLICIES), default="forfeit", show_default=True, help="Answer to an illegal move."
@@ -275,14 +272,8 @@ def announce_tcp_seats(address: tuple[str, int], seats: list[TcpSeat]) -> None:
 @click.option(
     "--connect-timeout", default=300.0, show_default=True, type=Seconds(), help="Seconds to wait for the bots (> 0)."
 )
-@click.option("--time-per-move", default=1.0, show_default=True, type=Seconds(), help="Seconds per decision (> 0).")
-@click.option(
-    "--time-bank",
-    default=10.0,
-    show_default=True,
-    type=Seconds(allow_zero=True),
-    help="Extra seconds per match (>= 0).",
-)
+@TIME_PER_MOVE_OPTION
+@TIME_BANK_OPTION
 @click.option("--reconnect", is_flag=True, help="Let a bot that disconnects connect again.")
 @click.option("--json", "as_json", is_flag=True, help="Print each result as one JSON object.")
 def serve(
@@ -426,6 +417,18 @@ def engine(variant: str, seconds: float, seed: int, as_json: bool) -> None:
         f"{result.variant}: {result.hands} hands, {result.decisions} decisions in {result.seconds:.2f} s\n"
         f"  {result.hands_per_second:,.0f} hands/s   {result.decisions_per_second:,.0f} decisions/s"
     )
+
+
+@bench.command("hostile")
+@click.option("--repeat", default=20, show_default=True, type=click.IntRange(1, 10_000), help="Tries per line.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per line.")
+def bench_hostile_command(repeat: int, as_json: bool) -> None:
+    """What the worst lines a bot can send cost the referee to decode or refuse."""
+    for case in bench_hostile(repeat):
+        if as_json:
+            click.echo(msgspec.json.encode(case).decode())
+        else:
+            click.echo(f"{case.name:<24} {case.bytes:>7,} bytes  {case.outcome:<16} {case.microseconds:>9,.0f} us")
 
 
 @bench.command("match")

@@ -11,7 +11,15 @@ import click
 from rich.console import Console
 
 from referee.bot_config import BotConfigError, read_bots
-from referee.cli_types import CONCURRENCY, MATCH_COUNT, MAX_CONCURRENCY, Seconds, check_output_file
+from referee.cli_types import (
+    CONCURRENCY,
+    MATCH_COUNT,
+    MAX_CONCURRENCY,
+    TIME_BANK_OPTION,
+    TIME_PER_MOVE_OPTION,
+    Seconds,
+    check_output_file,
+)
 from referee.ladder.errors import LadderError
 from referee.ladder.play import LadderInterrupted, play_ladder
 from referee.ladder.report import compare, format_comparison, standings, standings_csv, standings_json, standings_table
@@ -73,14 +81,8 @@ def _open(db: str) -> LadderStore:
 @click.option("--variant", default=None, help=f"A preset (see `referee variants`); new ladders: {DEFAULT_PRESET}.")
 @click.option("--set", "pairs", multiple=True, metavar="OPTION=VALUE", help="Override one rule option.")
 @click.option("--seed", type=int, default=None, help="The ladder seed (the schedule follows from it); default random.")
-@click.option("--time-per-move", default=1.0, show_default=True, type=Seconds(), help="Seconds per decision (> 0).")
-@click.option(
-    "--time-bank",
-    default=10.0,
-    show_default=True,
-    type=Seconds(allow_zero=True),
-    help="Extra seconds per match (>= 0).",
-)
+@TIME_PER_MOVE_OPTION
+@TIME_BANK_OPTION
 @click.option("--startup", default=10.0, show_default=True, type=Seconds(), help="Seconds for a bot's handshake (> 0).")
 @click.option(
     "--cwd",

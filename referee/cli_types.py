@@ -217,3 +217,17 @@ def check_output_folder(path: str | Path, option: str) -> None:
     except ValueError as err:
         reason = str(err).rpartition(": ")[2]
         raise click.BadParameter(f"cannot write in {str(folder)!r}: {reason}", param_hint=option) from None
+
+
+TIME_PER_MOVE_OPTION = click.option(
+    "--time-per-move", default=1.0, show_default=True, type=Seconds(), help="Seconds per decision (> 0)."
+)
+"""The decision limit, the same on every command that plays matches."""
+TIME_BANK_OPTION = click.option(
+    "--time-bank",
+    default=10.0,
+    show_default=True,
+    type=Seconds(allow_zero=True),
+    help="Extra seconds per match (>= 0).",
+)
+"""The time bank, the same on every command that plays matches."""

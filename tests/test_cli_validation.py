@@ -302,3 +302,24 @@ def test_an_unexpected_error_is_one_line_without_a_traceback(files: Path, monkey
     monkeypatch.setenv("REFEREE_DEBUG", "1")
     result = run("variants", "american")
     assert isinstance(result.exception, RuntimeError)
+
+
+@pytest.mark.parametrize("name", ["a\nb", "x\x1b[2Jy", " padded", "two  spaces", "n" * 65, "\u202eevil"])
+def test_a_bot_name_in_a_toml_list_must_be_printable_and_short(tmp_path: Path, name: str) -> None:
+    config = tmp_path / "bots.toml"
+    config.write_text(f"[[bot]]\nname = {json.dumps(name)}\ncommand = \"python3 x.py\"\n")
+    result = CliRunner().invoke(main, ["ladder", "run", str(config), "--db", str(tmp_path / "l.db")])
+    assert result.exit_code == 1
+    assert "bot name" in result.output and "printable characters" in result.output
+    assert "\x1b" not in result.output and "Traceback" not in result.output
+
+
+def test_bench_hostile_names_every_line_it_refuses() -> None:
+    result = CliRunner().invoke(main, ["bench", "hostile", "--repeat", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    cases = {c["name"]: c for c in map(json.loads, result.output.splitlines())}
+    assert cases["ordinary play"]["outcome"] == "play"
+    assert cases["nested 1,000 deep"]["outcome"] == "bad_json"
+    assert cases["nested 65,000 deep"]["outcome"] == "bad_json"
+    assert cases["60 KB unknown type"]["outcome"] == "unknown_message"
+    assert all(c["bytes"] <= 65536 for c in cases.values())

@@ -235,3 +235,35 @@ def test_every_line_sent_is_within_the_limit_whatever_the_bots_say(bot_names: li
         assert all(len(s.name) <= MAX_NAME for s in outcome.seats)
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+hostile_hellos = st.one_of(
+    st.binary(max_size=300).filter(lambda b: b"\n" not in b),
+    st.lists(
+        st.sampled_from([b"[", b"]", b"{", b"}", b'"', b"\\", b":", b",", b"NaN", b"1e999", b"\x00", b"\xff",
+                         b'"type"', b'"hello"', b'"version"', b"1", b'"name"', b'"token"', b"9" * 40]),
+        max_size=2000,
+    ).map(b"".join),
+)
+NAMED = {"bad_json", "protocol_violation", "unknown_message", "no_common_version", "line_too_long"}
+
+
+@settings(max_examples=150, deadline=None)
+@given(hostile_hellos)
+def test_any_hello_line_fails_the_handshake_by_name_or_passes(line: bytes) -> None:
+    async def main() -> None:
+        bot = hello_with(line)
+        async with trio.open_nursery() as nursery:
+            ours, theirs = trio.testing.memory_stream_pair()
+            nursery.start_soon(bot.serve, theirs)
+            connection = BotConnection(link=MemoryLink(ours), command="fuzz")
+            await handshake(connection, 5.0)
+            await connection.link.close()
+        if connection.failure is not None:
+            assert connection.failure.reason in NAMED
+            told = [m for m in bot.received if m["type"] == "error"]
+            assert told and told[0]["code"] == connection.failure.reason
+        else:
+            assert connection.hello is not None and len(connection.name(0)) <= MAX_NAME
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
