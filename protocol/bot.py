@@ -28,8 +28,9 @@ raises, is logged to stderr and replaced by a legal default, so the referee neve
 (set ``strict = True`` on your bot to let the exception end the bot instead).
 
 Run a bot with ``main(MyBot)``: over stdin/stdout by default (the referee starts the bot), or
-``--tcp HOST:PORT --token T`` to connect to a referee (a referee that is busy, refuses the
-connection or drops it before seating the bot is tried again with backoff, for up to
+``--tcp HOST:PORT --token T`` (or ``--token-file F``, or ``$HEARTS_TOKEN``: a command line
+is readable by every process of the machine) to connect to a referee (a referee that is busy,
+refuses the connection or drops it before seating the bot is tried again with backoff, for up to
 ``--retry-for`` seconds, 60 by default). Log with ``self.log`` or print to
 stderr; stdout belongs to the protocol (``main`` sends stray ``print`` output to stderr).
 """
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import random
 import socket
 import sys
@@ -45,7 +47,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Final, Protocol
 
 import msgspec
 
@@ -741,14 +743,32 @@ def main(bot: Bot | type[Bot], argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--tcp", metavar="HOST:PORT")
     parser.add_argument("--token")
+    parser.add_argument("--token-file")
     parser.add_argument("--retry-for", type=float, default=RETRY_FOR)
     parser.add_argument("--log-level", default="WARNING")
     args, _ = parser.parse_known_args(sys.argv[1:] if argv is None else list(argv))
     logging.basicConfig(stream=sys.stderr, level=str(args.log_level).upper(), format="%(name)s: %(message)s")
     player = bot() if isinstance(bot, type) else bot
+    token = seat_token(args.token, args.token_file)
     if args.tcp:
         host, _, port = str(args.tcp).rpartition(":")
-        return connect(player, host.strip("[]") or "127.0.0.1", int(port), args.token, retry_for=args.retry_for)
+        return connect(player, host.strip("[]") or "127.0.0.1", int(port), token, retry_for=args.retry_for)
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # stray print() output must not corrupt the protocol
-    return run(player, sys.stdin.buffer, out, token=args.token)
+    return run(player, sys.stdin.buffer, out, token=token)
+
+
+TOKEN_VARIABLE: Final = "HEARTS_TOKEN"
+"""The environment variable a seat token may come in (``--token`` on a command line is visible
+to every process of the machine in ``/proc/PID/cmdline``)."""
+
+
+def seat_token(given: str | None, token_file: str | None) -> str | None:
+    """The seat token: ``--token``, else the first line of ``--token-file``, else
+    ``$HEARTS_TOKEN``, else none."""
+    if given:
+        return given
+    if token_file:
+        with open(token_file, encoding="utf-8") as file:
+            return file.readline().strip() or None
+    return os.environ.get(TOKEN_VARIABLE) or None

@@ -16,6 +16,7 @@ from protocol.ruleset import RuleSet
 from referee import __version__
 from referee.bench import RANDOM_BOT, bench_concurrent, bench_engine, bench_match
 from referee.bench_hostile import bench_hostile
+from referee.bench_sandbox import bench_startup
 from referee.bot_config import BotConfigError, build, read_bots, runnable
 from referee.cli_types import (
     CPU_SECONDS,
@@ -24,6 +25,8 @@ from referee.cli_types import (
     MAX_CONCURRENCY,
     MEMORY_MB,
     PORT,
+    SANDBOX_BIND_OPTION,
+    SANDBOX_OPTION,
     TIME_BANK_OPTION,
     TIME_PER_MOVE_OPTION,
     BotCommand,
@@ -35,6 +38,7 @@ from referee.cli_types import (
     check_output_file,
     check_output_folder,
     resolvable_host,
+    sandbox_for,
 )
 from referee.link import BotLimits, BotStartError
 from referee.play import TCP_PREFIX, Interrupted, play_match, play_matches
@@ -148,7 +152,9 @@ def variants(name: str | None, pairs: tuple[str, ...], as_json: bool) -> None:
     "--bot-cwd", type=click.Path(file_okay=False, exists=True), default=None, help="Working directory of the bots."
 )
 @click.option("--bot-env", multiple=True, type=EnvPair(), metavar="NAME=VALUE", help="Add to the bots' environment.")
-@click.option("--clean-env", is_flag=True, help="Bots get only PATH, HOME and --bot-env.")
+@click.option("--clean-env", is_flag=True, help="Bots get only PATH, HOME and --bot-env (always so in a sandbox).")
+@SANDBOX_OPTION
+@SANDBOX_BIND_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 def match(
     bots: tuple[str, ...],
@@ -171,6 +177,8 @@ def match(
     bot_cwd: str | None,
     bot_env: tuple[str, ...],
     clean_env: bool,
+    sandbox_mode: str,
+    sandbox_binds: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Play one match between BOTS, in seat order. A BOT is a command line (the referee starts
@@ -196,7 +204,9 @@ def match(
         reconnect=reconnect,
     )
     env = dict(pair.partition("=")[::2] for pair in bot_env)
+    sandbox = sandbox_for(sandbox_mode, sandbox_binds) if not all(b.startswith(TCP_PREFIX) for b in bots) else None
     limits = BotLimits(
+        sandbox=sandbox,
         cpu_seconds=cpu_limit,
         memory_mb=memory_limit,
         open_files=files_limit,
@@ -340,7 +350,8 @@ DEMO_SEATS = ("heuristic", "random", "javascript", "c", "random", "random")
 @click.option("--variant", default=DEFAULT_PRESET, show_default=True, help="A preset (see `referee variants`).")
 @click.option("--seed", type=int, default=None, help="Seed of the deals, any integer (default: random).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None, help="Write the replay log here.")
-def demo(variant: str, seed: int | None, log_path: str | None) -> None:
+@SANDBOX_OPTION
+def demo(variant: str, seed: int | None, log_path: str | None, sandbox_mode: str) -> None:
     """A match between the sample bots (sample_bots/bots.toml): the heuristic bot, the
     random bot, the JavaScript bot and the C bot (where node and a C compiler exist)."""
     try:
@@ -365,8 +376,12 @@ def demo(variant: str, seed: int | None, log_path: str | None) -> None:
     click.echo("seats: " + ", ".join(f"{i} {e.name}" for i, e in enumerate(chosen)))
     config = MatchConfig()
     commands = [e.command for e in chosen]
+    sandbox = sandbox_for(sandbox_mode, ())
+    limits = BotLimits(sandbox=sandbox)
     try:
-        outcome = trio.run(lambda: play_match(commands, rules, seed=seed, config=config, log_path=log_path, cwd=REPO))
+        outcome = trio.run(
+            lambda: play_match(commands, rules, seed=seed, config=config, log_path=log_path, cwd=REPO, limits=limits)
+        )
     except BotStartError as err:
         raise click.ClickException(str(err)) from None
     click.echo(format_outcome(outcome))
@@ -429,6 +444,26 @@ def bench_hostile_command(repeat: int, as_json: bool) -> None:
             click.echo(msgspec.json.encode(case).decode())
         else:
             click.echo(f"{case.name:<24} {case.bytes:>7,} bytes  {case.outcome:<16} {case.microseconds:>9,.0f} us")
+
+
+@bench.command("sandbox")
+@click.option("--bot", default=RANDOM_BOT, show_default=True, type=BotTemplate(), help="Bot command ({python}).")
+@click.option("--starts", default=30, show_default=True, type=click.IntRange(1, 10_000), help="Starts each way.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_sandbox_command(bot: str, starts: int, as_json: bool) -> None:
+    """Start-up of a bot (process start to its hello) with and without the sandbox."""
+    sandbox = sandbox_for("on", ())
+    assert sandbox is not None
+    result = bench_startup(sandbox, bot, starts, str(REPO))
+    if as_json:
+        click.echo(msgspec.json.encode(result).decode())
+        return
+    click.echo(
+        f"{result.bot}: {result.starts} starts each way\n"
+        f"  plain     median {result.plain_ms:7.1f} ms   p90 {result.plain_p90_ms:7.1f} ms\n"
+        f"  sandboxed median {result.sandboxed_ms:7.1f} ms   p90 {result.sandboxed_p90_ms:7.1f} ms\n"
+        f"  the sandbox adds {result.added_ms:.1f} ms per bot start"
+    )
 
 
 @bench.command("match")

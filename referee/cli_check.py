@@ -1,7 +1,8 @@
 """``referee check BOT``: a bot's protocol compliance, step by step (see docs/check.md).
 
-Exit status: 0 when every step passes (warnings allowed), 1 when a step fails, 2 for a usage
-error (an unknown variant or step pattern, a bad option, an address that cannot be listened on).
+Exit status: 0 when every step passes (warnings allowed), 1 when a step fails (or ``--sandbox
+on`` finds no bubblewrap), 2 for a usage error (an unknown variant or step pattern, a bad option,
+an address that cannot be listened on).
 """
 
 from __future__ import annotations
@@ -16,8 +17,16 @@ from referee.check.listener import CONNECT_TIMEOUT, TCP_PREFIX, CheckListener, t
 from referee.check.probe import Limits
 from referee.check.report import footer, header, step_line
 from referee.check.results import StepResult
-from referee.check.runner import run_check, select
-from referee.cli_types import PORT, BotCommand, Seconds, resolvable_host
+from referee.check.runner import run_check, sandbox_description, select
+from referee.cli_types import (
+    PORT,
+    SANDBOX_BIND_OPTION,
+    SANDBOX_OPTION,
+    BotCommand,
+    Seconds,
+    resolvable_host,
+    sandbox_for,
+)
 from referee.rules.presets import DEFAULT_PRESET, PRESETS
 from referee.tcp import DEFAULT_HOST
 
@@ -60,6 +69,8 @@ from referee.tcp import DEFAULT_HOST
     type=Seconds(),
     help=f"tcp: bots: seconds each step waits for the bot to connect (default {CONNECT_TIMEOUT:g}).",
 )
+@SANDBOX_OPTION
+@SANDBOX_BIND_OPTION
 def check(
     bot: str,
     *,
@@ -74,11 +85,16 @@ def check(
     host: str | None,
     port: int | None,
     connect_timeout: float | None,
+    sandbox_mode: str,
+    sandbox_binds: tuple[str, ...],
 ) -> None:
     """Check that BOT (a command line, as `referee match` takes) speaks the protocol correctly.
 
     Each step starts the bot afresh, plays a scripted part of the protocol with it and ends
     it. Example: referee check "python3 sample_bots/python/random_bot.py"
+
+    Every step's bot runs in the bubblewrap sandbox (--sandbox auto: when bubblewrap works
+    here, else with a warning; on: exit 1 without it; off: not isolated), as in a match.
 
     With BOT tcp:NAME[:TOKEN] the check listens instead (--host, --port) and each step waits
     for the bot to connect with the token (made up when not given): run the bot in a loop.
@@ -88,10 +104,16 @@ def check(
     tcp = bot.startswith(TCP_PREFIX)
     if not tcp and (host, port, connect_timeout) != (None, None, None):
         raise click.UsageError(f"--host, --port and --connect-timeout are for {TCP_PREFIX}NAME[:TOKEN] bots")
+    if tcp and (sandbox_mode == "on" or sandbox_binds):
+        raise click.UsageError(
+            f"--sandbox on and --sandbox-bind are for bots the check starts; a {TCP_PREFIX} bot runs "
+            "wherever it was started"
+        )
     steps = select(patterns)
     if not steps:
         raise click.BadParameter(f"no step matches {', '.join(patterns)}", param_hint="--only")
     limits = Limits(per_decision=time_per_move, startup=startup)
+    sandbox = None if tcp else sandbox_for(sandbox_mode, sandbox_binds)
 
     def live(result: StepResult) -> None:
         click.echo(step_line(result))
@@ -103,7 +125,8 @@ def check(
 
     if not as_json:
         target = tcp_target(bot)
-        click.echo(header(target.spec if target is not None else bot, variant, limits, len(steps)))
+        shown = target.spec if target is not None else bot
+        click.echo(header(shown, variant, limits, len(steps), sandbox_description(sandbox, tcp=tcp)))
     try:
         report = trio.run(
             lambda: run_check(
@@ -119,6 +142,7 @@ def check(
                 port=port or 0,
                 connect_timeout=CONNECT_TIMEOUT if connect_timeout is None else connect_timeout,
                 on_listening=listening,
+                sandbox=sandbox,
             )
         )
     except OSError as err:

@@ -15,6 +15,8 @@ from referee.cli_types import (
     CONCURRENCY,
     MATCH_COUNT,
     MAX_CONCURRENCY,
+    SANDBOX_BIND_OPTION,
+    SANDBOX_OPTION,
     TIME_BANK_OPTION,
     TIME_PER_MOVE_OPTION,
     Seconds,
@@ -22,13 +24,22 @@ from referee.cli_types import (
 )
 from referee.ladder.errors import LadderError
 from referee.ladder.play import LadderInterrupted, play_ladder
-from referee.ladder.report import compare, format_comparison, standings, standings_csv, standings_json, standings_table
+from referee.ladder.report import (
+    compare,
+    format_comparison,
+    format_modes,
+    standings,
+    standings_csv,
+    standings_json,
+    standings_table,
+)
 from referee.ladder.setup import DEFAULT_GAMES
 from referee.ladder.store import LadderStore
 from referee.link import BotStartError
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.runner import MatchConfig
+from referee.sandbox import SandboxMode, SandboxUnavailable
 
 DB_OPTION = click.option(
     "--db",
@@ -90,6 +101,14 @@ def _open(db: str) -> LadderStore:
     default=None,
     help="Folder the bot commands and builds run from (default: the current folder).",
 )
+@click.option(
+    "--keep-bots",
+    is_flag=True,
+    help="Keep bot processes alive from one match to the next (faster; only for trusted bots: a bot "
+    "that remembers a set's first rotation knows the cards of the next). Default: fresh bots per match.",
+)
+@SANDBOX_OPTION
+@SANDBOX_BIND_OPTION
 @click.option("--quiet", "-q", is_flag=True, help="No progress and no table: for scripts.")
 def run_command(
     config: str,
@@ -103,6 +122,9 @@ def run_command(
     time_bank: float,
     startup: float,
     cwd: str | None,
+    keep_bots: bool,
+    sandbox_mode: str,
+    sandbox_binds: tuple[str, ...],
     quiet: bool,
 ) -> None:
     """Play the ladder of the bots in CONFIG (a TOML bot list, as sample_bots/bots.toml),
@@ -116,6 +138,7 @@ def run_command(
     except (BotConfigError, InvalidRuleSet) as err:
         raise click.ClickException(str(err)) from None
     check_output_file(db, "--db", make_folders=False)
+    mode: SandboxMode = "on" if sandbox_mode == "on" else "off" if sandbox_mode == "off" else "auto"
     console = Console()
     match_config = MatchConfig(per_decision=time_per_move, bank=time_bank, startup=startup)
     try:
@@ -131,11 +154,15 @@ def run_command(
             cwd=Path(cwd) if cwd else None,
             quiet=quiet,
             console=console,
+            sandbox_mode=mode,
+            sandbox_binds=sandbox_binds,
+            warn=lambda line: click.echo(line, err=True),
+            keep_bots=keep_bots,
         )
     except LadderInterrupted as err:
         click.echo(str(err), err=True)
         raise SystemExit(130) from None
-    except (LadderError, BotConfigError, BotStartError) as err:
+    except (LadderError, BotConfigError, BotStartError, SandboxUnavailable) as err:
         raise click.ClickException(str(err)) from None
     if quiet:
         return
@@ -143,6 +170,7 @@ def run_command(
     try:
         title = f"ladder {Path(db).name}: {result.done} of {result.total} matches"
         console.print(standings_table(standings(store), title=title))
+        click.echo(format_modes(store.modes()))  # one line per fact, never wrapped
     finally:
         store.close()
     restarts = ", ".join(f"{name} {n}" for name, n in sorted(result.restarts.items()))
@@ -164,6 +192,7 @@ def table_command(db: str, as_json: bool, as_csv: bool) -> None:
     try:
         rows = standings(store)
         done, total = store.progress()
+        modes = store.modes()
     except LadderError as err:
         raise click.ClickException(str(err)) from None
     finally:
@@ -174,6 +203,7 @@ def table_command(db: str, as_json: bool, as_csv: bool) -> None:
         click.echo(standings_csv(rows), nl=False)
     else:
         Console().print(standings_table(rows, title=f"ladder {Path(db).name}: {done} of {total} matches"))
+        click.echo(format_modes(modes))
 
 
 @ladder.command("compare")

@@ -21,6 +21,7 @@ import click
 
 from referee.bot_config import BotConfigError, command_words
 from referee.play import TCP_PREFIX
+from referee.sandbox import SANDBOX_MODES, Sandbox, SandboxUnavailable, choose_sandbox
 
 MAX_SECONDS: Final = 86_400.0
 """Longest time any option takes (one day): longer is a typo, and would overflow the
@@ -231,3 +232,29 @@ TIME_BANK_OPTION = click.option(
     help="Extra seconds per match (>= 0).",
 )
 """The time bank, the same on every command that plays matches."""
+
+SANDBOX_OPTION = click.option(
+    "--sandbox",
+    "sandbox_mode",
+    type=click.Choice(SANDBOX_MODES),
+    default="auto",
+    show_default=True,
+    help="Run started bots in bubblewrap: auto (when installed, else warn), on (refuse without), off.",
+)
+SANDBOX_BIND_OPTION = click.option(
+    "--sandbox-bind",
+    "sandbox_binds",
+    multiple=True,
+    metavar="PATH",
+    type=click.Path(exists=True),
+    help="A path the sandboxed bots see read-only (a toolchain, data or weights outside their folder).",
+)
+
+
+def sandbox_for(mode: str, binds: tuple[str, ...]) -> Sandbox | None:
+    """The sandbox for the command's bots (a warning on stderr when auto finds none), or a
+    one-line error (exit 1) when ``on`` cannot be had."""
+    try:
+        return choose_sandbox(mode, lambda text: click.echo(text, err=True), binds)  # type: ignore[arg-type]
+    except SandboxUnavailable as err:
+        raise click.ClickException(str(err)) from None

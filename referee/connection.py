@@ -19,7 +19,7 @@ import trio
 from protocol.codec import MAX_LINE, MAX_MESSAGE, ProtocolError, clip, decode_bot, encode
 from protocol.messages import PROTOCOL, VERSIONS, BotHello, Error, ErrorCode, Goodbye, Hello, RefereeMessage
 from referee import __version__
-from referee.link import BotLink, LinkClosed, ProcessLink
+from referee.link import BotLimits, BotLink, LinkClosed, ProcessLink
 from referee.names import safe_name, seat_label
 
 REFEREE_NAME = f"hearts-referee {__version__}"
@@ -142,10 +142,12 @@ async def start_bot(
     max_line: int = MAX_LINE,
     *,
     label: str | None = None,
+    limits: BotLimits | None = None,
 ) -> BotConnection:
-    """Start a bot program and shake hands with it. Raises ``BotStartError`` when the
-    command cannot be started at all; any later failure is recorded on the connection."""
-    link = await ProcessLink.start(command, nursery, cwd=cwd, max_line=max_line)
+    """Start a bot program (with ``limits``: resource limits, a sandbox) and shake hands
+    with it. Raises ``BotStartError`` when the command cannot be started at all; any later
+    failure is recorded on the connection."""
+    link = await ProcessLink.start(command, nursery, cwd=cwd, max_line=max_line, limits=limits)
     connection = BotConnection(link=link, command=command, label=label)
     await handshake(connection, startup)
     return connection

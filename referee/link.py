@@ -14,6 +14,7 @@ import contextlib
 import os
 import resource
 import shlex
+import shutil
 import signal
 import subprocess
 from collections import deque
@@ -25,6 +26,7 @@ import trio
 
 from protocol.codec import MAX_LINE, LineSplitter
 from referee.errors import RefereeError
+from referee.sandbox import Sandbox
 
 STDERR_CAP = 64 * 1024
 """Bytes of a bot's stderr kept for the log; the rest is counted and dropped."""
@@ -49,8 +51,16 @@ class BotLimits(msgspec.Struct, frozen=True, kw_only=True):
     """Variables added to the environment the bot inherits."""
     clean_env: bool = False
     """Start from an empty environment (plus PATH and HOME) instead of the referee's."""
+    sandbox: Sandbox | None = None
+    """Run the bot in this bubblewrap sandbox (``referee.sandbox``); its environment is then
+    always clean."""
+    processes: int | None = None
+    """Processes and threads (RLIMIT_NPROC) the bot's uid may have (default: none, or the
+    sandbox's ``process_limit``)."""
 
     def environment(self) -> dict[str, str] | None:
+        if self.sandbox is not None:
+            return self.sandbox.environment(self.env)
         if self.env is None and not self.clean_env:
             return None
         base = {k: os.environ[k] for k in ("PATH", "HOME") if k in os.environ} if self.clean_env else dict(os.environ)
@@ -65,6 +75,11 @@ class BotLimits(msgspec.Struct, frozen=True, kw_only=True):
             resource.setrlimit(resource.RLIMIT_AS, (size, size))
         if self.open_files is not None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
+        processes = self.processes
+        if processes is None and self.sandbox is not None:
+            processes = self.sandbox.process_limit
+        if processes is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 
 
 class LinkClosed(RefereeError):
@@ -170,14 +185,25 @@ class ProcessLink(BotLink):
         text = command if isinstance(command, str) else shlex.join(command)
         if not args:
             raise BotStartError("empty bot command")
+        folder = limits.cwd or cwd or os.getcwd()
+        env = limits.environment()
+        if limits.sandbox is not None:
+            assert env is not None
+            program = args[0]
+            found = os.path.join(folder, program) if "/" in program else shutil.which(program, path=env.get("PATH"))
+            if found is None or not os.access(found, os.X_OK) or os.path.isdir(found):
+                # bwrap would start and then fail to run it: say so now, as without a sandbox
+                raise BotStartError(f"cannot start bot {text!r}: no program {program!r} to run")
+            args = limits.sandbox.wrap(args, folder, env)
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # bwrap's own; the bot's is set inside
         try:
             process = await trio.lowlevel.open_process(
                 args,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                cwd=limits.cwd or cwd,
-                env=limits.environment(),
+                cwd=folder,
+                env=env,
                 start_new_session=True,
                 preexec_fn=limits.apply,
             )

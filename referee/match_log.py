@@ -11,6 +11,7 @@ killed at any moment leaves complete lines up to the last trick. The format is d
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Final
@@ -124,6 +125,22 @@ class Result(msgspec.Struct, tag="result", tag_field="type", kw_only=True):
 LogEntry = Header | Sent | Received | Deal | Fault | Fallback | RoundScored | Stderr | Result
 
 
+def open_private(path: Path) -> IO[bytes]:
+    """Open a log for appending, readable by its owner only (0600; a new folder 0700): a log
+    holds every hand, so no other user, and no sandboxed bot, may read it."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    if os.stat(fd).st_mode & 0o077:
+        os.fchmod(fd, 0o600)  # an older, more open file is closed up before anything is added
+    return os.fdopen(fd, "ab")
+
+
+def create_private(path: str | Path) -> None:
+    """Create an empty private log file now (before any bot starts, so that the sandbox can
+    hide it)."""
+    open_private(Path(path)).close()
+
+
 class MatchLog:
     """Appends log entries to a file (or discards them when there is no file)."""
 
@@ -132,8 +149,7 @@ class MatchLog:
         self._file: IO[bytes] | None = None
         self._encoder = msgspec.json.Encoder()
         if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("ab")
+            self._file = open_private(self.path)
 
     @staticmethod
     def now_iso() -> str:

@@ -15,12 +15,13 @@ import signal
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+import msgspec
 import trio
 
 from protocol.ruleset import RuleSet
 from referee.connection import BotConnection, Failure, handshake, say_goodbye
 from referee.link import BotLimits, BotStartError, NullLink, ProcessLink
-from referee.match_log import MatchLog
+from referee.match_log import MatchLog, create_private
 from referee.runner import MatchConfig, MatchOutcome, MatchRunner, Reconnect
 from referee.seeds import random_seed
 from referee.tcp import DEFAULT_HELLO_TIMEOUT, DEFAULT_HOST, OnRefusal, TcpSeat, TcpSeatServer
@@ -32,12 +33,21 @@ OnListening = Callable[[tuple[str, int], list[TcpSeat]], None]
 
 
 def tcp_seat(spec: str, seat: int) -> TcpSeat | None:
-    """The TCP seat a seat spec names (``tcp:NAME`` or ``tcp:NAME:TOKEN``), or ``None`` for a
-    command line."""
+    """The TCP seat a seat spec names (``tcp:NAME``, ``tcp:NAME:TOKEN``, or ``tcp:NAME:@FILE``
+    with the token in the first line of FILE: a command line is readable by every process of
+    the machine), or ``None`` for a command line. Raises ``BotStartError`` for an unreadable
+    token file."""
     if not spec.startswith(TCP_PREFIX):
         return None
     name, _, token = spec[len(TCP_PREFIX) :].partition(":")
     tcp = TcpSeat(seat=seat, name=name or f"seat{seat}")
+    if token.startswith("@"):
+        try:
+            token = Path(token[1:]).read_text(encoding="utf-8").partition("\n")[0].strip()
+        except (OSError, UnicodeDecodeError) as err:
+            raise BotStartError(f"seat {seat} ({name}): cannot read the token file {token[1:]!r}: {err}") from None
+        if not token:
+            raise BotStartError(f"seat {seat} ({name}): the token file is empty")
     if token:
         tcp.token = token
     return tcp
@@ -118,6 +128,7 @@ async def play_matches(
         raise ValueError(f"{rules.players} bots needed for {rules.name}, got {len(seats)}")
     log_paths = list(log_paths or [None] * len(seeds))
     ids = list(match_ids or [None] * len(seeds))
+    limits = _hide_logs(limits, [p for p in log_paths if p is not None])
     tcp_seats = [t for i, spec in enumerate(seats) if (t := tcp_seat(spec, i)) is not None]
     for t in tcp_seats:
         t.reconnect = config.reconnect
@@ -196,6 +207,15 @@ async def play_matches(
     if interrupter.signum is not None and not outcomes:
         raise Interrupted(interrupter.signum)
     return outcomes
+
+
+def _hide_logs(limits: BotLimits | None, paths: Sequence[str | Path]) -> BotLimits | None:
+    """Create the logs (0600) before any bot starts, and hide them in the bots' sandbox."""
+    for path in paths:
+        create_private(path)
+    if limits is None or limits.sandbox is None or not paths:
+        return limits
+    return msgspec.structs.replace(limits, sandbox=limits.sandbox.hiding(*paths))
 
 
 def _reconnector(server: TcpSeatServer | None) -> Reconnect | None:

@@ -18,6 +18,7 @@ GROUPS: Final = {
     "handshake": "Handshake and version",
     "pass": "Passing",
     "events": "Events",
+    "sandbox": "The sandbox",
     "play": "Legal plays in crafted positions",
     "state": "Keeping its own state",
     "declare": "Declarations (Achterhoeks miezen)",

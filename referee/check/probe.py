@@ -114,8 +114,11 @@ class Probe:
         *,
         token: str | None = None,
         connected: float | None = None,
+        sandbox: str | None = None,
     ) -> None:
         self.link = link
+        self.sandbox = sandbox
+        """What the bot runs in (``sandbox_description``), or ``None``: not isolated."""
         self.token = token
         """Over TCP: the token the bot's hello must carry."""
         self.connected = connected

@@ -19,11 +19,13 @@ STDERR_TAIL: Final = 20
 LINE_WIDTH: Final = 240
 
 
-def header(command: str, variant: str, limits: Limits, steps: int) -> str:
+def header(command: str, variant: str, limits: Limits, steps: int, sandbox: str) -> str:
+    """The top of the report; ``sandbox`` is what the bot runs in (``sandbox_description``)."""
     return (
         f"referee check: {command}\n"
         f"  variant {variant}; {limits.per_decision:g} s per decision; start-up {limits.startup:g} s; "
         f"{steps} step{'s' if steps != 1 else ''}\n"
+        f"  sandbox: {sandbox}\n"
     )
 
 
@@ -79,6 +81,7 @@ def summary(report: CheckReport) -> str:
             f"answers: {s.decisions} decision{plural}, median {s.median_ms:.1f} ms, worst {s.worst_ms:.1f} ms "
             f"(limit {report.per_decision_ms} ms)"
         )
+    lines.append(f"sandbox: {report.sandbox}")
     verdict = "PASS" if s.ok else "FAIL"
     failed = [r.name for r in report.steps if r.verdict == "fail"]
     named = f" ({', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''})" if failed else ""
@@ -100,7 +103,7 @@ def footer(report: CheckReport, *, verbose: bool = False) -> str:
 def format_report(report: CheckReport, limits: Limits, *, verbose: bool = False) -> str:
     """The whole report at once (the command prints the step lines as they come instead)."""
     lines = [step_line(r) for r in report.steps]
-    top = header(report.bot, report.variant, limits, len(report.steps))
+    top = header(report.bot, report.variant, limits, len(report.steps), report.sandbox)
     return "\n".join([top, *lines, "", footer(report, verbose=verbose)])
 
 

@@ -89,6 +89,12 @@ class CheckReport(msgspec.Struct, kw_only=True):
     per_decision_ms: int
     startup_ms: int
     grace_ms: int
+    sandboxed: bool
+    """Whether every bot process of the check ran in the bubblewrap sandbox (``false`` for a
+    ``tcp:`` bot, which the check does not start)."""
+    sandbox: str
+    """What the bot ran in, for people: ``bubblewrap (own uid, no network, private /tmp)``,
+    or ``none`` and why."""
     steps: list[StepResult]
     summary: Summary
     exit_code: int

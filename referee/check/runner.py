@@ -9,6 +9,9 @@ rest reported as skipped; with ``fail_fast`` the first failure of any step does 
 For a bot that connects over TCP (``tcp:NAME[:TOKEN]``) the runner listens instead, and each
 step waits for a fresh connection (``referee.check.listener``); a step that waits in vain gets
 the rest skipped, so a bot that stopped coming costs one connect timeout, not one per step.
+
+Every bot process of a check runs in the same ``sandbox`` (``referee.sandbox``: bubblewrap), or
+in none; the report says which, and the steps about the sandbox are skipped without one.
 """
 
 from __future__ import annotations
@@ -25,14 +28,29 @@ from referee.check.listener import CONNECT_TIMEOUT, CheckListener, CheckSocketLi
 from referee.check.probe import Limits, Probe, StepFailed
 from referee.check.results import CheckReport, StepResult, Summary
 from referee.check.steps import FIRST, STEPS, AnyStep, Step, SummaryStep
-from referee.link import STDERR_CAP, BotStartError, ProcessLink
+from referee.link import STDERR_CAP, BotLimits, BotStartError, ProcessLink
 from referee.rules.presets import DEFAULT_PRESET, ruleset
+from referee.sandbox import Sandbox
 from referee.tcp import DEFAULT_HOST
 
 STDERR_KEPT = 16 * 1024
 """Characters of a step's stderr kept in the report (the end of it)."""
 KILL_GRACE = 0.2
 """Seconds a bot that failed its step gets between closed stdin, SIGTERM and SIGKILL."""
+NOT_ISOLATED = "none — bots are not isolated"
+OVER_TCP = "none — a tcp: bot runs wherever it was started; the check does not start it"
+
+
+def sandbox_description(sandbox: Sandbox | None, *, tcp: bool = False) -> str:
+    """What the check's bots run in, for the report: ``bubblewrap (own uid, no network,
+    private /tmp)``, or ``none`` and why."""
+    if tcp:
+        return OVER_TCP
+    if sandbox is None:
+        return NOT_ISOLATED
+    user = "own uid" if sandbox.privileged else "user namespace"
+    binds = f", {len(sandbox.binds)} extra read-only path{'s' if len(sandbox.binds) != 1 else ''}"
+    return f"bubblewrap ({user}, no network, private /tmp{binds if sandbox.binds else ''})"
 
 
 def select(patterns: Sequence[str] = ()) -> list[AnyStep]:
@@ -57,6 +75,7 @@ async def run_check(
     port: int = 0,
     connect_timeout: float = CONNECT_TIMEOUT,
     on_listening: Callable[[CheckListener], None] | None = None,
+    sandbox: Sandbox | None = None,
 ) -> CheckReport:
     """Check the bot ``command`` (a command line, or ``tcp:NAME[:TOKEN]`` for a bot that
     connects to ``host:port``, once per step, each within ``connect_timeout`` seconds;
@@ -64,13 +83,17 @@ async def run_check(
     it listens). ``variant`` is the preset whose rules the general steps use. ``jobs`` steps
     run at once (each with its own bot); the first step always runs alone, and the results
     come out in the steps' order: ``on_result`` is called with each as soon as the steps
-    before it are done. Raises ``InvalidRuleSet`` for an unknown variant before anything is
-    started, ``OSError`` when the address cannot be listened on."""
+    before it are done. Every bot process starts in ``sandbox`` (none: not isolated; a
+    ``tcp:`` bot is never started, so never sandboxed). Raises ``InvalidRuleSet`` for an
+    unknown variant before anything is started, ``OSError`` when the address cannot be
+    listened on."""
     limits = limits or Limits()
     rules = ruleset(variant)
     target = tcp_target(command, host=host, port=port, connect_timeout=connect_timeout)
     if target is None:
-        return await _check(command, rules, variant, limits, steps, fail_fast, jobs, keep_transcripts, cwd, on_result)
+        return await _check(
+            command, rules, variant, limits, steps, fail_fast, jobs, keep_transcripts, cwd, on_result, sandbox=sandbox
+        )
     listener = CheckListener(target)
     await listener.listen()
     async with trio.open_nursery() as services:
@@ -97,8 +120,12 @@ async def _check(  # noqa: PLR0917
     cwd: str | Path | None,
     on_result: Callable[[StepResult], None] | None,
     listener: CheckListener | None = None,
+    *,
+    sandbox: Sandbox | None = None,
 ) -> CheckReport:
     chosen = list(STEPS if steps is None else steps)
+    sandbox = None if listener is not None else sandbox
+    isolation = sandbox_description(sandbox, tcp=listener is not None)
     run = _Run(chosen, keep_transcripts, on_result)
     start = trio.current_time()
     pending = iter([i for i, s in enumerate(chosen) if isinstance(s, Step)])
@@ -110,10 +137,25 @@ async def _check(  # noqa: PLR0917
             if run.skip_reason is not None:
                 run.record(index, _skipped(current, run.skip_reason))
                 continue
+            if current.sandboxed and sandbox is None:
+                run.record(index, _skipped(current, f"no sandbox: {isolation.removeprefix('none — ')}"))
+                continue
             result, hello_name = await run_step(
-                current, command, rules=rules, variant=variant, limits=limits, cwd=cwd, listener=listener
+                current,
+                command,
+                rules=rules,
+                variant=variant,
+                limits=limits,
+                cwd=cwd,
+                listener=listener,
+                sandbox=sandbox,
             )
             run.name = run.name or hello_name
+            if result.verdict == "fail" and current.name == FIRST and sandbox is not None:
+                result.message += (
+                    " (in the sandbox: if it passes with --sandbox off, it needs a path the sandbox "
+                    "does not show it: --sandbox-bind PATH)"
+                )
             run.record(index, result)
             if result.verdict == "fail" and run.skip_reason is None:
                 if listener is not None and listener.missed:
@@ -138,7 +180,16 @@ async def _check(  # noqa: PLR0917
                 current.judge(run.done(), limits, result)
             run.record(index, result)
     seconds = trio.current_time() - start
-    return _report(command, name=run.name, variant=variant, limits=limits, results=run.done(), seconds=seconds)
+    return _report(
+        command,
+        name=run.name,
+        variant=variant,
+        limits=limits,
+        results=run.done(),
+        seconds=seconds,
+        sandbox=sandbox,
+        isolation=isolation,
+    )
 
 
 class _Run:
@@ -181,9 +232,10 @@ async def run_step(
     limits: Limits,
     cwd: str | Path | None = None,
     listener: CheckListener | None = None,
+    sandbox: Sandbox | None = None,
 ) -> tuple[StepResult, str | None]:
-    """Run one step against a new bot process (or the next connection to ``listener``); its
-    result and the name the bot gave."""
+    """Run one step against a new bot process, started in ``sandbox`` when there is one (or
+    the next connection to ``listener``); its result and the name the bot gave."""
     result = StepResult(name=step.name, summary=step.summary, verdict="pass")
     start = trio.current_time()
     failure: StepFailed | None = None
@@ -203,7 +255,7 @@ async def run_step(
                 )
         else:
             try:
-                link = await ProcessLink.start(command, nursery, cwd=cwd)
+                link = await ProcessLink.start(command, nursery, cwd=cwd, limits=BotLimits(sandbox=sandbox))
             except BotStartError as err:
                 failure = StepFailed(
                     "the bot program cannot be started", expected="a program that starts", got=str(err)
@@ -214,7 +266,8 @@ async def run_step(
                 connected = max(link.accepted, start)  # a connection that waited: from the step's start
                 probe = Probe(link, limits, rules, variant, token=listener.target.token, connected=connected)
             else:
-                probe = Probe(link, limits, rules, variant)
+                isolation = sandbox_description(sandbox) if sandbox is not None else None
+                probe = Probe(link, limits, rules, variant, sandbox=isolation)
             try:
                 with trio.fail_after(budget):
                     if step.handshake:
@@ -266,7 +319,15 @@ async def _setup_handshake(probe: Probe) -> None:
 
 
 def _report(
-    command: str, *, name: str | None, variant: str, limits: Limits, results: list[StepResult], seconds: float
+    command: str,
+    *,
+    name: str | None,
+    variant: str,
+    limits: Limits,
+    results: list[StepResult],
+    seconds: float,
+    sandbox: Sandbox | None,
+    isolation: str,
 ) -> CheckReport:
     count = {v: sum(r.verdict == v for r in results) for v in ("pass", "warn", "fail", "skip")}
     times = [d.ms for r in results for d in r.decisions if d.ms is not None]
@@ -289,6 +350,8 @@ def _report(
         per_decision_ms=round(limits.per_decision * 1000),
         startup_ms=round(limits.startup * 1000),
         grace_ms=round(limits.grace * 1000),
+        sandboxed=sandbox is not None,
+        sandbox=isolation,
         steps=results,
         summary=summary,
         exit_code=0 if summary.ok else 1,

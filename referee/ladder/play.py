@@ -1,12 +1,13 @@
 """Play a ladder from a bot list: build the bots, create or resume the database, hold its run
-lock, play the pending matches (with the live view or quietly). This is what ``referee ladder
-run`` calls."""
+lock, close up its files (0600, logs folder 0700, hidden from the sandbox), play the pending
+matches (with the live view or quietly). This is what ``referee ladder run`` calls."""
 
 from __future__ import annotations
 
+import os
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,12 +15,14 @@ import trio
 from rich.console import Console
 
 from protocol.ruleset import RuleSet
-from referee.bot_config import BotEntry, build, runnable
+from referee.bot_config import BotEntry, build, command_words, runnable
 from referee.ladder.errors import LadderError
 from referee.ladder.progress import LiveProgress
-from referee.ladder.runner import LadderRun, RunOptions
-from referee.ladder.setup import check_same_ladder, logs_folder, open_ladder, run_lock
+from referee.ladder.runner import LadderRun, RunOptions, make_private_folder
+from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
+from referee.link import BotLimits
 from referee.runner import MatchConfig
+from referee.sandbox import SandboxMode, choose_sandbox
 
 
 class LadderInterrupted(LadderError):
@@ -42,11 +45,17 @@ class LadderResult:
 
 
 def prepare_bots(entries: Sequence[BotEntry], cwd: Path | None) -> None:
-    """Every bot's programs must exist and its build step (if any) succeed."""
+    """Every bot's programs must exist and its build step (if any) succeed; a program given
+    as a path must then be an executable file (in a sandbox a missing one would only show as
+    a crash in every match)."""
+    folder = cwd or Path.cwd()
     for entry in entries:
         if not runnable(entry):
             raise LadderError(f"bot {entry.name}: {entry.command!r} needs a program that is not installed here")
-        build(entry, cwd or Path.cwd())
+        build(entry, folder)
+        program = command_words(entry.command)[0]
+        if "/" in program and not (os.path.isfile(folder / program) and os.access(folder / program, os.X_OK)):
+            raise LadderError(f"bot {entry.name}: cannot start bot {entry.command!r}: {program} is no executable file")
 
 
 def play_ladder(
@@ -62,18 +71,39 @@ def play_ladder(
     cwd: Path | None = None,
     quiet: bool = False,
     console: Console | None = None,
+    sandbox_mode: SandboxMode = "off",
+    sandbox_binds: Sequence[str] = (),
+    warn: Callable[[str], None] | None = None,
+    keep_bots: bool = False,
 ) -> LadderResult:
-    """Create or resume the ladder in ``db`` and play every pending match. Raises
-    ``LadderError`` (``LadderInterrupted`` on Ctrl-C), ``BotConfigError`` or ``BotStartError``."""
+    """Create or resume the ladder in ``db`` and play every pending match, each with freshly
+    started bots (``keep_bots``: live processes kept between matches), in the sandbox of
+    ``sandbox_mode`` (``referee.sandbox.choose_sandbox``; the ladder's own files hidden in it;
+    ``warn`` gets its one-line warning). Raises ``LadderError`` (``LadderInterrupted`` on
+    Ctrl-C), ``SandboxUnavailable``, ``BotConfigError`` or ``BotStartError``."""
     if concurrency < 1:
         raise LadderError("--concurrency must be at least 1")
     check_same_ladder(db, entries, rules, seed)
+    sandbox = choose_sandbox(sandbox_mode, warn or (lambda line: None), sandbox_binds)
     prepare_bots(entries, cwd)
     with run_lock(db):
         store, notes = open_ladder(db, entries, rules, games=games, seed=seed, default_rules=default_rules)
         try:
             settings = store.settings()
-            options = RunOptions(logs=logs_folder(db), config=config or MatchConfig(), concurrency=concurrency, cwd=cwd)
+            close_up(db)
+            make_private_folder(logs_folder(db))  # it must exist to be hidden from the bots
+            limits = BotLimits(
+                sandbox=sandbox.hiding(*private_files(db)) if sandbox is not None else None,
+                cwd=str(cwd) if cwd is not None else None,
+            )
+            options = RunOptions(
+                logs=logs_folder(db),
+                config=config or MatchConfig(),
+                concurrency=concurrency,
+                cwd=cwd,
+                limits=limits,
+                keep_bots=keep_bots,
+            )
             commands = dict(store.bots())
             run = LadderRun(store, settings.rules, commands, options)
             start = time.perf_counter()

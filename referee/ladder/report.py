@@ -17,7 +17,7 @@ from rich.table import Table
 from referee.ladder.errors import LadderError
 from referee.ladder.ratings import INITIAL, predict_win, skill_above
 from referee.ladder.stats import Estimate, estimate, t_quantile
-from referee.ladder.store import LadderStore
+from referee.ladder.store import LadderStore, ResultModes
 
 LEVEL = 0.95
 """The confidence level of the intervals shown."""
@@ -43,6 +43,10 @@ class Standing:
     timeouts: int
     errors: int
     """Drops for any other fault (bad JSON, illegal move, protocol violation, ...)."""
+    sandboxed: int = 0
+    """Of its matches, those played with the bots in the sandbox."""
+    fresh_bots: int = 0
+    """Of its matches, those played with freshly started bot processes (not ``--keep-bots``)."""
 
 
 def standings(store: LadderStore) -> list[Standing]:
@@ -65,6 +69,8 @@ def standings(store: LadderStore) -> list[Standing]:
                 crashes=f.crashes,
                 timeouts=f.timeouts,
                 errors=f.errors,
+                sandboxed=f.sandboxed,
+                fresh_bots=f.fresh_bots,
             )
         )
     rows.sort(key=lambda s: (-s.ordinal, s.bot))
@@ -93,6 +99,26 @@ def standings_table(rows: Sequence[Standing], title: str | None = None) -> Table
             f"{s.crashes}/{s.timeouts}/{s.errors}",
         )
     return table
+
+
+def format_modes(modes: ResultModes) -> str:
+    """One line on how the results were produced, with a warning when some came from bots
+    that were not sandboxed or were kept alive across the rotations of a set."""
+    n = modes.matches
+    if n == 0:
+        return "results: none yet"
+    plural = "es" if n != 1 else ""
+    if modes.all_safe:
+        return f"results: {n} match{plural} sandboxed with fresh bots"
+    parts = [f"{modes.sandboxed} sandboxed", f"{modes.unsandboxed} NOT sandboxed"]
+    parts += [f"{modes.fresh_bots} with fresh bots", f"{modes.kept_bots} with bots kept across matches (--keep-bots)"]
+    if modes.unknown:
+        parts.append(f"{modes.unknown} from before the mode was recorded")
+    shown = ", ".join(p for p in parts if not p.startswith("0 "))
+    line = f"results: {n} match{plural}: {shown}"
+    if modes.unsandboxed or modes.kept_bots or modes.unknown:
+        line += "\nwarning: not every result comes from sandboxed, freshly started bots (trust only trusted bots)"
+    return line
 
 
 def standings_json(rows: Sequence[Standing]) -> str:

@@ -1,11 +1,15 @@
 """Play a ladder's pending matches: K tables at once in one trio process, each table with its
-own bot processes, kept alive from one match to the next.
+own bot processes.
 
 A table slot takes one duplicate set at a time and plays its pending rotations in order, each
-a fresh ``MatchRunner`` over the slot's connections. A bot whose connection ended during a
-match (crash, timeout, garbage, a failed handshake) is closed after that match, its stderr goes
-into the match's log, and a new process is started for its next match; the result row of the
-match says what happened to it. Each finished match is committed to the store (result and
+a fresh ``MatchRunner`` over the slot's connections. By default every match gets freshly
+started bot processes (in the sandbox, when there is one), ended after the match with their
+stderr in its log: a bot cannot carry what it saw in one rotation (the deals of the whole set)
+into the next. With ``keep_bots`` (for trusted bots: faster) live processes are kept from one
+match to the next. Either way a bot whose connection ended during a match (crash, timeout,
+garbage, a failed handshake) is closed after that match, its stderr goes into the match's
+log, and a new process is started for its next match; the result row of the match says what
+happened to it and how the bots ran (sandboxed, fresh). Each finished match is committed to the store (result and
 rating update in one transaction) before the slot moves on; a match cut off by a kill or an
 interrupt stays pending and is played again from its seed by the next run, its partial log
 replaced.
@@ -21,10 +25,10 @@ from pathlib import Path
 import trio
 
 from protocol.ruleset import RuleSet
-from referee.connection import BotConnection, say_goodbye, start_bot
+from referee.connection import BotConnection, handshake, say_goodbye
 from referee.ladder.schedule import ScheduledMatch
 from referee.ladder.store import LadderStore, MatchRecord, SeatResult
-from referee.link import BotStartError, ProcessLink
+from referee.link import BotLimits, BotStartError, ProcessLink
 from referee.match_log import MatchLog, Stderr
 from referee.rules.scoring import RoundResult
 from referee.runner import MatchConfig, MatchOutcome, MatchRunner
@@ -40,6 +44,14 @@ class RunOptions:
     concurrency: int = 1
     cwd: Path | None = None
     """Where bot commands run (``None``: the current folder)."""
+    limits: BotLimits = field(default_factory=BotLimits)
+    """How every bot is started: its sandbox (``limits.sandbox``), its limits."""
+    keep_bots: bool = False
+    """Keep live bot processes from one match to the next instead of starting fresh ones."""
+
+    @property
+    def sandboxed(self) -> bool:
+        return self.limits.sandbox is not None
 
 
 @dataclass
@@ -52,7 +64,8 @@ class RunSummary:
 
 
 class TableSlot:
-    """One table's bot processes: a pool of live connections per bot name."""
+    """One table's bot processes: a pool of live connections per bot name (empty after every
+    match unless ``options.keep_bots``)."""
 
     def __init__(
         self, commands: Mapping[str, str], nursery: trio.Nursery, options: RunOptions, summary: RunSummary
@@ -74,10 +87,11 @@ class TableSlot:
             taken.append(pool.pop() if pool else None)
 
         async def start(index: int, name: str) -> None:
-            connection = await start_bot(
-                self.commands[name], self.nursery, self.options.config.startup, cwd=self.options.cwd, label=name
-            )
-            self.every.append(connection)
+            command = self.commands[name]
+            link = await ProcessLink.start(command, self.nursery, cwd=self.options.cwd, limits=self.options.limits)
+            connection = BotConnection(link=link, command=command, label=name)
+            self.every.append(connection)  # before the handshake: an interrupt during it still ends the bot
+            await handshake(connection, self.options.config.startup)
             taken[index] = connection
 
         async with trio.open_nursery() as starting:
@@ -90,24 +104,26 @@ class TableSlot:
         return [c for c in taken if c is not None]
 
     async def give_back(self, seats: Sequence[str], connections: Sequence[BotConnection], log: MatchLog) -> None:
-        """Keep the live connections for the next match; end the others, logging their stderr."""
-        dead = [(i, c) for i, c in enumerate(connections) if not c.alive]
+        """After a match: with ``keep_bots`` keep the live connections for the next match,
+        else say goodbye to them; end every other one, logging its stderr."""
+        keep = self.options.keep_bots
+        ended = [(i, c) for i, c in enumerate(connections) if not (keep and c.alive)]
         for name, connection in zip(seats, connections, strict=True):
-            if connection.alive:
-                self.idle.setdefault(name, []).append(connection)
-            else:
+            if not connection.alive:
                 self.lost[name] += 1
+            elif keep:
+                self.idle.setdefault(name, []).append(connection)
         grace = self.options.config.grace
 
         async def end(connection: BotConnection) -> None:
-            await connection.link.close(grace)
+            await say_goodbye(connection, grace)
             if isinstance(connection.link, ProcessLink):  # the runner may have started closing it
                 await connection.link.wait_exit(3 * grace + 1)
 
         async with trio.open_nursery() as ending:
-            for _, connection in dead:
+            for _, connection in ended:
                 ending.start_soon(end, connection)
-        for seat, connection in dead:
+        for seat, connection in ended:
             text, dropped = connection.link.stderr_text()
             log.write(Stderr(seat=seat, text=text, dropped_bytes=dropped, exit_code=connection.link.exit_code()))
             self.every.remove(connection)
@@ -123,7 +139,13 @@ class TableSlot:
 
 
 def match_record(
-    match: ScheduledMatch, outcome: MatchOutcome, rounds: Sequence[RoundResult], log: str | None
+    match: ScheduledMatch,
+    outcome: MatchOutcome,
+    rounds: Sequence[RoundResult],
+    log: str | None,
+    *,
+    sandboxed: bool | None = None,
+    fresh_bots: bool | None = None,
 ) -> MatchRecord:
     """What the ladder keeps of a finished match."""
     moons = Counter(r.moon for r in rounds if r.moon is not None)
@@ -147,6 +169,8 @@ def match_record(
         decisions=outcome.decisions,
         log=log,
         seats=seats,
+        sandboxed=sandboxed,
+        fresh_bots=fresh_bots,
     )
 
 
@@ -179,7 +203,7 @@ class LadderRun:
                 groups[-1].append(match)
             else:
                 groups.append([match])
-        self.options.logs.mkdir(parents=True, exist_ok=True)
+        make_private_folder(self.options.logs)
         send, receive = trio.open_memory_channel[list[ScheduledMatch]](0)
         try:
             async with trio.open_nursery() as nursery, send, receive:
@@ -218,11 +242,26 @@ class LadderRun:
             await slot.give_back(match.seats, connections, log)
         finally:
             log.close()
-        record = match_record(match, outcome, runner.match.results, str(path))
+        record = match_record(
+            match,
+            outcome,
+            runner.match.results,
+            str(path),
+            sandboxed=self.options.sandboxed,
+            fresh_bots=not self.options.keep_bots,
+        )
         if self.store.record(record) is not None:
             self.summary.played += 1
             if self.on_result is not None:
                 self.on_result(record)
+
+
+def make_private_folder(folder: Path) -> None:
+    """The logs folder, mode 0700 (also when it existed with a wider mode): the logs hold the
+    deals of every set, so no other user, and no bot under its own uid, may list or read them."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if folder.stat().st_mode & 0o077:
+        folder.chmod(0o700)
 
 
 def _first(group: BaseExceptionGroup[BotStartError]) -> BotStartError:

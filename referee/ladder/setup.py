@@ -3,6 +3,7 @@ rules, and a larger ``--games`` schedules more sets after the ones it has."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -31,11 +32,12 @@ def logs_folder(db: str | Path) -> Path:
 
 @contextmanager
 def run_lock(db: str | Path) -> Iterator[None]:
-    """Only one ``ladder run`` at a time per database: an advisory lock on ``DB.lock``,
-    released by the system when the process ends, however it ends."""
-    path = Path(f"{db}.lock")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    """Only one ``ladder run`` at a time per database: an advisory lock on ``DB.lock`` (mode
+    0600), released by the system when the process ends, however it ends."""
+    path = lock_path(db)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
+        _close_up(fd)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -43,6 +45,31 @@ def run_lock(db: str | Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def lock_path(db: str | Path) -> Path:
+    return Path(f"{db}.lock")
+
+
+def private_files(db: str | Path) -> list[Path]:
+    """The ladder's own files, which no bot may see: the database with its journal, WAL and
+    shared-memory files, the run lock and the logs folder (whether they exist yet or not)."""
+    return [Path(f"{db}{suffix}") for suffix in ("", "-journal", "-wal", "-shm", ".lock")] + [logs_folder(db)]
+
+
+def close_up(db: str | Path) -> None:
+    """Make an existing ladder's files 0600 (ladders made before the files were private were
+    0644); files of another owner are left as they are."""
+    for path in private_files(db)[:-1]:
+        with contextlib.suppress(OSError):
+            if path.is_file() and path.stat().st_mode & 0o077:
+                path.chmod(0o600)
+
+
+def _close_up(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        if os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, 0o600)
 
 
 def open_ladder(

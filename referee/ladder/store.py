@@ -6,11 +6,17 @@ ladder's settings, as ``matches`` rows with status ``pending``. A finished match
 at its table and their history rows, so a process killed at any moment (SIGKILL included)
 leaves either all of a match or none of it. ``record`` refuses a match that is already done,
 so a result is never counted twice. The schema is described in ``docs/ladder.md``.
+
+Each done match also records how its bots ran (``sandboxed``, ``fresh_bots``); databases made
+before those columns existed get them added when opened, their old matches left unknown
+(NULL). A new database file is created mode 0600 (SQLite gives its WAL and shared-memory files
+the same mode): it holds every deal of the ladder, and a bot must not read or rewrite it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -57,6 +63,8 @@ CREATE TABLE matches (
     decisions INTEGER,
     finished TEXT,
     log TEXT,
+    sandboxed INTEGER,                      -- 1: the bots ran in the sandbox, 0: not, NULL: not recorded
+    fresh_bots INTEGER,                     -- 1: new bot processes for this match, 0: kept from earlier ones
     UNIQUE (set_index, rotation),
     CHECK ((status = 'done') = (seq IS NOT NULL))
 );
@@ -85,6 +93,10 @@ CREATE TABLE rating_history (
 );
 CREATE INDEX results_bot ON results(bot);
 """
+
+MODE_COLUMNS = ("sandboxed", "fresh_bots")
+"""Columns of ``matches`` added after schema 1 was first released: added to older databases
+when they are opened."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +131,10 @@ class MatchRecord:
     decisions: int
     log: str | None
     seats: list[SeatResult]
+    sandboxed: bool | None = None
+    """Whether the bots ran in the bubblewrap sandbox (``None``: not said)."""
+    fresh_bots: bool | None = None
+    """Whether every bot process was started for this match (``False``: ``--keep-bots``)."""
 
     @property
     def ranks(self) -> list[int]:
@@ -141,6 +157,28 @@ class BotFigures:
     timeouts: int
     errors: int
     """Drops for any other reason (bad JSON, illegal move, protocol violation, ...)."""
+    sandboxed: int = 0
+    """Matches it played with its bots in the sandbox."""
+    fresh_bots: int = 0
+    """Matches it played with freshly started bot processes."""
+
+
+@dataclass(frozen=True)
+class ResultModes:
+    """How the done matches of a ladder were played: counts of matches."""
+
+    matches: int
+    sandboxed: int
+    unsandboxed: int
+    fresh_bots: int
+    kept_bots: int
+    unknown: int
+    """Matches recorded before the ladder kept the mode (either column NULL)."""
+
+    @property
+    def all_safe(self) -> bool:
+        """Every result came from sandboxed, freshly started bots."""
+        return self.sandboxed == self.fresh_bots == self.matches
 
 
 class LadderStore:
@@ -148,14 +186,38 @@ class LadderStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self.modes_recorded = True
+        """False for an old database whose mode columns could not be added (read-only)."""
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        except OSError as err:
+            raise LadderError(f"{self.path}: cannot create the ladder database ({err.strerror})") from None
+        else:
+            os.close(fd)  # an empty file: SQLite makes it a database, and keeps its mode
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None)
             self.db.execute("PRAGMA journal_mode = WAL")
             self.db.execute("PRAGMA synchronous = FULL")
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA busy_timeout = 10000")
+            self._add_mode_columns()
         except sqlite3.Error as err:
             raise LadderError(f"{self.path}: not a ladder database ({err})") from None
+
+    def _add_mode_columns(self) -> None:
+        """Give a database made before ``sandboxed`` and ``fresh_bots`` existed those columns
+        (NULL for its old matches). A database that cannot be written stays readable."""
+        if not self.initialized:
+            return
+        present = {row[1] for row in self.db.execute("PRAGMA table_info(matches)")}
+        missing = [c for c in MODE_COLUMNS if c not in present]
+        try:
+            for column in missing:
+                self.db.execute(f"ALTER TABLE matches ADD COLUMN {column} INTEGER")
+        except sqlite3.OperationalError:
+            self.modes_recorded = False
 
     def close(self) -> None:
         self.db.close()
@@ -278,7 +340,7 @@ class LadderStore:
             (seq,) = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM matches").fetchone()
             db.execute(
                 "UPDATE matches SET status = 'done', seq = ?, match_id = ?, reason = ?, rounds = ?, decisions = ?,"
-                " finished = ?, log = ? WHERE id = ?",
+                " finished = ?, log = ?, sandboxed = ?, fresh_bots = ? WHERE id = ?",
                 (
                     seq,
                     record.match_id,
@@ -287,6 +349,8 @@ class LadderStore:
                     record.decisions,
                     datetime.now(UTC).isoformat(timespec="seconds"),
                     record.log,
+                    _flag(record.sandboxed),
+                    _flag(record.fresh_bots),
                     match_row,
                 ),
             )
@@ -331,17 +395,35 @@ class LadderStore:
 
     def figures(self) -> dict[str, BotFigures]:
         """Every bot's totals (zeros for a bot that has not played yet)."""
+        sandboxed, fresh = ("m.sandboxed", "m.fresh_bots") if self.modes_recorded else ("NULL", "NULL")
         rows = self.db.execute(
-            """
+            f"""
             SELECT b.name, COUNT(DISTINCT r.match), COUNT(r.match), COALESCE(SUM(r.win), 0),
                    COALESCE(SUM(r.score), 0), COALESCE(SUM(m.rounds), 0), COALESCE(SUM(r.moons), 0),
                    COALESCE(SUM(r.status = 'crash'), 0), COALESCE(SUM(r.status = 'timeout'), 0),
-                   COALESCE(SUM(r.status NOT IN ('ok', 'crash', 'timeout')), 0)
+                   COALESCE(SUM(r.status NOT IN ('ok', 'crash', 'timeout')), 0),
+                   COUNT(DISTINCT CASE WHEN {sandboxed} = 1 THEN r.match END),
+                   COUNT(DISTINCT CASE WHEN {fresh} = 1 THEN r.match END)
             FROM bots b LEFT JOIN results r ON r.bot = b.name LEFT JOIN matches m ON m.id = r.match
             GROUP BY b.name ORDER BY b.position
             """
         )
         return {row[0]: BotFigures(*row) for row in rows}
+
+    def modes(self) -> ResultModes:
+        """How the done matches were played: sandboxed or not, fresh or kept bot processes."""
+        if not self.modes_recorded:
+            (done,) = self.db.execute("SELECT COUNT(*) FROM matches WHERE status = 'done'").fetchone()
+            return ResultModes(int(done), 0, 0, 0, 0, int(done))
+        row = self.db.execute(
+            """
+            SELECT COUNT(*), COALESCE(SUM(sandboxed = 1), 0), COALESCE(SUM(sandboxed = 0), 0),
+                   COALESCE(SUM(fresh_bots = 1), 0), COALESCE(SUM(fresh_bots = 0), 0),
+                   COALESCE(SUM(sandboxed IS NULL OR fresh_bots IS NULL), 0)
+            FROM matches WHERE status = 'done'
+            """
+        ).fetchone()
+        return ResultModes(*(int(v) for v in row))
 
     def set_scores(self, bots: Sequence[str]) -> dict[int, list[list[tuple[str, int]]]]:
         """For every complete set (all rotations done) with at least one of ``bots`` at the
@@ -369,15 +451,20 @@ class LadderStore:
 
     def match_rows(self) -> list[dict[str, Any]]:
         """Every match of the schedule with its status (for scripts and tests)."""
+        modes = ", sandboxed, fresh_bots" if self.modes_recorded else ""
         cursor = self.db.execute(
-            "SELECT id, set_index, rotation, seed, seats, status, seq, match_id, reason, rounds, log FROM matches"
-            " ORDER BY id"
+            "SELECT id, set_index, rotation, seed, seats, status, seq, match_id, reason, rounds, log"
+            f"{modes} FROM matches ORDER BY id"
         )
         names = [d[0] for d in cursor.description]
         rows = [dict(zip(names, row, strict=True)) for row in cursor]
         for row in rows:
             row["seed"] = seed_value(row["seed"])
         return rows
+
+
+def _flag(value: bool | None) -> int | None:
+    return None if value is None else int(value)
 
 
 def seed_text(seed: int) -> str:

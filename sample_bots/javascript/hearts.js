@@ -299,13 +299,13 @@ async function ask(fn, fallback, valid, what, state, request) {
 
 /** Parse the kit's options: `--tcp HOST:PORT` (or `--tcp=...`), `--token T`, `--retry-for S`. */
 function parseArgs(argv) {
-  const options = { tcp: null, token: null, retryFor: RETRY_FOR };
+  const options = { tcp: null, token: null, 'token-file': null, retryFor: RETRY_FOR };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const eq = arg.indexOf('=');
     const key = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
     const inline = arg.startsWith('--') && eq > 0 ? arg.slice(eq + 1) : null;
-    if (key === '--tcp' || key === '--token' || key === '--retry-for') {
+    if (key === '--tcp' || key === '--token' || key === '--token-file' || key === '--retry-for') {
       const value = inline !== null ? inline : argv[(i += 1)];
       if (value === undefined) throw new Error(`${key} needs a value`);
       if (key === '--retry-for') {
@@ -318,6 +318,12 @@ function parseArgs(argv) {
       }
     }
   }
+  // a token on the command line is readable by every process of the machine: prefer a file
+  // (--token-file) or the environment (HEARTS_TOKEN)
+  if (options.token === null && options['token-file'] !== null) {
+    options.token = require('fs').readFileSync(options['token-file'], 'utf8').split('\n')[0].trim() || null;
+  }
+  if (options.token === null && process.env.HEARTS_TOKEN) options.token = process.env.HEARTS_TOKEN;
   if (options.tcp !== null) {
     const m = /^\[?(.*?)\]?:(\d+)$/.exec(options.tcp);
     if (!m) throw new Error(`--tcp wants HOST:PORT, not ${JSON.stringify(options.tcp)}`);

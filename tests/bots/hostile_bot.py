@@ -113,6 +113,12 @@ def misbehave(message: dict) -> None:
             time.sleep(60)  # the child keeps stdout open
             os._exit(0)
         os._exit(0)
+    if MODE == "setsid_child":  # a child in its own session keeps stdout open; the bot crashes
+        if os.fork() == 0:
+            os.setsid()
+            time.sleep(60)
+            os._exit(0)
+        os._exit(3)
     if MODE == "no_newline":
         sys.stdout.write('{"type": "play", "id": ' + str(message["id"]))
         sys.stdout.flush()

@@ -2,21 +2,35 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 import trio
 
 from referee.check.probe import Limits
 from referee.check.results import CheckReport, StepResult
 from referee.check.runner import run_check, select
+from referee.sandbox import Sandbox, SandboxUnavailable, choose_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = f"{sys.executable} tests/bots/first_legal_bot.py"
 FAST = Limits(per_decision=1.0, startup=10.0)
 """Short enough that a hanging bot costs little, long enough for a loaded machine."""
+NOT_SANDBOXED = ["sandbox.works"]
+"""The steps skipped when the bot is not started in a sandbox (the ``check`` default here)."""
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
+
+
+def sandbox(*binds: str) -> Sandbox:
+    """The sandbox ``--sandbox on`` gets here (the test is skipped where bubblewrap cannot run)."""
+    try:
+        return choose_sandbox("on", pytest.fail, binds)
+    except SandboxUnavailable as err:
+        pytest.skip(str(err))
 
 
 def hostile(mode: str, *extra: str) -> str:
@@ -35,6 +49,7 @@ def check(
     fail_fast: bool = False,
     jobs: int = 1,
     keep_transcripts: bool = False,
+    sandbox: Sandbox | None = None,
 ) -> CheckReport:
     steps = select(patterns) if patterns else None
     return trio.run(
@@ -47,6 +62,7 @@ def check(
             jobs=jobs,
             keep_transcripts=keep_transcripts,
             cwd=ROOT,
+            sandbox=sandbox,
         )
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -17,6 +18,13 @@ def invoke(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def invoke_json(*args: str) -> tuple[int, dict[str, Any]]:
+    """The exit code and the JSON on stdout (stderr may hold a warning about the sandbox)."""
+    result = CliRunner().invoke(main, ["check", "--json", *args], catch_exceptions=False)
+    report: dict[str, Any] = json.loads(result.stdout)
+    return result.exit_code, report
+
+
 @pytest.fixture(autouse=True)
 def _repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # the bot commands are relative to the repository
@@ -28,14 +36,19 @@ def test_check_is_a_referee_command() -> None:
 
 
 def test_a_good_bot_passes_with_exit_code_0() -> None:
-    code, out = invoke(GOOD, "--jobs", "3")
+    """Without a sandbox (--sandbox off) every step passes but the one about the sandbox."""
+    code, out = invoke(GOOD, "--jobs", "3", "--sandbox", "off")
     assert code == 0, out
     lines = out.splitlines()
     assert lines[0] == f"referee check: {GOOD}"
-    assert "variant american; 2 s per decision; start-up 10 s; 45 steps" in lines[1]
+    assert "variant american; 2 s per decision; start-up 10 s; 46 steps" in lines[1]
+    assert lines[2] == "  sandbox: none — bots are not isolated"
     step_lines = [line for line in lines if line[:4] in ("PASS", "WARN", "FAIL", "SKIP")]
     assert [line.split()[1] for line in step_lines] == [s.name for s in STEPS]
-    assert "45 steps: 45 passed, 0 warned, 0 failed, 0 skipped" in out
+    assert [line.split()[1] for line in step_lines if line.startswith("SKIP")] == ["sandbox.works"]
+    assert "no sandbox: bots are not isolated" in out
+    assert "46 steps: 45 passed, 0 warned, 0 failed, 1 skipped" in out
+    assert "\nsandbox: none — bots are not isolated\nresult: PASS" in out
     assert out.rstrip().endswith("result: PASS")
 
 
@@ -57,11 +70,11 @@ def test_a_failing_step_shows_expected_got_transcript_and_stderr() -> None:
 
 
 def test_json_output_has_the_steps_and_a_summary() -> None:
-    code, out = invoke(check_hostile("int32_id"), "--json", "--only", "handshake.hello", "--only", "ids.*")
+    code, report = invoke_json(check_hostile("int32_id"), "--only", "handshake.hello", "--only", "ids.*")
     assert code == 1
-    report = json.loads(out)
     assert set(report) == {
-        "bot", "name", "variant", "per_decision_ms", "startup_ms", "grace_ms", "steps", "summary", "exit_code"
+        "bot", "name", "variant", "per_decision_ms", "startup_ms", "grace_ms", "sandboxed", "sandbox", "steps",
+        "summary", "exit_code",
     }  # fmt: skip
     assert report["name"] == "check-hostile-int32_id"
     assert report["exit_code"] == 1
@@ -83,9 +96,8 @@ def test_json_output_has_the_steps_and_a_summary() -> None:
 
 
 def test_json_of_a_passing_bot_and_exit_code_0() -> None:
-    code, out = invoke(GOOD, "--json", "--only", "play.*", "--only", "timing.*", "--variant", "dutch")
+    code, report = invoke_json(GOOD, "--only", "play.*", "--only", "timing.*", "--variant", "dutch")
     assert code == 0
-    report = json.loads(out)
     assert report["variant"] == "dutch" and report["summary"]["ok"] and report["exit_code"] == 0
     assert all(s["verdict"] == "pass" for s in report["steps"])
 

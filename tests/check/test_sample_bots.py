@@ -1,5 +1,6 @@
-"""Every sample bot passes `referee check` (JavaScript and C skip without node or a compiler),
-and the check's own lines are valid protocol messages."""
+"""Every sample bot passes `referee check` in the bubblewrap sandbox (JavaScript and C skip
+without node or a compiler, all of them without bubblewrap), and the check's own lines are
+valid protocol messages."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from protocol.codec import decode_referee
 from referee.bot_config import BotEntry, build, read_bots, runnable
 from referee.check.probe import Limits
-from tests.check.helpers import GOOD, ROOT, by_verdict, check
+from tests.check.helpers import GOOD, ROOT, by_verdict, check, needs_bwrap, sandbox, step
 
 BOTS = {e.name: e for e in read_bots(ROOT / "sample_bots" / "bots.toml")}
 DEFAULT = Limits()
@@ -23,15 +24,18 @@ def command(entry: BotEntry) -> str:
     return entry.command.replace("python3 ", f"{sys.executable} ", 1)
 
 
+@needs_bwrap
 @pytest.mark.parametrize("name", list(BOTS))
-def test_every_sample_bot_passes(name: str) -> None:
-    report = check(command(BOTS[name]), limits=DEFAULT, jobs=3)
+def test_every_sample_bot_passes_in_the_sandbox(name: str) -> None:
+    report = check(command(BOTS[name]), limits=DEFAULT, jobs=3, sandbox=sandbox())
     failed = [(s.name, s.message, s.expected, s.got) for s in report.steps if s.verdict == "fail"]
     assert failed == []
     assert by_verdict(report, "skip") == []
     assert report.exit_code == 0 and report.summary.ok
-    assert report.summary.steps == 45
+    assert report.summary.steps == 46
     assert report.summary.decisions > 300
+    assert report.sandboxed and report.sandbox.startswith("bubblewrap (")
+    assert step(report, "sandbox.works").message.startswith(f"ran in {report.sandbox}: hello after")
 
 
 @pytest.mark.parametrize("variant", ["dutch", "double-deck", "american-moon-choice", "achterhoeks", "black-maria"])

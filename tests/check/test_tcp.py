@@ -84,7 +84,11 @@ def test_a_tcp_bot_passes_every_step_or_is_skipped_with_a_reason() -> None:
     report, seconds, launches = tcp_check(marker=marker)
     print(f"TCP check of the random bot: {seconds:.1f} s, {launches} bot launches")
     assert report.bot == "tcp:bot" and report.name == "random"
-    assert len(report.steps) == 45
+    assert len(report.steps) == 46
+    assert not report.sandboxed and "tcp: bot" in report.sandbox
+    sandbox = step(report, "sandbox.works")
+    assert sandbox.verdict == "skip"
+    assert sandbox.message.startswith("no sandbox: a tcp: bot runs wherever it was started")
     assert by_verdict(report, "fail") == [], [(s.name, s.message) for s in report.steps if s.verdict == "fail"]
     assert all(s.message for s in report.steps if s.verdict == "skip")
     assert report.summary.ok and report.exit_code == 0
@@ -118,7 +122,7 @@ def test_a_bot_that_never_connects_fails_once_and_the_rest_is_skipped() -> None:
     first = step(report, "handshake.hello")
     assert first.verdict == "fail" and first.message == "no bot connected within 0.3 s"
     assert by_verdict(report, "fail") == ["handshake.hello"]
-    assert len(by_verdict(report, "skip")) == 44
+    assert len(by_verdict(report, "skip")) == 45
     assert seconds < 5
 
 

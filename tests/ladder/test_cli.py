@@ -55,7 +55,7 @@ def test_table_as_json_and_csv(db: Path) -> None:
     assert rows[0]["bot"] == "strong" and [r["rank"] for r in rows] == [1, 2, 3, 4]
     assert set(rows[0]) == {
         "rank", "bot", "mu", "sigma", "ordinal", "matches", "win_rate", "points_per_round",
-        "moons", "crashes", "timeouts", "errors",
+        "moons", "crashes", "timeouts", "errors", "sandboxed", "fresh_bots",
     }  # fmt: skip
     assert rows[0]["ordinal"] == pytest.approx(rows[0]["mu"] - 3 * rows[0]["sigma"])
     assert all(r["matches"] == 48 for r in rows)

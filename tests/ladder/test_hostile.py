@@ -19,17 +19,18 @@ from tests.ladder.helpers import PY, ROOT, bot_list, check_consistent
 def test_a_deeply_nested_reply_does_not_stop_the_ladder(tmp_path: Path) -> None:
     line_file = tmp_path / "deep"
     line_file.write_bytes(PLAY_LINES["deep_inside_play"][0])
+    tmp_path.chmod(0o755)  # sandboxed bots run as their own uid; pytest's folders are 0700
     deep = f"{PY} {ROOT}/tests/bots/line_bot.py every {line_file}"
     config = bot_list(tmp_path, ["first", "deep"], deep=deep)
     db = tmp_path / "ladder.db"
     runner = CliRunner()
-    result = runner.invoke(main, ["ladder", "run", str(config), "--games", "1", "--db", str(db), "--seed", "5"])
+    # the line file is in the test's private folder, which a sandboxed bot (own uid) cannot read
+    args = ["ladder", "run", str(config), "--games", "1", "--db", str(db), "--seed", "5", "--sandbox", "off"]
+    result = runner.invoke(main, args)
     assert result.exit_code == 0, result.output
     assert check_consistent(db) == {"done": 4, "total": 4}
     store = LadderStore(db)
-    statuses = {
-        (row["set_index"], row["rotation"]): row["status"] for row in store.match_rows()
-    }
+    statuses = {(row["set_index"], row["rotation"]): row["status"] for row in store.match_rows()}
     store.close()
     assert set(statuses.values()) == {"done"}
     logs = [p.read_text() for p in tmp_path.rglob("*.jsonl")]

@@ -1,6 +1,7 @@
 """Real ladder runs with real bot processes: the demo ranks the heuristic bot above the random
-one, every rotation of a set is dealt the same hands, bot processes are kept between matches,
-a crashing bot is restarted and its crashes counted, and K tables run at once."""
+one, every rotation of a set is dealt the same hands, bot processes are kept between matches
+with --keep-bots (and fresh otherwise), a crashing bot is restarted and its crashes counted,
+and K tables run at once."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def hellos(entries: list[dict[str, Any]]) -> list[int]:
 def test_demo_ranks_heuristic_above_random_with_identical_deals(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["random", "heuristic"])
     db = tmp_path / "demo.db"
-    result = ladder("run", str(config), "--games", "2", "--db", str(db), "--seed", "3")
+    result = ladder("run", str(config), "--games", "2", "--db", str(db), "--seed", "3", "--keep-bots")
     assert result.exit_code == 0, result.output
     assert "new ladder: 2 duplicate sets" in result.output
     assert "8 of 8 matches" in result.output and "matches/min" in result.output
@@ -47,6 +48,8 @@ def test_demo_ranks_heuristic_above_random_with_identical_deals(tmp_path: Path) 
     assert [r.bot for r in rows] == ["heuristic", "random"]
     assert rows[0].mu - rows[1].mu > rows[0].sigma + rows[1].sigma
     assert rows[0].matches == rows[1].matches == 8
+    assert rows[0].fresh_bots == 0  # --keep-bots: no result of this ladder had fresh bots
+    assert "with bots kept across matches (--keep-bots)" in result.output and "warning:" in result.output
 
     logs = log_entries(tmp_path / "demo-logs")
     assert len(logs) == 8
@@ -64,7 +67,7 @@ def test_demo_ranks_heuristic_above_random_with_identical_deals(tmp_path: Path) 
             assert len(dealt) >= 1
             assert all(hands == dealt[0] for hands in dealt), f"round {number} was dealt differently"
         assert all(0 in deals and 1 in deals for deals in rotations.values())  # more than one round compared
-    # every seat's bot process was started once and kept for all eight matches
+    # with --keep-bots every seat's bot process was started once and kept for all eight matches
     assert sum(len(hellos(entries)) for entries in logs.values()) == 4
     assert hellos(logs["00000-0"]) == [0, 1, 2, 3]
 
@@ -72,7 +75,9 @@ def test_demo_ranks_heuristic_above_random_with_identical_deals(tmp_path: Path) 
 def test_a_crashing_bot_is_restarted_for_every_match_and_its_crashes_counted(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "crash"])
     db = tmp_path / "l.db"
-    result = ladder("run", str(config), "--games", "1", "--db", str(db), "--time-per-move", "3", "--quiet")
+    result = ladder(
+        "run", str(config), "--games", "1", "--db", str(db), "--time-per-move", "3", "--quiet", "--keep-bots"
+    )
     assert result.exit_code == 0, result.output
     assert result.output == ""
     check_consistent(db)
@@ -92,7 +97,7 @@ def test_a_crashing_bot_is_restarted_for_every_match_and_its_crashes_counted(tmp
         stderr = [e for e in entries if e["type"] == "stderr"]
         assert sorted(e["seat"] for e in stderr) == sorted(crash_seats)
         assert all(e["exit_code"] == 3 for e in stderr)
-    # the first-legal bots were kept: their handshakes are in the first match only
+    # with --keep-bots the first-legal bots were kept: their handshakes are in the first match only
     first_hellos = sum(
         len(set(hellos(e)) - {s["seat"] for s in e[0]["seats"] if s["name"] == "hostile-crash"}) for e in logs.values()
     )
@@ -102,17 +107,37 @@ def test_a_crashing_bot_is_restarted_for_every_match_and_its_crashes_counted(tmp
 def test_tables_run_at_once_each_with_its_own_bots(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "random", "heuristic"])
     db = tmp_path / "k.db"
-    result = ladder("run", str(config), "--games", "2", "--db", str(db), "--concurrency", "2", "--quiet")
+    args = ["run", str(config), "--games", "2", "--concurrency", "2", "--quiet"]
+    result = ladder(*args, "--db", str(db), "--keep-bots")
     assert result.exit_code == 0, result.output
     assert check_consistent(db) == {"done": 8, "total": 8}
     logs = log_entries(tmp_path / "k-logs")
     assert sum(len(hellos(entries)) for entries in logs.values()) == 8  # four processes per table
+    # fresh bots (the default): four new processes for every match, at both tables
+    fresh = tmp_path / "f.db"
+    result = ladder(*args, "--db", str(fresh))
+    assert result.exit_code == 0, result.output
+    assert check_consistent(fresh) == {"done": 8, "total": 8}
+    assert all(hellos(entries) == [0, 1, 2, 3] for entries in log_entries(tmp_path / "f-logs").values())
 
 
-def test_a_bot_that_cannot_start_stops_the_run_and_keeps_the_schedule(tmp_path: Path) -> None:
+def test_a_missing_bot_program_is_refused_before_the_ladder_is_made(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "ghost"], ghost="/nonexistent/bot")
     db = tmp_path / "l.db"
     result = CliRunner().invoke(main, ["ladder", "run", str(config), "--games", "1", "--db", str(db), "--quiet"])
+    assert result.exit_code == 1
+    assert "bot ghost: cannot start bot '/nonexistent/bot'" in result.output
+    assert not db.exists()
+
+
+def test_a_bot_that_cannot_start_stops_the_run_and_keeps_the_schedule(tmp_path: Path) -> None:
+    ghost = tmp_path / "ghost"
+    ghost.write_text("#!/nonexistent/interpreter\n")  # an executable file whose interpreter is missing
+    ghost.chmod(0o755)
+    config = bot_list(tmp_path, ["first", "ghost"], ghost=str(ghost))
+    db = tmp_path / "l.db"
+    args = ["ladder", "run", str(config), "--games", "1", "--db", str(db), "--quiet", "--sandbox", "off"]
+    result = CliRunner().invoke(main, args)
     assert result.exit_code == 1
     assert "cannot start bot" in result.output
     assert check_consistent(db) == {"done": 0, "total": 4}

@@ -28,6 +28,7 @@ def referee(*args: str) -> tuple[int, str]:
 
 def play(tmp_path: Path, when: str, line: bytes, seat: int) -> tuple[dict[str, object], Path]:
     (tmp_path / "line").write_bytes(line)
+    tmp_path.chmod(0o755)  # sandboxed bots run as their own uid; pytest's folders are 0700
     bots = [GOOD] * 4
     bots[seat] = f"{LINE_BOT} {when} {tmp_path / 'line'}"
     log = tmp_path / "match.jsonl"
@@ -69,6 +70,7 @@ def test_a_forged_name_cannot_forge_result_lines(tmp_path: Path) -> None:
     name = "x\r\nresult: forger won; rounds_played\n  seat 1 first-legal: crash\x1b[1A"
     hello = json.dumps({"type": "hello", "version": 1, "name": name}).encode()
     (tmp_path / "line").write_bytes(hello)
+    tmp_path.chmod(0o755)
     bots = [GOOD] * 4
     bots[0] = f"{LINE_BOT} hello {tmp_path / 'line'}"
     code, out = referee("match", "--seed", "3", "--set", "end=rounds", "--set", "rounds=1", *bots)

@@ -27,6 +27,9 @@ class Step:
     run: StepFn
     handshake: bool = True
     """Whether the runner shakes hands before ``run`` (the handshake steps do it themselves)."""
+    sandboxed: bool = False
+    """Whether the step is about the sandbox: it runs only when the bot is started in one,
+    and is skipped (saying the bot is not isolated) otherwise."""
 
 
 @dataclass(frozen=True)
@@ -40,11 +43,11 @@ class SummaryStep:
 AnyStep = Step | SummaryStep
 
 
-def step(name: str, summary: str, *, handshake: bool = True) -> Callable[[StepFn], Step]:
+def step(name: str, summary: str, *, handshake: bool = True, sandboxed: bool = False) -> Callable[[StepFn], Step]:
     """Make a step of a coroutine function ``async def f(probe) -> None``."""
 
     def make(run: StepFn) -> Step:
-        return Step(name, summary, run, handshake)
+        return Step(name, summary, run, handshake, sandboxed)
 
     return make
 

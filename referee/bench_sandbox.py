@@ -1,0 +1,73 @@
+"""``referee bench sandbox``: what the sandbox adds to starting a bot.
+
+A bot is started and shaken hands with (``hello`` both ways) ``count`` times with and without
+bubblewrap, one after the other, alternating so that both see the same load; the time is from
+starting the process to reading its ``hello``, the start-up cost a ladder with fresh bots pays
+once per bot per match. The figures go to ``docs/performance.md``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+
+import msgspec
+import trio
+
+from referee.connection import BotConnection, handshake, say_goodbye
+from referee.link import BotLimits, ProcessLink
+from referee.sandbox import Sandbox
+
+
+class StartupBench(msgspec.Struct, frozen=True, kw_only=True):
+    bot: str
+    starts: int
+    plain_ms: float
+    """Median start-up (process start to its hello) without a sandbox."""
+    sandboxed_ms: float
+    """The same inside the sandbox."""
+    added_ms: float
+    plain_p90_ms: float
+    sandboxed_p90_ms: float
+
+
+async def _start_once(command: str, cwd: str, limits: BotLimits) -> float:
+    async with trio.open_nursery() as nursery:
+        start = time.perf_counter()
+        link = await ProcessLink.start(command, nursery, cwd=cwd, limits=limits)
+        connection = BotConnection(link=link, command=command)
+        await handshake(connection, 30.0)
+        took = time.perf_counter() - start
+        if connection.failure is not None:
+            raise RuntimeError(f"{command}: {connection.failure.message}")
+        await say_goodbye(connection, 1.0)
+    return took
+
+
+def bench_startup(sandbox: Sandbox, bot: str, count: int, cwd: str) -> StartupBench:
+    """Start ``bot`` ``count`` times each way; medians and 90th percentiles in milliseconds."""
+    command = bot.format(python=sys.executable, seed=1)
+    plain: list[float] = []
+    boxed: list[float] = []
+
+    async def main() -> None:
+        for _ in range(count):
+            plain.append(await _start_once(command, cwd, BotLimits()))
+            boxed.append(await _start_once(command, cwd, BotLimits(sandbox=sandbox)))
+
+    trio.run(main)
+
+    def ms(values: list[float], q: float) -> float:
+        ordered = sorted(values)
+        return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+    return StartupBench(
+        bot=bot,
+        starts=count,
+        plain_ms=1000 * statistics.median(plain),
+        sandboxed_ms=1000 * statistics.median(boxed),
+        added_ms=1000 * (statistics.median(boxed) - statistics.median(plain)),
+        plain_p90_ms=ms(plain, 0.9),
+        sandboxed_p90_ms=ms(boxed, 0.9),
+    )

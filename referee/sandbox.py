@@ -1,0 +1,242 @@
+"""The sandbox every started bot runs in: bubblewrap (``bwrap``) around its command.
+
+A bot is an untrusted program run by the operator. Without a sandbox it can read the referee's
+open log through ``/proc/PPID/fd``, the seed from ``/proc/PPID/cmdline``, other bots' memory,
+stop its neighbours, talk to a colluding bot over ``/tmp`` or a loopback port, and leave
+processes behind. Inside the sandbox it has:
+
+- its own PID namespace (it sees only its own processes; when the sandbox's init ends, the
+  kernel kills every process in it, ``setsid`` and double forks included), IPC and UTS
+  namespaces, and a network namespace with no interfaces but its own loopback;
+- a new root with the system read-only (``/usr``, ``/etc``, ``/opt``), its working folder and
+  the interpreter's installation read-only at the same paths, a fresh ``/proc`` and ``/dev``,
+  and a private writable ``/tmp`` and ``$HOME`` (tmpfs, bounded, gone with the sandbox);
+- the referee's own files (logs, the ladder's database and logs, token files) hidden even where
+  they lie inside a folder it sees (an empty tmpfs or ``/dev/null`` mounted over them);
+- a clean environment: ``PATH``, ``HOME``, ``LANG``, ``TMPDIR`` and what its configuration sets;
+- when the referee runs as root: an unprivileged uid of its own (``setpriv``: no capabilities,
+  no new privileges), one per running bot, so it cannot read the referee's 0600 files even if
+  it found them, and its process limit is its own. An unprivileged referee gets the same
+  namespaces through a user namespace, with its own uid mapped.
+
+The resource limits of ``BotLimits`` apply as before (set on ``bwrap``, inherited).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Final, Literal, TypeAlias
+
+import msgspec
+
+from referee.errors import RefereeError
+
+SandboxMode: TypeAlias = Literal["auto", "on", "off"]
+SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "on", "off")
+
+SYSTEM_PATHS: Final = ("/usr", "/etc", "/opt")
+"""Read-only in every sandbox (where they exist)."""
+MERGED_DIRS: Final = ("/bin", "/lib", "/lib32", "/lib64", "/libx32", "/sbin")
+"""Symlinks into /usr on a merged-/usr system, read-only binds elsewhere."""
+HOME: Final = "/home/bot"
+FIRST_UID: Final = 61_000
+"""Bots run as uids from here on (when the referee is root), one per bot started."""
+UIDS: Final = 1_000
+PROCESSES: Final = 512
+"""Processes and threads a bot with its own uid may have: room for a JVM, not a fork bomb."""
+TMPFS_BYTES: Final = 256 * 1024 * 1024
+"""Size of the private /tmp and of the home folder, each."""
+WARNING: Final = (
+    "warning: bubblewrap (bwrap) is not available: bots run NOT isolated (they can read the "
+    "referee's files and other processes); install bubblewrap or pass --sandbox off to silence this"
+)
+
+KIT: Final = str(Path(__file__).resolve().parent.parent / "protocol")
+"""The Python bot kit (``protocol/``): bots written with it import it from here when the
+referee is installed in place (``pip install -e``)."""
+
+_uids = itertools.count()
+
+
+class SandboxUnavailable(RefereeError):
+    """``--sandbox on`` was asked for and bubblewrap cannot run here."""
+
+
+class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
+    """How to wrap a bot command in bubblewrap. ``hidden`` are the referee's files and folders
+    to mask inside; ``binds`` extra read-only paths (a bot's toolchain outside the usual ones)."""
+
+    bwrap: str
+    privileged: bool
+    """True when the referee runs as root: bots get unprivileged uids of their own."""
+    binds: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
+    tmpfs_bytes: int = TMPFS_BYTES
+
+    @property
+    def process_limit(self) -> int | None:
+        """RLIMIT_NPROC for a bot: with a uid of its own (``privileged``) a fork bomb stops at
+        ``PROCESSES``; without, the limit would count the operator's own processes too."""
+        return PROCESSES if self.privileged else None
+
+    def hiding(self, *paths: str | Path) -> Sandbox:
+        """The same sandbox with more of the referee's paths hidden."""
+        more = tuple(str(Path(p).absolute()) for p in paths)
+        return msgspec.structs.replace(self, hidden=self.hidden + more)
+
+    def wrap(self, args: Sequence[str], cwd: str | Path, env: dict[str, str]) -> list[str]:
+        """The ``bwrap`` command line that runs ``args`` in ``cwd`` with exactly ``env``."""
+        folder = str(Path(cwd).absolute())
+        out = [
+            self.bwrap,
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--die-with-parent",
+            "--new-session",
+            "--hostname",
+            "bot",
+        ]
+        if not self.privileged:
+            out += ["--unshare-user", "--disable-userns"]
+        mounted: list[str] = []
+        for path in SYSTEM_PATHS:
+            if os.path.isdir(path):
+                out += ["--ro-bind", path, path]
+                mounted.append(path)
+        for path in MERGED_DIRS:
+            if os.path.islink(path):
+                out += ["--symlink", os.readlink(path), path]
+            elif os.path.isdir(path):
+                out += ["--ro-bind", path, path]
+                mounted.append(path)
+        out += ["--proc", "/proc", "--dev", "/dev"]
+        size = str(self.tmpfs_bytes)
+        out += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
+        out += ["--perms", "0755", "--dir", "/home", "--perms", "1777", "--size", size, "--tmpfs", HOME]
+        for path in _program_paths(args, folder, env, self.binds):  # after /tmp: a bot may live in it
+            if not any(_inside(path, m) for m in mounted):
+                out += _parents(path, mounted)
+                out += ["--ro-bind", path, path]
+                mounted.append(path)
+        for path in self.hidden:
+            if any(_inside(path, m) for m in mounted):
+                if os.path.isdir(path):
+                    out += ["--tmpfs", path]
+                elif os.path.exists(path):
+                    out += ["--ro-bind", "/dev/null", path]
+        out += ["--chdir", folder, "--clearenv"]
+        for key, value in env.items():
+            out += ["--setenv", key, value]
+        out.append("--")
+        if self.privileged:
+            uid = str(FIRST_UID + next(_uids) % UIDS)
+            out += [
+                "setpriv",
+                f"--reuid={uid}",
+                f"--regid={uid}",
+                "--clear-groups",
+                "--no-new-privs",
+                "--inh-caps=-all",
+                "--bounding-set=-all",
+            ]
+        out += list(args)
+        return out
+
+    def environment(self, extra: dict[str, str] | None) -> dict[str, str]:
+        """A bot's whole environment inside: PATH, HOME, LANG, TMPDIR and its own settings."""
+        base = {
+            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "HOME": HOME,
+            "LANG": os.environ.get("LANG", "C.UTF-8"),
+            "TMPDIR": "/tmp",
+        }
+        return {**base, **(extra or {})}
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _parents(path: str, mounted: Sequence[str]) -> list[str]:
+    """Directories leading to a bind point, created 0755 so that an unprivileged bot can pass
+    through them (bwrap would make them 0700)."""
+    out: list[str] = []
+    for parent in reversed(Path(path).parents):
+        text = str(parent)
+        if text != "/" and not any(_inside(text, m) for m in mounted):
+            out += ["--perms", "0755", "--dir", text]
+    return out
+
+
+def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Sequence[str]) -> list[str]:
+    """What a bot needs to see read-only besides the system: its working folder, the
+    installation its program comes from (``/opt/x/bin/node`` -> ``/opt/x``), the folder of
+    every file its command names (``python3 /bots/me/bot.py`` -> ``/bots/me``), the referee's
+    Python (bots written with the Python kit run on it), and the configured extra paths."""
+    paths = [cwd]
+    for arg in args[1:]:
+        named = os.path.join(cwd, arg)  # an absolute arg stays as it is
+        if os.path.isfile(named):
+            paths.append(os.path.dirname(os.path.abspath(named)))
+    program = args[0] if args else ""
+    found = shutil.which(program, path=env.get("PATH")) if "/" not in program else os.path.join(cwd, program)
+    if found:
+        for candidate in {os.path.abspath(found), os.path.realpath(found)}:
+            bin_dir = os.path.dirname(candidate)
+            # /opt/x/bin/node -> /opt/x; a version manager's shims (pyenv, rbenv) -> the whole manager
+            prefix = os.path.basename(bin_dir) in ("bin", "sbin", "shims")
+            paths.append(os.path.dirname(bin_dir) if prefix else bin_dir)
+    paths += [sys.base_prefix, sys.prefix, KIT, *extra]
+    unique: list[str] = []
+    for path in sorted({os.path.abspath(p) for p in paths if p and os.path.exists(p)}, key=len):
+        if path == "/":
+            continue  # never the whole machine: a bot run from / sees the system paths only
+        if not any(_inside(path, u) for u in unique):
+            unique.append(path)
+    return unique
+
+
+@functools.cache
+def _bwrap_works(bwrap: str, privileged: bool) -> str | None:
+    """``None`` when a trivial sandbox starts here, else why not (cached per process)."""
+    probe = Sandbox(bwrap=bwrap, privileged=privileged, tmpfs_bytes=1024 * 1024)
+    args = probe.wrap(["true"], "/usr", probe.environment(None))
+    try:
+        done = subprocess.run(args, capture_output=True, timeout=20, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return str(err)
+    if done.returncode != 0:
+        return done.stderr.decode("utf-8", errors="replace").strip() or f"exit status {done.returncode}"
+    return None
+
+
+def choose_sandbox(
+    mode: SandboxMode, warn: Callable[[str], None], binds: Sequence[str] = ()
+) -> Sandbox | None:
+    """The sandbox for ``--sandbox MODE``: ``off`` none; ``on`` bubblewrap or
+    ``SandboxUnavailable``; ``auto`` bubblewrap when it works here, else none and one warning."""
+    if mode == "off":
+        return None
+    bwrap = shutil.which("bwrap")
+    privileged = os.geteuid() == 0
+    problem = "bwrap is not installed (Debian: apt-get install bubblewrap)" if bwrap is None else None
+    if bwrap is not None and privileged and shutil.which("setpriv") is None:
+        problem = "setpriv (util-linux) is needed to run bots under their own uid"
+    if problem is None and bwrap is not None:
+        problem = _bwrap_works(bwrap, privileged)
+    if problem is None and bwrap is not None:
+        return Sandbox(bwrap=bwrap, privileged=privileged, binds=tuple(os.path.abspath(b) for b in binds))
+    if mode == "on":
+        raise SandboxUnavailable(f"--sandbox on: cannot sandbox bots here: {problem}")
+    warn(f"{WARNING} ({problem})")
+    return None

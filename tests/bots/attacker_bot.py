@@ -1,0 +1,174 @@
+"""A cheating bot for the sandbox tests: before its hello it tries the attacks named in argv[1]
+(comma-separated) and reports each as one line ``ATTACK {json}`` on stderr, then plays the
+first legal card. argv[2] is a marker (used in file names, ports and process titles so tests
+can find what it left); further arguments are attack parameters (``key=value``).
+
+Attacks:
+- ``snoop``: read every /proc/*/cmdline, /proc/*/environ and the targets of /proc/*/fd/*, and
+  the file ``log=PATH``; report which of the strings in the file ``secrets=`` (separated by
+  ``|``) it found anywhere;
+- ``signal``: SIGSTOP every process it can see that is not its own;
+- ``share``: write /tmp/share-MARKER and $HOME/share-MARKER, listen on 127.0.0.1:``port=``;
+- ``look``: look for files named share-``peer=`` and connect to 127.0.0.1:``port=``;
+- ``remember``: report whether /tmp/memory or $HOME/memory exists, then write both;
+- ``linger``: leave a ``setsid`` child and a double-forked grandchild sleeping (titled with the
+  marker) that outlive the bot;
+- ``write``: try to write into the file ``target=PATH`` (the ladder database, a log).
+"""
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ATTACKS = sys.argv[1].split(",")
+MARKER = sys.argv[2]
+PARAMS = dict(arg.split("=", 1) for arg in sys.argv[3:] if "=" in arg)
+SECRETS = [s for s in Path(PARAMS["secrets"]).read_text().split("|") if s] if "secrets" in PARAMS else []
+"""What to look for, read from a file (on its command line they would be found in its own
+/proc/self/cmdline)."""
+
+
+def report(name: str, **result: object) -> None:
+    sys.stderr.write("ATTACK " + json.dumps({"attack": name, **result}) + "\n")
+    sys.stderr.flush()
+
+
+def read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as file:
+            return file.read(1 << 20)
+    except OSError:
+        return b""
+
+
+def snoop() -> None:
+    seen = b""
+    pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    readable = 0
+    for pid in pids:
+        for part in ("cmdline", "environ"):
+            data = read(f"/proc/{pid}/{part}")
+            readable += bool(data)
+            seen += data
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                with contextlib.suppress(OSError):
+                    target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                    seen += target.encode()
+                    if target.startswith("/"):
+                        seen += read(f"/proc/{pid}/fd/{fd}")
+    if "log" in PARAMS:
+        seen += read(PARAMS["log"])
+    found = [s for s in SECRETS if s.encode() in seen]
+    report("snoop", pids=len(pids), readable=readable, found=found, log_bytes=len(read(PARAMS.get("log", "/x"))))
+
+
+def stop_others() -> None:
+    mine = {os.getpid(), os.getppid()}
+    stopped = []
+    for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+        if pid in mine:
+            continue
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGSTOP)
+            stopped.append(pid)
+    report("signal", stopped=len(stopped))
+
+
+def share() -> None:
+    wrote = []
+    for folder in ("/tmp", os.environ.get("HOME", "/tmp")):
+        with contextlib.suppress(OSError):
+            with open(os.path.join(folder, f"share-{MARKER}"), "w") as file:
+                file.write("hello partner")
+            wrote.append(folder)
+    listening = False
+    try:
+        server = socket.socket()
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", int(PARAMS["port"])))
+        server.listen(5)
+        globals()["_server"] = server  # kept open while the bot plays
+        listening = True
+    except OSError as err:
+        report("share_listen_error", error=str(err))
+    report("share", wrote=wrote, listening=listening)
+
+
+def look() -> None:
+    time.sleep(0.5)  # give the partner time to write and listen
+    peer = PARAMS["peer"]
+    found = [
+        folder
+        for folder in ("/tmp", os.environ.get("HOME", "/tmp"), "/home", "/")
+        if os.path.exists(os.path.join(folder, f"share-{peer}"))
+    ]
+    connected = False
+    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", int(PARAMS["port"])), timeout=1):
+        connected = True
+    report("look", found=found, connected=connected)
+
+
+def remember() -> None:
+    places = ["/tmp/memory", os.path.join(os.environ.get("HOME", "/tmp"), "memory")]
+    found = [p for p in places if os.path.exists(p)]
+    for place in places:
+        with contextlib.suppress(OSError), open(place, "w") as file:
+            file.write("the deal of the last rotation")
+    report("remember", found=found)
+
+
+def linger() -> None:
+    subprocess.Popen(["setsid", "sh", "-c", f"exec -a linger-{MARKER} sleep 300"])
+    if os.fork() == 0:
+        if os.fork() == 0:
+            os.setsid()
+            os.execvp("sh", ["sh", "-c", f"exec -a linger2-{MARKER} sleep 300"])
+        os._exit(0)
+    report("linger", started=2)
+
+
+def write() -> None:
+    target = PARAMS["target"]
+    try:
+        with open(target, "ab") as file:
+            file.write(b"tampered")
+        report("write", wrote=True)
+    except OSError as err:
+        report("write", wrote=False, error=err.strerror)
+
+
+for attack in ATTACKS:
+    try:
+        {"snoop": snoop, "signal": stop_others, "share": share, "look": look, "remember": remember,
+         "linger": linger, "write": write}[attack]()
+    except Exception as err:  # report, never crash: the test reads what happened
+        report(attack, error=repr(err))
+
+
+def send(obj: dict) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m.get("type")
+    if t == "hello":
+        send({"type": "hello", "version": 1, "name": f"attacker-{MARKER}"})
+    elif t == "pass_request":
+        send({"type": "pass", "id": m["id"], "cards": m["legal"][: m["count"]]})
+    elif t == "play_request":
+        send({"type": "play", "id": m["id"], "card": m["legal"][0]})
+    elif t == "declare_request":
+        send({"type": "declare", "id": m["id"], "declare": False})
+    elif t == "moon_request":
+        send({"type": "moon", "id": m["id"], "choice": "add_to_others"})
+    elif t == "goodbye" or (t == "error" and m.get("fatal")):
+        break

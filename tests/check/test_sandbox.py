@@ -1,0 +1,212 @@
+"""`referee check --sandbox`: every step's bot runs in bubblewrap, or (with off, or without
+bubblewrap under auto) not isolated, which the report says and `sandbox.works` skips; `on`
+without bubblewrap is one line and exit 1; a bot on the JVM passes in the sandbox."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+import referee.sandbox
+from referee.check.probe import Limits
+from referee.cli import main
+from tests.check.helpers import GOOD, ROOT, by_verdict, check, needs_bwrap, sandbox, step
+
+needs_java = pytest.mark.skipif(shutil.which("java") is None, reason="java is not installed")
+JAVA = "java tests/bots/java/Bot.java"
+JVM = Limits(per_decision=2.0, startup=20.0)
+"""A JVM compiling a source file takes a second or two to say hello on a busy machine."""
+SANDBOX_STEPS = ("--only", "handshake.hello", "--only", "sandbox.works")
+WHO_AM_I = (
+    f"{sys.executable} -c \"import json, os, socket, sys; "
+    "[print(json.dumps({'type': 'hello', 'version': 1, 'name': f'{socket.gethostname()}:{os.getuid()}'}), "
+    "flush=True) for line in sys.stdin if json.loads(line)['type'] == 'hello']\""
+)
+"""A bot that names itself after the host name and the uid it runs as."""
+WRITES_ITS_FOLDER = (
+    f"{sys.executable} -c \"import runpy, sys; from pathlib import Path; "
+    "exec('try: Path(\\'check-sandbox-probe.txt\\').write_text(\\'x\\')\\n"
+    "except OSError as err: print(err, file=sys.stderr, flush=True)'); "
+    "runpy.run_path('tests/bots/first_legal_bot.py', run_name='__main__')\""
+)
+"""The first-legal bot, after trying to write a file in its (read-only) folder."""
+
+
+@pytest.fixture(autouse=True)
+def _repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # the bot commands are relative to the repository
+
+
+@pytest.fixture
+def no_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bubblewrap not found, as on a machine without it."""
+    which = shutil.which
+
+    def without_bwrap(name: str, *args: Any, **kwargs: Any) -> str | None:
+        return None if name == "bwrap" else which(name, *args, **kwargs)
+
+    monkeypatch.setattr(referee.sandbox.shutil, "which", without_bwrap)
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(main, ["check", *args], catch_exceptions=False)
+
+
+def as_json(result: Result) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
+
+
+@needs_bwrap
+def test_every_step_s_bot_runs_in_the_sandbox() -> None:
+    """The bot sees the sandbox's host name and, under a root referee, a uid of its own."""
+    result = invoke(WHO_AM_I, "--json", "--sandbox", "on", "--only", "handshake.*")
+    assert result.exit_code == 0, result.output
+    report = as_json(result)
+    assert report["sandboxed"] is True
+    assert report["sandbox"].startswith("bubblewrap (") and "no network, private /tmp" in report["sandbox"]
+    host, _, uid = report["name"].partition(":")
+    assert host == "bot"
+    if os.geteuid() == 0:
+        assert report["sandbox"].startswith("bubblewrap (own uid,")
+        assert int(uid) >= referee.sandbox.FIRST_UID
+    assert result.stderr == ""
+
+
+def test_off_runs_the_bot_as_it_is_and_says_so() -> None:
+    result = invoke(WHO_AM_I, "--json", "--sandbox", "off", *SANDBOX_STEPS)
+    assert result.exit_code == 0, result.output
+    report = as_json(result)
+    assert report["sandboxed"] is False and report["sandbox"] == "none — bots are not isolated"
+    assert report["name"] == f"{socket.gethostname()}:{os.getuid()}"
+    assert by_verdict_json(report, "pass") == ["handshake.hello"]
+    assert by_verdict_json(report, "skip") == ["sandbox.works"]
+    assert report["steps"][1]["message"] == "no sandbox: bots are not isolated"
+    assert report["summary"]["ok"] and result.stderr == ""
+
+
+def test_on_without_bubblewrap_is_one_line_and_exit_1(no_bwrap: None) -> None:
+    result = invoke(GOOD, "--sandbox", "on")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "Error: --sandbox on: cannot sandbox bots here: bwrap is not installed (Debian: apt-get install bubblewrap)"
+    ]
+
+
+def test_auto_without_bubblewrap_warns_once_and_runs_the_bot_unsandboxed(no_bwrap: None) -> None:
+    result = invoke(GOOD, *SANDBOX_STEPS)
+    assert result.exit_code == 0, result.output
+    [warning] = result.stderr.splitlines()
+    assert warning.startswith("warning: bubblewrap (bwrap) is not available: bots run NOT isolated")
+    assert "  sandbox: none — bots are not isolated\n" in result.stdout
+    assert "SKIP  sandbox.works" in result.stdout and "no sandbox: bots are not isolated" in result.stdout
+    assert "2 steps: 1 passed, 0 warned, 0 failed, 1 skipped" in result.stdout
+
+    report = as_json(invoke(GOOD, "--json", *SANDBOX_STEPS))
+    assert report["sandboxed"] is False and by_verdict_json(report, "skip") == ["sandbox.works"]
+
+
+def by_verdict_json(report: dict[str, Any], verdict: str) -> list[str]:
+    return [s["name"] for s in report["steps"] if s["verdict"] == verdict]
+
+
+@needs_bwrap
+def test_the_text_report_names_the_sandbox() -> None:
+    result = invoke(GOOD, "--sandbox", "on", *SANDBOX_STEPS)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[2].startswith("  sandbox: bubblewrap (")
+    assert "PASS  sandbox.works" in result.stdout
+    assert f"\nsandbox: {lines[2].removeprefix('  sandbox: ')}\nresult: PASS" in result.stdout
+
+
+@needs_bwrap
+def test_the_sandbox_step_warns_when_the_bot_reached_for_what_it_cannot_have() -> None:
+    probe = ROOT / "check-sandbox-probe.txt"
+    try:
+        report = check(WRITES_ITS_FOLDER, "handshake.hello", "sandbox.works", sandbox=sandbox())
+    finally:
+        probe.unlink(missing_ok=True)
+    works = step(report, "sandbox.works")
+    assert works.verdict == "warn", works
+    assert "Read-only file system" in works.warnings[0] and "/tmp and $HOME are writable" in works.warnings[0]
+    assert works.message.startswith("ran in bubblewrap (")
+    assert report.summary.ok
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A folder the sandbox does not show (not the system, the repository, nor /tmp) holding
+    a copy of the first-legal bot, readable by any uid."""
+    if not os.path.isdir("/var/tmp"):
+        pytest.skip("no /var/tmp")
+    folder = Path(tempfile.mkdtemp(prefix="check-sandbox-", dir="/var/tmp"))
+    try:
+        folder.chmod(0o755)
+        bot = folder / "bot.py"
+        shutil.copyfile(ROOT / "tests" / "bots" / "first_legal_bot.py", bot)
+        bot.chmod(0o644)
+        yield folder
+    finally:
+        shutil.rmtree(folder)
+
+
+@needs_bwrap
+def test_a_bot_the_sandbox_does_not_show_fails_with_a_hint_and_passes_with_sandbox_bind(outside: Path) -> None:
+    # the path is inside the code, not an argument, so the sandbox cannot guess the folder
+    command = f"{sys.executable} -c \"import runpy; runpy.run_path('{outside / 'bot.py'}', run_name='__main__')\""
+    result = invoke(command, "--sandbox", "on", *SANDBOX_STEPS)
+    assert result.exit_code == 1
+    assert "FAIL  handshake.hello" in result.stdout
+    assert "(in the sandbox: if it passes with --sandbox off, it needs a path the sandbox" in result.stdout
+    assert "No such file or directory" in result.stdout  # python's complaint, in the step's stderr
+
+    result = invoke(command, "--sandbox", "on", "--sandbox-bind", str(outside), *SANDBOX_STEPS)
+    assert result.exit_code == 0, result.output
+    assert "bubblewrap (" in result.stdout and "1 extra read-only path)" in result.stdout
+    assert "2 steps: 2 passed" in result.stdout
+
+
+@pytest.mark.parametrize("option", [("--sandbox", "on"), ("--sandbox-bind", ".")])
+def test_a_tcp_bot_is_not_started_so_it_cannot_be_sandboxed(option: tuple[str, str]) -> None:
+    result = invoke("tcp:bot", *option)
+    assert result.exit_code == 2
+    assert "are for bots the check starts" in result.output
+
+
+@needs_bwrap
+@needs_java
+def test_a_jvm_bot_passes_in_the_sandbox() -> None:
+    """tests/bots/java/Bot.java, run from its source; a few steps of each kind (a whole check
+    takes half a minute of JVM starts)."""
+    report = check(
+        JAVA,
+        "handshake.hello",
+        "sandbox.works",
+        "pass.legal",
+        "play.follow_suit",
+        "compat.unknown_fields",
+        "ids.large",
+        "exit.goodbye",
+        "timing.*",
+        limits=JVM,
+        jobs=2,
+        sandbox=sandbox(),
+    )
+    assert by_verdict(report, "fail") == [], [(s.name, s.message) for s in report.steps if s.verdict == "fail"]
+    assert by_verdict(report, "skip") == []
+    assert report.sandboxed and report.name == "java-first-legal"
+    assert step(report, "sandbox.works").message.startswith(f"ran in {report.sandbox}")
+    assert "up to 9007199254740991" in step(report, "ids.large").message
+    assert step(report, "exit.goodbye").message.startswith("exited with status 0")

@@ -1,0 +1,226 @@
+"""The sandbox against a cheating bot (tests/bots/attacker_bot.py), with real processes and
+`referee match` run as its own process: the bot cannot read the referee's command line,
+environment, open files or log, cannot see or stop its neighbours, cannot share a file or a
+port with a second bot, finds nothing of an earlier match, and leaves no process behind (not
+even when the referee is killed); every honest seat ends `ok`. Python, Node, C and a JVM bot
+run inside it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.sandbox import FIRST_UID, Sandbox, choose_sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = sys.executable
+GOOD = f"{PY} {ROOT}/tests/bots/first_legal_bot.py"
+ATTACKER = f"{PY} {ROOT}/tests/bots/attacker_bot.py"
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+
+
+def referee(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PY, "-m", "referee.cli", *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def attacks(log: Path) -> dict[int, list[dict[str, Any]]]:
+    """What each seat's attacker reported (from the stderr kept in the log)."""
+    found: dict[int, list[dict[str, Any]]] = {}
+    for entry in map(json.loads, log.read_text().splitlines()):
+        if entry["type"] == "stderr":
+            found[entry["seat"]] = [
+                json.loads(line[len("ATTACK ") :]) for line in entry["text"].splitlines() if line.startswith("ATTACK ")
+            ]
+    return found
+
+
+def lingering(marker: str) -> list[str]:
+    done = subprocess.run(["pgrep", "-af", marker], capture_output=True, text=True, check=False)
+    return [line for line in done.stdout.splitlines() if "pgrep" not in line and "pytest" not in line]
+
+
+def gone(marker: str, seconds: float = 10.0) -> bool:
+    """Whether every process titled with ``marker`` has ended (polled, bounded)."""
+    deadline = time.monotonic() + seconds
+    while lingering(marker):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def one_round(*bots: str, log: Path, extra: tuple[str, ...] = (), **kw: Any) -> dict[str, Any]:
+    done = referee(
+        "match", "--json", "--sandbox", "on", "--set", "end=rounds", "--set", "rounds=1", "--log", str(log),
+        *extra, *bots, **kw,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_a_bot_cannot_read_the_referees_command_line_environment_files_or_log(tmp_path: Path) -> None:
+    marker = uuid.uuid4().hex[:12]
+    seed = "271828182845904523536028747135266249"
+    secret = f"SECRET-{marker}"
+    log = tmp_path / "match.jsonl"
+    (tmp_path / "secrets").write_text(f"{seed}|{secret}")
+    tmp_path.chmod(0o755)  # the bot's folder must be open to the bot's own uid (pytest makes it 0700)
+    spy = f"{ATTACKER} snoop {marker} log={log} secrets={tmp_path / 'secrets'}"
+    extra = ("--seed", seed, "--bot-cwd", str(tmp_path))
+    result = one_round(spy, GOOD, GOOD, GOOD, log=log, extra=extra, env={"REFEREE_SECRET": secret})
+    assert [s["status"] for s in result["seats"]] == ["ok"] * 4
+    (snoop,) = attacks(log)[0]
+    assert snoop["found"] == [], snoop  # neither the seed nor the referee's environment
+    assert snoop["log_bytes"] == 0  # the log is hidden even inside the bot's own folder
+    assert snoop["pids"] <= 3  # bwrap's init, the bot, nothing else
+    assert log.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_bot_cannot_see_or_stop_its_neighbours(tmp_path: Path) -> None:
+    marker = uuid.uuid4().hex[:12]
+    log = tmp_path / "match.jsonl"
+    result = one_round(f"{ATTACKER} signal {marker}", GOOD, f"{ATTACKER} signal {marker}b", GOOD, log=log)
+    assert [s["status"] for s in result["seats"]] == ["ok"] * 4
+    reports = attacks(log)
+    for seat in (0, 2):
+        (signalled,) = reports[seat]
+        assert signalled["stopped"] == 0, signalled  # it sees only its sandbox's init, which is not its to stop
+
+
+def test_two_bots_cannot_share_a_file_or_a_port(tmp_path: Path) -> None:
+    marker = uuid.uuid4().hex[:12]
+    port = str(20000 + int(marker[:4], 16) % 20000)
+    log = tmp_path / "match.jsonl"
+    result = one_round(
+        f"{ATTACKER} share {marker} port={port}",
+        GOOD,
+        f"{ATTACKER} look {marker}-b peer={marker} port={port}",
+        GOOD,
+        log=log,
+    )
+    assert [s["status"] for s in result["seats"]] == ["ok"] * 4
+    reports = attacks(log)
+    (shared,) = [r for r in reports[0] if r["attack"] == "share"]
+    assert shared["wrote"] and shared["listening"]  # it did its part, in its own sandbox
+    (looked,) = reports[2]
+    assert looked["found"] == [] and looked["connected"] is False, looked
+    assert not list(Path("/tmp").glob(f"share-{marker}"))  # nothing reached the real /tmp
+
+
+def test_nothing_survives_from_an_earlier_match(tmp_path: Path) -> None:
+    marker = uuid.uuid4().hex[:12]
+    for name in ("first.jsonl", "second.jsonl"):
+        log = tmp_path / name
+        result = one_round(f"{ATTACKER} remember {marker}", GOOD, GOOD, GOOD, log=log)
+        assert result["seats"][0]["status"] == "ok"
+        (remembered,) = attacks(log)[0]
+        assert remembered["found"] == [], remembered
+
+
+def test_a_bot_leaves_no_process_behind(tmp_path: Path) -> None:
+    marker = uuid.uuid4().hex[:12]
+    log = tmp_path / "match.jsonl"
+    result = one_round(f"{ATTACKER} linger {marker}", GOOD, GOOD, GOOD, log=log)
+    assert result["seats"][0]["status"] == "ok"
+    (lingered,) = attacks(log)[0]
+    assert lingered["started"] == 2
+    assert gone(marker), lingering(marker)
+
+
+def test_a_killed_referee_leaves_no_sandboxed_process(tmp_path: Path) -> None:
+    marker = uuid.uuid4().hex[:12]
+    slow = f"{PY} {ROOT}/tests/bots/hostile_bot.py sleep {marker}"  # never answers a play request
+    process = subprocess.Popen(
+        [PY, "-m", "referee.cli", "match", "--sandbox", "on", "--time-per-move", "60", "--time-bank", "0",
+         f"{ATTACKER} linger {marker}", slow, GOOD, GOOD],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while len(lingering(marker)) < 3 and time.monotonic() < deadline:  # bots and lingerers up
+        time.sleep(0.1)
+    assert lingering(marker), "the bots never started"
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert gone(marker), lingering(marker)
+
+
+def test_bots_run_under_their_own_unprivileged_uid(tmp_path: Path) -> None:
+    sandbox = choose_sandbox("on", lambda _: None)
+    assert sandbox is not None
+    if not sandbox.privileged:
+        pytest.skip("the referee is not root: bots keep its uid inside a user namespace")
+    tmp_path.chmod(0o755)
+    probe = tmp_path / "probe.py"
+    probe.write_text("import os; print(os.getuid(), os.getgid(), os.getgroups(), open('/proc/self/status').read())")
+    args = sandbox.wrap([PY, str(probe)], str(tmp_path), sandbox.environment(None))
+    done = subprocess.run(args, capture_output=True, text=True, check=False, timeout=30)
+    assert done.returncode == 0, done.stderr
+    uid, gid, *_ = done.stdout.split(maxsplit=2)
+    assert int(uid) >= FIRST_UID and int(gid) >= FIRST_UID
+    assert "CapEff:\t0000000000000000" in done.stdout
+    assert "NoNewPrivs:\t1" in done.stdout
+
+
+def test_the_environment_is_clean(tmp_path: Path) -> None:
+    sandbox = Sandbox(bwrap=shutil.which("bwrap") or "bwrap", privileged=os.geteuid() == 0)
+    env = sandbox.environment({"MY_SETTING": "1"})
+    args = sandbox.wrap(["env"], str(tmp_path), env)
+    leaky = {**os.environ, "LEAK": "x"}
+    done = subprocess.run(args, capture_output=True, text=True, check=False, timeout=30, env=leaky)
+    assert done.returncode == 0, done.stderr
+    names = {line.partition("=")[0] for line in done.stdout.splitlines()}
+    assert names - {"PWD"} == {"PATH", "HOME", "LANG", "TMPDIR", "MY_SETTING"}  # bwrap sets PWD to the folder
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        pytest.param(f"{PY} sample_bots/python/heuristic_bot.py", id="python"),
+        pytest.param("node sample_bots/javascript/bot.js", id="node"),
+        pytest.param("sample_bots/c/bot", id="c"),
+        pytest.param("java tests/bots/java/Bot.java", id="jvm"),
+    ],
+)
+def test_each_language_plays_inside_the_sandbox(command: str, tmp_path: Path) -> None:
+    program = command.split(maxsplit=1)[0]
+    if shutil.which(program) is None and not (ROOT / program).exists():
+        pytest.skip(f"{program} is not here")
+    if program == "java" and not (ROOT / "tests/bots/java/Bot.java").exists():
+        pytest.skip("no Java test bot")
+    if program == "sample_bots/c/bot":
+        subprocess.run(["make", "-s", "-C", "sample_bots/c"], cwd=ROOT, check=True)
+    log = tmp_path / "match.jsonl"
+    result = one_round(command, GOOD, GOOD, GOOD, log=log, extra=("--startup", "30"))
+    assert [s["status"] for s in result["seats"]] == ["ok"] * 4, log.read_text()[-2000:]
+
+
+def test_a_crash_is_seen_at_once_even_with_a_setsid_child_holding_stdout(tmp_path: Path) -> None:
+    """Outside a sandbox the child keeps the pipe open and the crash looks like a silent bot
+    (a timeout); inside, the bot's end ends its whole PID namespace."""
+    marker = uuid.uuid4().hex[:12]
+    log = tmp_path / "match.jsonl"
+    crasher = f"{PY} {ROOT}/tests/bots/hostile_bot.py setsid_child {marker}"
+    result = one_round(crasher, GOOD, GOOD, GOOD, log=log, extra=("--time-per-move", "30", "--time-bank", "0"))
+    assert [s["status"] for s in result["seats"]] == ["crash", "ok", "ok", "ok"]
+    assert gone(marker), lingering(marker)

@@ -1,0 +1,45 @@
+"""Seat tokens off the command line: ``tcp:NAME:@FILE`` for the referee, ``--token-file`` and
+``$HEARTS_TOKEN`` for the Python kit; an unreadable token file is one clear error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from protocol.bot import seat_token
+from referee.cli import main
+from referee.link import BotStartError
+from referee.play import tcp_seat
+
+
+def test_a_token_from_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "token"
+    path.write_text("s3cret-token\nignored\n")
+    seat = tcp_seat(f"tcp:alice:@{path}", 2)
+    assert seat is not None and seat.name == "alice" and seat.token == "s3cret-token"
+
+
+@pytest.mark.parametrize("content", [None, ""])
+def test_a_missing_or_empty_token_file_is_refused(tmp_path: Path, content: str | None) -> None:
+    path = tmp_path / "token"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(BotStartError, match="token file"):
+        tcp_seat(f"tcp:alice:@{path}", 0)
+    result = CliRunner().invoke(main, ["match", "--sandbox", "off", f"tcp:alice:@{path}", "x", "y", "z"])
+    assert result.exit_code == 1 and "token file" in result.output and "Traceback" not in result.output
+
+
+def test_the_kit_reads_its_token_from_a_file_or_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "token"
+    path.write_text("from-file\n")
+    monkeypatch.setenv("HEARTS_TOKEN", "from-env")
+    assert seat_token("given", str(path)) == "given"
+    assert seat_token(None, str(path)) == "from-file"
+    assert seat_token(None, None) == "from-env"
+    monkeypatch.delenv("HEARTS_TOKEN")
+    assert seat_token(None, None) is None
