@@ -54,6 +54,8 @@ def read_bots(path: str | Path) -> list[BotEntry]:
         raise BotConfigError(f"{path}: not a UTF-8 text file (byte {err.start}): a bot list is TOML") from None
     except (OSError, tomllib.TOMLDecodeError, msgspec.ValidationError) as err:
         raise BotConfigError(f"{path}: {err}") from None
+    except RecursionError:
+        raise BotConfigError(f"{path}: nested too deeply to be a bot list") from None
     for entry in entries:
         if not entry.name.strip():
             raise BotConfigError(f"{path}: a bot has an empty name")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from referee.bot_config import BotConfigError, read_bots
 from referee.cli_types import (
@@ -175,8 +176,8 @@ def run_command(
         store.close()
     restarts = ", ".join(f"{name} {n}" for name, n in sorted(result.restarts.items()))
     console.print(
-        f"played {result.played} matches in {result.seconds:.1f} s ({result.matches_per_minute:.1f} matches/min)"
-        + (f"; bots restarted: {restarts}" if restarts else "")
+        Text(f"played {result.played} matches in {result.seconds:.1f} s ({result.matches_per_minute:.1f} matches/min)"
+        + (f"; bots restarted: {restarts}" if restarts else ""))
     )
 
 

@@ -98,7 +98,10 @@ def replay(
 def _check_text(log: Path) -> None:
     """A replay log is JSON Lines: a file whose first bytes are not ``{`` or that holds a NUL
     is refused here (even when it has no line end yet, which the reader takes for a log cut
-    inside its first line)."""
+    inside its first line). A pipe or a device is refused before it is opened: reading one could
+    block or never end."""
+    if not log.is_file():
+        raise UnreadableLog(f"{log}: not a regular file (a log is a file)")
     try:
         with log.open("rb") as file:
             start = file.read(4096)

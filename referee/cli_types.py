@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import resource
 import socket
 from pathlib import Path
@@ -62,8 +63,9 @@ class Seconds(click.types.FloatParamType):
                 self.fail(f"{value!r} is not a number of seconds", param, ctx)
         if not math.isfinite(seconds):
             self.fail(f"{value!r} is not a finite number of seconds", param, ctx)
-        low = "0 or more" if self.allow_zero else "more than 0"
-        if seconds < 0 or (seconds == 0 and not self.allow_zero) or seconds > self.maximum:
+        low = ("0 or " if self.allow_zero else "") + "at least 0.001 (the protocol counts whole milliseconds)"
+        too_small = seconds < 0.001 and not (seconds == 0 and self.allow_zero)
+        if too_small or seconds > self.maximum:
             self.fail(f"{value!r} seconds: must be {low} and at most {self.maximum:g}", param, ctx)
         return seconds
 
@@ -115,6 +117,9 @@ class BotTemplate(click.types.StringParamType):
         return text
 
 
+_ENV_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 class EnvPair(click.types.StringParamType):
     """``NAME=VALUE`` for a bot's environment: NAME not empty, no NUL. Returned unchanged."""
 
@@ -127,6 +132,8 @@ class EnvPair(click.types.StringParamType):
             self.fail(f"expected NAME=VALUE, got {text!r}", param, ctx)
         if not name:
             self.fail(f"the variable's name is empty in {text!r}", param, ctx)
+        if not _ENV_NAME.fullmatch(name):
+            self.fail(f"{name!r} is not a variable name (letters, digits and _, not starting with a digit)", param, ctx)
         if "\0" in text:
             self.fail(f"{text!r} holds a NUL character", param, ctx)
         return text

@@ -7,8 +7,15 @@ connection closed, without touching the seated bots.
 
 An unauthenticated connection cannot hold the referee: the hello limit is short (5 s, and
 never more than the start-up limit); at most ``max_pending`` connections may be in their
-handshake at once and at most ``max_pending_per_address`` of them from one address (an IPv4
-address, or an IPv6 /64), so one peer cannot take every slot; more are refused with ``busy``.
+handshake at once (the slots) and at most ``max_pending_per_address`` of them from one address
+(an IPv4 address, or an IPv6 /64); a connection over its address's cap is refused with ``busy``.
+When every slot is taken, a new connection is not refused: it takes the slot of a *silent*
+connection, one that has not sent a complete line yet, which is dropped (refused ``busy``, so the
+kits try again). The victim is the oldest silent connection of the address holding the most
+slots, so idle connections from a few addresses, however fast they reconnect, only evict each
+other, while a bot that answers the referee's hello at once (its line arrives within
+milliseconds) keeps its slot and gets its seat. A connection that has sent its hello line is
+never evicted; when every slot holds one, a new connection is refused ``busy``.
 Whatever a connection sends before it is seated, and whatever goes wrong in its handshake, ends
 that connection only: it is refused (``protocol_violation`` for an unexpected exception) and
 reported. Every refusal goes to ``on_refusal``; ``RefusalReport`` prints them for the operator,
@@ -78,6 +85,50 @@ class Refusal:
 OnRefusal = Callable[[Refusal], None]
 """Called for every refused connection, at once (not rate-limited)."""
 
+EVICTED_SILENT = "dropped: another connection needed the slot and yours had sent nothing; try again"
+EVICTED_PARTIAL = (
+    "dropped: another connection needed the slot and yours had not sent a complete hello line; try again"
+)
+
+
+class _PendingLink(SocketLink):
+    """A connection's link that notes what its peer has sent: a connection in its handshake
+    may be evicted until a complete line has arrived."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        super().__init__(stream)
+        self.received = 0
+        """Bytes the peer has sent."""
+        self.spoke = False
+        """A complete line has been read: the hello is being checked, never evicted."""
+
+    async def _receive_some(self) -> bytes | bytearray:
+        data = await super()._receive_some()
+        self.received += len(data)
+        return data
+
+    async def receive_line(self) -> bytes:
+        line = await super().receive_line()
+        self.spoke = True  # no checkpoint between the line's arrival and here
+        return line
+
+
+@dataclass(eq=False)
+class _Slot:
+    """A connection in its handshake. Cancelling ``scope`` evicts it."""
+
+    address: str
+    order: int
+    """Accepted ``order``-th: the lowest is the oldest."""
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+    link: _PendingLink | None = None
+    evicted: bool = False
+
+    @property
+    def silent(self) -> bool:
+        """No complete line yet: the slot may go to a new connection."""
+        return self.link is None or not self.link.spoke
+
 
 def address_key(host: str) -> str:
     """The address a peer's pending handshakes are counted under: its IPv4 address, or the /64
@@ -114,6 +165,9 @@ class TcpSeatServer:
         self.on_refusal = on_refusal
         self.pending = 0
         self.pending_by_address: Counter[str] = Counter()
+        self._slots: dict[int, _Slot] = {}
+        """The connections in their handshake, oldest first."""
+        self._accepted = 0
         self.refusals: deque[Refusal] = deque(maxlen=1000)
         """The latest refusals (older ones are only counted in ``refused``)."""
         self.refused = 0
@@ -142,23 +196,27 @@ class TcpSeatServer:
                 self._take(stream, nursery)
 
     def _take(self, stream: trio.SocketStream, nursery: trio.Nursery) -> None:
-        """Start the handshake of a new connection, or refuse it ``busy``."""
+        """Start the handshake of a new connection (evicting a silent one when every slot is
+        taken), or refuse it ``busy``."""
         try:
             host = str(stream.socket.getpeername()[0])
         except OSError:
             host = "?"
         address = address_key(host)
-        if self.pending >= self.max_pending:
-            message = f"too many connections in their handshake (limit {self.max_pending}); try again"
-        elif self.pending_by_address[address] >= self.max_pending_per_address:
+        if self.pending_by_address[address] >= self.max_pending_per_address:
             message = (
                 f"too many connections from {address} in their handshake "
                 f"(limit {self.max_pending_per_address} per address); try again"
             )
+        elif self.pending >= self.max_pending and not self._evict():
+            message = f"too many connections in their handshake (limit {self.max_pending}); try again"
         else:
+            self._accepted += 1
+            slot = _Slot(address, self._accepted)
+            self._slots[slot.order] = slot
             self.pending += 1
             self.pending_by_address[address] += 1
-            nursery.start_soon(self._admit, stream, address)
+            nursery.start_soon(self._admit, stream, slot)
             return
         if self._refusing >= MAX_REFUSING:  # a flood: no message, no task, just close
             self._refuse(SocketLink(stream).peer, "busy", f"{message} (closed without a message)")
@@ -166,6 +224,30 @@ class TcpSeatServer:
             return
         self._refusing += 1
         nursery.start_soon(self._refuse_busy, stream, message)
+
+    def _evict(self) -> bool:
+        """Free a slot for a new connection: drop the oldest silent connection of the address
+        holding the most slots. ``False`` when every connection has sent its hello line."""
+        victim = max(
+            (slot for slot in self._slots.values() if slot.silent),
+            key=lambda slot: (self.pending_by_address[slot.address], -slot.order),
+            default=None,
+        )
+        if victim is None:
+            return False
+        victim.evicted = True
+        self._release(victim)
+        victim.scope.cancel()
+        return True
+
+    def _release(self, slot: _Slot) -> None:
+        """Give a connection's slot back (once; eviction gives it back early)."""
+        if self._slots.pop(slot.order, None) is None:
+            return
+        self.pending -= 1
+        self.pending_by_address[slot.address] -= 1
+        if self.pending_by_address[slot.address] <= 0:
+            del self.pending_by_address[slot.address]
 
     def _refuse(self, peer: str, reason: str, message: str) -> None:
         refusal = Refusal(peer, reason, message)
@@ -186,8 +268,12 @@ class TcpSeatServer:
         finally:
             self._refusing -= 1
 
-    async def _admit(self, stream: trio.SocketStream, address: str) -> None:
-        link = SocketLink(stream)
+    async def _admit(self, stream: trio.SocketStream, slot: _Slot) -> None:
+        link = _PendingLink(stream)
+        slot.link = link
+        if slot.evicted:  # before this task began: not even the referee's hello went out
+            await self._drop(link)
+            return
         connection = BotConnection(link=link, command="tcp")
         claimed: list[TcpSeat] = []
 
@@ -205,7 +291,8 @@ class TcpSeatServer:
             return None
 
         try:
-            await handshake(connection, self.hello_timeout, admit=check)
+            with slot.scope:
+                await handshake(connection, self.hello_timeout, admit=check)
         except Exception as err:  # whatever a peer sent, it ends this connection only
             for seat in claimed:
                 if seat.connection is connection:
@@ -216,10 +303,15 @@ class TcpSeatServer:
             await link.close()
             return
         finally:
-            self.pending -= 1
-            self.pending_by_address[address] -= 1
-            if self.pending_by_address[address] <= 0:
-                del self.pending_by_address[address]
+            self._release(slot)
+        if slot.scope.cancelled_caught:
+            for seat in claimed:  # none: a connection is evicted only before its hello line
+                if seat.connection is connection:
+                    seat.connection = None
+            if connection.failure is None:
+                await self._drop(link)
+                return
+            await link.close()  # evicted while being told it failed (its hello limit was up)
         if connection.failure is not None:
             failure = connection.failure
             self._refuse(link.peer, failure.reason, failure.message)
@@ -228,6 +320,21 @@ class TcpSeatServer:
         connection.command = f"tcp:{seat.name} ({link.peer})"
         seat.arrived.set()
         self._changed.set()
+
+    async def _drop(self, link: _PendingLink) -> None:
+        """Refuse an evicted connection ``busy`` (the kits try again) and close it."""
+        message = EVICTED_SILENT if link.received == 0 else EVICTED_PARTIAL
+        if self._refusing >= MAX_REFUSING:  # a flood: no message, just close
+            self._refuse(link.peer, "busy", f"{message} (closed without a message)")
+            await link.close()
+            return
+        self._refuse(link.peer, "busy", message)
+        self._refusing += 1
+        try:
+            await send_error(link, "busy", message, fatal=True, timeout=REFUSE_TIMEOUT)
+            await link.close()
+        finally:
+            self._refusing -= 1
 
     async def wait_for_all(self, timeout: float) -> None:
         """Wait until every seat has a bot, or ``timeout`` seconds."""

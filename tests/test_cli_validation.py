@@ -5,6 +5,7 @@ it is found before any bot process or build step starts."""
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -96,11 +97,12 @@ TIMES = [
     ("-1", "'-1' seconds: must be"),
     ("soon", "'soon' is not a number of seconds"),
     ("1e9", "at most 86400"),
+    ("1e-300", "at least 0.001"),  # would be sent to bots as 0 ms
 ]
 
 
 MATCH_TIMES = [
-    *[("--time-per-move", value, message) for value, message in [*TIMES, ("0", "must be more than 0")]],
+    *[("--time-per-move", value, message) for value, message in [*TIMES, ("0", "must be at least 0.001")]],
     *[("--time-bank", value, message) for value, message in TIMES],  # a bank may be 0
 ]
 
@@ -134,7 +136,7 @@ def test_every_time_option_is_checked(files: Path, command: list[str], value: st
 
 
 def test_a_bank_of_zero_is_allowed_and_zero_startup_is_not(files: Path) -> None:
-    refused(run("match", "--time-bank", "0", "--startup", "0", *BOTS), 2, "'--startup': '0' seconds: must be more")
+    refused(run("match", "--time-bank", "0", "--startup", "0", *BOTS), 2, "'--startup': '0' seconds: must be at least")
 
 
 CASES: list[tuple[list[str], int, str]] = [
@@ -323,3 +325,24 @@ def test_bench_hostile_names_every_line_it_refuses() -> None:
     assert cases["nested 65,000 deep"]["outcome"] == "bad_json"
     assert cases["60 KB unknown type"]["outcome"] == "unknown_message"
     assert all(c["bytes"] <= 65536 for c in cases.values())
+
+
+@pytest.mark.parametrize("pair", ["A B=x", "1X=y", "A-B=z"])
+def test_a_bot_environment_name_must_be_a_variable_name(pair: str) -> None:
+    result = CliRunner().invoke(main, ["match", "--bot-env", pair, "a", "b", "c", "d"])
+    assert result.exit_code == 2 and "is not a variable name" in result.output
+
+
+def test_a_deeply_nested_bot_list_is_named(tmp_path: Path) -> None:
+    config = tmp_path / "deep.toml"
+    config.write_text('[[bot]]\nname = "a"\ncommand = "x"\nextra = ' + "[" * 2000 + "]" * 2000 + "\n")
+    result = CliRunner().invoke(main, ["ladder", "run", str(config), "--db", str(tmp_path / "l.db")])
+    assert result.exit_code == 1, result.output
+    assert "deep.toml: nested too deeply" in result.output and "internal error" not in result.output
+
+
+def test_a_pipe_is_not_read_as_a_log(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    result = CliRunner().invoke(main, ["replay", str(fifo)])
+    assert result.exit_code == 3 and "not a regular file" in result.output

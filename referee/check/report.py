@@ -10,6 +10,7 @@ from typing import Final
 from referee.check.listener import TCP_PREFIX
 from referee.check.probe import Limits
 from referee.check.results import CheckReport, StepResult
+from referee.names import printable
 
 LABELS: Final = {"pass": "PASS", "warn": "WARN", "fail": "FAIL", "skip": "SKIP"}
 NAME_WIDTH: Final = 30
@@ -57,7 +58,7 @@ def details(result: StepResult, *, verbose: bool = False, tcp: bool = False) -> 
             out.append(f"  ... {len(lines) - len(shown)} earlier lines (all of them: --verbose or --json)")
         for line in shown:
             arrow = ">>" if line.direction == "send" else "<<"
-            out.append(f"  {line.ms:9.1f} {arrow} {line.line if verbose else _cut(line.line, LINE_WIDTH)}")
+            out.append(f"  {line.ms:9.1f} {arrow} {printable(line.line) if verbose else _cut(line.line, LINE_WIDTH)}")
     stderr = result.stderr.rstrip("\n").splitlines()
     if stderr:
         tail = stderr if verbose else stderr[-STDERR_TAIL:]
@@ -108,4 +109,6 @@ def format_report(report: CheckReport, limits: Limits, *, verbose: bool = False)
 
 
 def _cut(text: str, width: int) -> str:
+    """A bot's text for the terminal: escapes shown, not obeyed (``names.printable``), cut."""
+    text = printable(text)
     return text if len(text) <= width else text[: width - 3] + "..."

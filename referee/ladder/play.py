@@ -13,6 +13,7 @@ from pathlib import Path
 
 import trio
 from rich.console import Console
+from rich.text import Text
 
 from protocol.ruleset import RuleSet
 from referee.bot_config import BotEntry, build, command_words, runnable
@@ -112,7 +113,7 @@ def play_ladder(
                     trio.run(_with_sigterm, run, None)
                 else:
                     for note in notes:
-                        (console or Console()).print(note)
+                        (console or Console()).print(Text(note))
                     with LiveProgress(store, console) as live:
                         run.on_result = live.on_result
                         trio.run(_with_sigterm, run, live)

@@ -13,6 +13,7 @@ from statistics import NormalDist
 
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from referee.ladder.errors import LadderError
 from referee.ladder.ratings import INITIAL, predict_win, skill_above
@@ -79,7 +80,8 @@ def standings(store: LadderStore) -> list[Standing]:
 
 def standings_table(rows: Sequence[Standing], title: str | None = None) -> Table:
     """The leaderboard for a terminal (fits in 80 columns with short bot names)."""
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    # names and titles are plain text: a bot called "[/]" or "[red]x" is shown, never parsed as markup
+    table = Table(title=Text(title) if title else None, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     width = min(24, max((len(s.bot) for s in rows), default=3))
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("bot", min_width=width, no_wrap=True, overflow="ellipsis")
@@ -88,7 +90,7 @@ def standings_table(rows: Sequence[Standing], title: str | None = None) -> Table
     for s in rows:
         table.add_row(
             str(s.rank),
-            s.bot,
+            Text(s.bot),
             f"{s.mu:.1f}",
             f"{s.sigma:.2f}",
             f"{s.ordinal:.1f}",

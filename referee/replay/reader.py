@@ -17,6 +17,8 @@ import msgspec
 from protocol.codec import MAX_DEPTH, clip, nesting_depth
 from referee.errors import RefereeError
 from referee.match_log import LOG_FORMAT, Header, LogEntry, Result
+from referee.rules.errors import InvalidRuleSet
+from referee.rules.table import table_for
 
 SUPPORTED_FORMATS: Final = (LOG_FORMAT,)
 
@@ -97,8 +99,24 @@ _entry = msgspec.json.Decoder(LogEntry)
 _KNOWN: Final = frozenset(str(cls.__struct_config__.tag) for cls in get_args(LogEntry))
 
 
+def _check_header(header: Header, name: str, number: int) -> None:
+    """A header's rule set must be one the engine plays, with a seat entry per player, before
+    anything is sized by it (a crafted ``players`` of 10**8 would build 10**8 queues)."""
+    try:
+        table_for(header.rules)
+    except InvalidRuleSet as err:
+        raise LogError(f"{name}: line {number}: the header's rules cannot be played: {clip(str(err), 200)}") from None
+    if len(header.seats) != header.rules.players:
+        seats = f"{len(header.seats)} seats for {header.rules.players} players"
+        raise LogError(f"{name}: line {number}: the header has {seats}")
+    if [s.seat for s in header.seats] != list(range(header.rules.players)):
+        raise LogError(f"{name}: line {number}: the header's seats are not numbered 0 to {header.rules.players - 1}")
+
+
 def read_log(path: str | Path) -> ReplayLog:
     """Read a log file. Raises ``LogError`` (or ``UnsupportedLogFormat``) naming the line."""
+    if Path(path).exists() and not Path(path).is_file():
+        raise LogError(f"{path}: not a regular file (a log is a file; a pipe or a device could block or never end)")
     try:
         data = Path(path).read_bytes()
     except OSError as err:
@@ -131,6 +149,7 @@ def parse_log(data: bytes, name: str = "log") -> ReplayLog:
             broken = f"a broken {clip(kind.type)!r} entry: {clip(str(err), 200)}"
             raise LogError(f"{name}: line {number}: {broken}") from None
         if isinstance(entry, Header):
+            _check_header(entry, name, number)
             matches.append(LogMatch(header=entry, header_line=number))
         elif not matches:
             raise LogError(f"{name}: line {number}: a {kind.type!r} entry before any header")

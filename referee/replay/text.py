@@ -204,7 +204,7 @@ def _result(record: MatchRecord, names: list[str]) -> Iterator[Text]:
     yield Text.assemble(
         ("Result: ", "bold"),
         (f"{winners} won{tie}", "bold"),
-        f"; {result.reason} after {result.rounds} round{'' if result.rounds == 1 else 's'}",
+        f"; {printable(result.reason)} after {result.rounds} round{'' if result.rounds == 1 else 's'}",
     )
     yield Text("  scores: " + " · ".join(f"{s} {names[s]} {v}" for s, v in enumerate(result.scores)))
     for seat in record.seats:
@@ -213,7 +213,8 @@ def _result(record: MatchRecord, names: list[str]) -> Iterator[Text]:
             for label, count in (("substitutions", seat.substitutions), ("penalties", seat.penalties))
             if count
         )
-        yield Text(f"  seat {seat.seat} {seat.name}: {seat.status}{extra}", style="" if seat.status == "ok" else "red")
+        line = f"  seat {seat.seat} {printable(seat.name)}: {printable(seat.status)}{extra}"
+        yield Text(line, style="" if seat.status == "ok" else "red")
 
 
 def _fault(fault: FaultRecord, names: list[str]) -> Text:
@@ -226,12 +227,11 @@ def _fault(fault: FaultRecord, names: list[str]) -> Text:
         "penalty": "revoke penalty and a redeal",
         "substitute": "the referee's move is played for it",
     }.get(fault.action, fault.action)
-    message = printable(fault.message)
-    text = Text(f"  ! {where}: seat {fault.seat} {names[fault.seat]}: {fault.reason}{rule}: {message} → {answer}")
+    said = printable(f"{fault.reason}{rule}: {fault.message}")  # all from the log, which bots wrote into
+    text = Text(f"  ! {where}: seat {fault.seat} {names[fault.seat]}: {said} → {answer}")
     text.stylize("red")
     if fault.reply is not None:
-        shown = fault.reply if len(fault.reply) <= 100 else fault.reply[:97] + "..."
-        text.append(f"\n      it sent: {shown}", style="dim")
+        text.append(f"\n      it sent: {printable(fault.reply, 100)}", style="dim")
     return text
 
 
@@ -252,8 +252,12 @@ def _column(names: list[str]) -> int:
 def seat_lines(log: LogMatch, seat: int, only_round: int | None = None) -> Iterator[Text]:
     """What ``seat`` saw of the match: the referee's lines to it and its own, as on the wire."""
     header = log.header
-    yield Text.assemble(("Match ", "bold"), (header.match_id, "bold"), f"  {header.rules.name}  as seen by seat {seat}")
-    yield Text("  seats: " + " · ".join(f"{s.seat} {s.name}" for s in header.seats))
+    yield Text.assemble(
+        ("Match ", "bold"),
+        (printable(header.match_id), "bold"),
+        f"  {printable(header.rules.name)}  as seen by seat {seat}",
+    )
+    yield Text("  seats: " + " · ".join(f"{s.seat} {printable(s.name)}" for s in header.seats))
     yield Text("  >> the referee to the bot, << the bot to the referee; t in seconds since the start", style="dim")
     highlight = JSONHighlighter()
     round_no: int | None = None

@@ -54,3 +54,19 @@ def test_seeds_of_128_bits_are_stored_exactly(tmp_path: Path) -> None:
     assert store.settings().ladder_seed == ladder_seed
     assert {row["seed"] for row in store.match_rows()} == {s.seed for s in sets}
     store.close()
+
+
+def test_bot_names_that_look_like_markup_are_shown_as_written(tmp_path: Path) -> None:
+    first = f"{PY} {ROOT}/tests/bots/first_legal_bot.py"
+    config = tmp_path / "bots.toml"
+    config.write_text(
+        f'[[bot]]\nname = "a[/]"\ncommand = "{first}"\n\n[[bot]]\nname = "[red]b"\ncommand = "{first}"\n'
+    )
+    db = tmp_path / "l[red].db"
+    runner = CliRunner()
+    result = runner.invoke(main, ["ladder", "run", str(config), "--games", "1", "--db", str(db), "--seed", "2"])
+    assert result.exit_code == 0, result.output
+    assert "a[/]" in result.output and "[red]b" in result.output
+    table = runner.invoke(main, ["ladder", "table", "--db", str(db)])
+    assert table.exit_code == 0, table.output
+    assert "a[/]" in table.output and "[red]b" in table.output and "l[red].db" in table.output
