@@ -1,7 +1,7 @@
 """``referee bench sandbox``: what the sandbox adds to starting a bot.
 
 A bot is started and shaken hands with (``hello`` both ways) ``count`` times with and without
-bubblewrap, one after the other, alternating so that both see the same load; the time is from
+bubblewrap (with the same clean environment), alternating so that both see the same load; the time is from
 starting the process to reading its ``hello``, the start-up cost a ladder with fresh bots pays
 once per bot per match. The figures go to ``docs/performance.md``.
 """
@@ -52,8 +52,11 @@ def bench_startup(sandbox: Sandbox, bot: str, count: int, cwd: str) -> StartupBe
     boxed: list[float] = []
 
     async def main() -> None:
+        # the same clean environment both ways: the referee's own may slow a start (Node reads
+        # NODE_EXTRA_CA_CERTS' bundle at start-up, 30 ms here), which is not the sandbox's doing
+        same_env = BotLimits(clean_env=True, env={**sandbox.environment(None), "HOME": "/tmp"})
         for _ in range(count):
-            plain.append(await _start_once(command, cwd, BotLimits()))
+            plain.append(await _start_once(command, cwd, same_env))
             boxed.append(await _start_once(command, cwd, BotLimits(sandbox=sandbox)))
 
     trio.run(main)

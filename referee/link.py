@@ -16,7 +16,6 @@ import resource
 import shlex
 import shutil
 import signal
-import subprocess
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +26,7 @@ import trio
 from protocol.codec import MAX_LINE, LineSplitter
 from referee.errors import RefereeError
 from referee.sandbox import Sandbox
+from referee.spawn import SpawnedProcess, spawn
 
 STDERR_CAP = 64 * 1024
 """Bytes of a bot's stderr kept for the log; the rest is counted and dropped."""
@@ -156,7 +156,7 @@ class BotLink:
 class ProcessLink(BotLink):
     """A bot program started by the referee, talking over its stdin and stdout."""
 
-    def __init__(self, process: trio.Process, command: str, max_line: int = MAX_LINE) -> None:
+    def __init__(self, process: SpawnedProcess, command: str, max_line: int = MAX_LINE) -> None:
         super().__init__(max_line)
         self.process = process
         self.command = command
@@ -197,16 +197,7 @@ class ProcessLink(BotLink):
             args = limits.sandbox.wrap(args, folder, env)
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # bwrap's own; the bot's is set inside
         try:
-            process = await trio.lowlevel.open_process(
-                args,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=folder,
-                env=env,
-                start_new_session=True,
-                preexec_fn=limits.apply,
-            )
+            process = await spawn(args, cwd=folder, env=env, preexec_fn=limits.apply, nursery=nursery)
         except OSError as err:
             raise BotStartError(f"cannot start bot {text!r}: {err.strerror or err}") from None
         link = cls(process, text, max_line)

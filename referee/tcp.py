@@ -14,8 +14,10 @@ connection, one that has not sent a complete line yet, which is dropped (refused
 kits try again). The victim is the oldest silent connection of the address holding the most
 slots, so idle connections from a few addresses, however fast they reconnect, only evict each
 other, while a bot that answers the referee's hello at once (its line arrives within
-milliseconds) keeps its slot and gets its seat. A connection that has sent its hello line is
-never evicted; when every slot holds one, a new connection is refused ``busy``.
+milliseconds) keeps its slot and gets its seat (from more addresses than there are slots, an
+attacker must still push out every older silent connection before a new one). A connection
+that has sent its hello line is never evicted; when every slot holds one, a new connection is
+refused ``busy``.
 Whatever a connection sends before it is seated, and whatever goes wrong in its handshake, ends
 that connection only: it is refused (``protocol_violation`` for an unexpected exception) and
 reported. Every refusal goes to ``on_refusal``; ``RefusalReport`` prints them for the operator,
@@ -86,9 +88,7 @@ OnRefusal = Callable[[Refusal], None]
 """Called for every refused connection, at once (not rate-limited)."""
 
 EVICTED_SILENT = "dropped: another connection needed the slot and yours had sent nothing; try again"
-EVICTED_PARTIAL = (
-    "dropped: another connection needed the slot and yours had not sent a complete hello line; try again"
-)
+EVICTED_PARTIAL = "dropped: another connection needed the slot and yours had not sent a complete hello line; try again"
 
 
 class _PendingLink(SocketLink):

@@ -189,19 +189,23 @@ async def test_reconnection_lets_the_bot_take_its_seat_again() -> None:
     )
 
 
-async def test_too_many_pending_handshakes_are_refused_busy() -> None:
+async def test_a_new_connection_takes_the_slot_of_the_oldest_silent_one() -> None:
     server = TcpSeatServer([TcpSeat(seat=0, name="a")], startup=2.0, max_pending=2)
     async with trio.open_nursery() as nursery:
         address = await nursery.start(server.serve, "127.0.0.1", 0)
         streams = [await trio.open_tcp_stream(*address) for _ in range(2)]
         await trio.sleep(0.1)
-        extra = await trio.open_tcp_stream(*address)
-        line = await extra.receive_some(65536)
-        assert json.loads(line)["code"] == "busy"
+        extra = await trio.open_tcp_stream(*address)  # every slot holds a silent connection: the oldest gives way
+        assert json.loads((await extra.receive_some(65536)).split(b"\n")[0])["type"] == "hello"
+        dropped = b""
+        while data := await streams[0].receive_some(65536):
+            dropped += data
+        assert [json.loads(line).get("code") for line in dropped.splitlines()] == [None, "busy"]
         for stream in [*streams, extra]:
             await stream.aclose()
         nursery.cancel_scope.cancel()
     assert [r.reason for r in server.refusals][:1] == ["busy"]
+    assert server.refusals[0].message.startswith("dropped:")
 
 
 def test_server_listens_on_loopback_by_default() -> None:

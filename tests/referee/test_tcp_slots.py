@@ -1,16 +1,20 @@
 """TCP handshake slots: an unauthenticated connection cannot hold the referee. Idle connections
-are dropped at the hello limit, one address cannot take every slot, whatever a client sends
-before it is seated ends that connection only, every refusal reaches the operator (rate-limited,
-safe for a terminal), and the kits retry ``busy`` and get in."""
+are dropped at the hello limit, one address cannot take every slot, a new connection evicts a
+silent one when the slots are full (so idle connections from several addresses cannot keep an
+honest bot out), whatever a client sends before it is seated ends that connection only, every
+refusal reaches the operator (rate-limited, safe for a terminal), and the kits retry ``busy``
+and get in."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -18,6 +22,7 @@ import trio
 import trio.testing
 
 from referee import tcp
+from referee.connection import BotConnection, Failure, say_goodbye
 from referee.connection import handshake as connection_handshake
 from referee.names import printable
 from referee.play import play_match
@@ -97,6 +102,182 @@ async def test_one_address_cannot_take_every_slot() -> None:
         nursery.cancel_scope.cancel()
     assert [r.reason for r in refused[:16]] == ["busy"] * 16  # then the attackers' hang-ups
     assert all(r.peer.startswith("127.0.0.2:") for r in refused)
+
+
+ATTACKERS = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"]
+
+
+async def reconnecting(host: str, port: int, local: str) -> None:
+    """An idle connection from ``local`` that connects again as soon as it is closed."""
+    while True:
+        try:
+            stream = await trio.open_tcp_stream(host, port, local_address=local)
+        except OSError:
+            await trio.sleep(0.01)
+            continue
+        async with stream:
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                while await stream.receive_some(65536):
+                    pass
+
+
+async def start_attack(
+    nursery: trio.Nursery, server: TcpSeatServer, address: tuple[str, int], per_address: int = 6
+) -> None:
+    """Open ``per_address`` reconnecting idle connections from each of ``ATTACKERS``; return
+    once they hold every slot (nothing is evicted before an outsider comes: they stay full)."""
+    for local in ATTACKERS:
+        for _ in range(per_address):
+            nursery.start_soon(reconnecting, *address, local)
+    while server.pending_by_address != {local: server.max_pending_per_address for local in ATTACKERS}:
+        await trio.sleep(0.01)
+
+
+def evictions(refused: list[Refusal]) -> list[Refusal]:
+    return [r for r in refused if r.message.startswith("dropped:")]
+
+
+async def test_idle_connections_from_several_addresses_cannot_keep_an_honest_client_out() -> None:
+    seat = TcpSeat(seat=0, name="a", token="tok")
+    async with trio.open_nursery() as nursery:
+        server, address, refused = await open_server(nursery, [seat], hello_timeout=60.0)
+        async with trio.open_nursery() as attack:
+            await start_attack(attack, server, address)
+            assert server.pending == tcp.MAX_PENDING and not evictions(refused)
+            honest = await trio.open_tcp_stream(*address)  # every slot is taken: a silent one gives way
+            assert (await first_line(honest))["type"] == "hello"
+            await honest.send_all(b'{"type":"hello","version":1,"name":"honest","token":"tok"}\n')
+            await seat.arrived.wait()
+            attack.cancel_scope.cancel()
+        assert seat.connection is not None and seat.connection.hello is not None
+        assert seat.connection.hello.name == "honest"
+        await honest.aclose()
+        nursery.cancel_scope.cancel()
+    dropped = evictions(refused)
+    assert dropped and {r.reason for r in dropped} == {"busy"}
+    assert dropped[0].message == tcp.EVICTED_SILENT and "another connection needed the slot" in dropped[0].message
+    assert {r.peer.rpartition(":")[0] for r in refused} <= set(ATTACKERS)  # the honest one: never refused
+
+
+async def test_an_honest_kit_bot_gets_its_seat_while_idle_connections_reconnect() -> None:
+    seat = TcpSeat(seat=0, name="a")
+    async with trio.open_nursery() as nursery:
+        server, address, refused = await open_server(nursery, [seat], hello_timeout=60.0)
+        async with trio.open_nursery() as attack:
+            await start_attack(attack, server, address)
+            command = [sys.executable, "sample_bots/python/random_bot.py", "--seed", "1",
+                       "--tcp", f"{address[0]}:{address[1]}", "--token", seat.token, "--retry-for", "10"]  # fmt: skip
+            process = await trio.lowlevel.open_process(command, cwd=ROOT, stderr=subprocess.PIPE)
+            stderr = bytearray()
+
+            async def drain() -> None:
+                assert process.stderr is not None
+                while data := await process.stderr.receive_some(65536):
+                    stderr.extend(data)
+
+            nursery.start_soon(drain)
+            async with trio.open_nursery() as race:  # seated, or the kit gave up (a failure, not a hang)
+
+                async def first_of(wait: Callable[[], Awaitable[object]]) -> None:
+                    await wait()
+                    race.cancel_scope.cancel()
+
+                race.start_soon(first_of, seat.arrived.wait)
+                race.start_soon(first_of, process.wait)
+            attack.cancel_scope.cancel()
+        assert seat.arrived.is_set(), stderr.decode(errors="replace")
+        assert isinstance(seat.connection, BotConnection)
+        await say_goodbye(seat.connection, 5.0)
+        assert await process.wait() == 0
+        nursery.cancel_scope.cancel()
+    assert evictions(refused)
+    assert b"busy" not in stderr  # in at the first try: only the attackers' connections gave way
+
+
+async def test_eviction_takes_the_oldest_silent_connection_of_the_address_with_most_slots() -> None:
+    async with trio.open_nursery() as nursery:
+        server, address, refused = await open_server(
+            nursery, [TcpSeat(seat=0, name="a")], hello_timeout=60.0, max_pending=4, max_pending_per_address=3
+        )
+
+        async def connect(local: str) -> trio.SocketStream:
+            stream = await trio.open_tcp_stream(*address, local_address=local)
+            await first_line(stream)  # the referee's hello or a refusal: accepted in order
+            return stream
+
+        lone = await connect("127.0.0.3")  # the oldest of all
+        crowd = [await connect("127.0.0.2") for _ in range(3)]
+        assert server.pending == 4
+        over = await lines_until_closed(await connect("127.0.0.2"))  # over its cap: refused, evicts nobody
+        assert over == [] and refused[-1].reason == "busy" and "per address" in refused[-1].message
+        assert server.pending_by_address == {"127.0.0.3": 1, "127.0.0.2": 3}
+        await crowd[1].send_all(b'{"type":"hello"')  # part of a line: still silent
+        first = await connect("127.0.0.4")  # evicts the oldest of 127.0.0.2, which holds the most slots
+        assert [m.get("code") for m in await lines_until_closed(crowd[0])] == ["busy"]
+        second = await connect("127.0.0.5")  # 127.0.0.2 still holds the most: its next one goes
+        assert [m.get("code") for m in await lines_until_closed(crowd[1])] == ["busy"]
+        third = await connect("127.0.0.2")  # one slot each now: the oldest silent one goes
+        assert [m.get("code") for m in await lines_until_closed(lone)] == ["busy"]
+        assert server.pending_by_address == {"127.0.0.2": 2, "127.0.0.4": 1, "127.0.0.5": 1}
+        for stream in [crowd[2], first, second, third]:
+            await stream.aclose()
+        nursery.cancel_scope.cancel()
+    dropped = evictions(refused)
+    assert [r.peer.rpartition(":")[0] for r in dropped] == ["127.0.0.2", "127.0.0.2", "127.0.0.3"]
+    assert [r.message for r in dropped] == [tcp.EVICTED_SILENT, tcp.EVICTED_PARTIAL, tcp.EVICTED_SILENT]
+    assert {r.reason for r in dropped} == {"busy"}
+
+
+async def test_a_connection_that_sent_its_hello_line_is_never_evicted(monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = trio.Event()
+    heard: list[bytes] = []
+    checking = trio.Event()
+
+    async def slow_check(connection: BotConnection, startup: float, admit: Any = None) -> None:
+        """A handshake whose check of the hello takes until ``gate``."""
+        await connection.link.send(b'{"type":"hello"}\n')
+        heard.append(await connection.link.receive_line())
+        checking.set()
+        await gate.wait()
+        connection.failure = Failure("bad_token", "checked")
+        await connection.link.close()
+
+    monkeypatch.setattr(tcp, "handshake", slow_check)
+    async with trio.open_nursery() as nursery:
+        server, address, refused = await open_server(nursery, [TcpSeat(seat=0, name="a")], max_pending=2)
+
+        async def connect(local: str, line: bytes | None = None) -> trio.SocketStream:
+            nonlocal checking
+            stream = await trio.open_tcp_stream(*address, local_address=local)
+            assert (await first_line(stream))["type"] == "hello"
+            if line is not None:
+                checking = trio.Event()
+                await stream.send_all(line)
+                await checking.wait()
+            return stream
+
+        spoke = await connect("127.0.0.2", b"first\n")  # the oldest, being checked
+        silent = await connect("127.0.0.3")
+        newcomer = await connect("127.0.0.4")  # evicts the silent one, not the older one being checked
+        assert [m["type"] for m in await lines_until_closed(silent)] == ["error"]
+        await newcomer.send_all(b"second\n")
+        await checking.wait()
+        late = await lines_until_closed(await trio.open_tcp_stream(*address, local_address="127.0.0.5"))
+        assert [(m["code"], m["message"]) for m in late] == [
+            ("busy", "too many connections in their handshake (limit 2); try again")
+        ]
+        assert server.pending == 2 and heard == [b"first", b"second"]
+        gate.set()
+        for stream in [spoke, newcomer]:
+            assert await lines_until_closed(stream) == []
+        nursery.cancel_scope.cancel()
+    seen = [(r.peer.rpartition(":")[0], r.reason, r.message) for r in refused]
+    assert seen[:2] == [
+        ("127.0.0.3", "busy", tcp.EVICTED_SILENT),
+        ("127.0.0.5", "busy", "too many connections in their handshake (limit 2); try again"),
+    ]
+    assert sorted(seen[2:]) == [("127.0.0.2", "bad_token", "checked"), ("127.0.0.4", "bad_token", "checked")]
+    assert server.pending == 0 and not server.pending_by_address
 
 
 async def test_an_idle_connection_is_dropped_at_the_hello_limit(autojump_clock: trio.testing.MockClock) -> None:
