@@ -126,7 +126,7 @@ class PassRequest(_Message, tag="pass_request"):
     time: TimeLeft
 
 
-class PassResult(_Message, tag="passed"):
+class Passed(_Message, tag="passed"):
     """Passing is over (every seat has passed): what you gave and what you got."""
 
     given: list[str]
@@ -135,6 +135,10 @@ class PassResult(_Message, tag="passed"):
     from_seat: int
     hand: list[str]
     """Your hand after the exchange."""
+
+
+PassResult = Passed
+"""The former name of ``Passed`` (kept so that bots written against it still import it)."""
 
 
 class DeclareRequest(_Message, tag="declare_request"):
@@ -269,7 +273,7 @@ RefereeMessage: TypeAlias = (
     | MatchStart
     | RoundStart
     | PassRequest
-    | PassResult
+    | Passed
     | DeclareRequest
     | Declared
     | PlayRequest
@@ -337,7 +341,7 @@ REFEREE_TYPES: Final = _tags(
     MatchStart,
     RoundStart,
     PassRequest,
-    PassResult,
+    Passed,
     DeclareRequest,
     Declared,
     PlayRequest,

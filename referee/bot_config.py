@@ -1,8 +1,16 @@
 """Bot lists in TOML (the format of ``sample_bots/bots.toml``): a name, the command that runs
-the bot from the config's base folder, and an optional build step run first."""
+the bot, and an optional build step run first.
+
+Both run from one folder: the config file's own folder, or the folder its top-level ``cwd``
+names relative to it (``config_folder``), unless the caller chooses another (``referee ladder
+run --cwd``), so a list works from wherever it is run. A
+command is split shell-style and started without a shell (its program, the first word, is
+looked up on PATH, or from that folder when it holds a ``/``); a build is the operator's own
+shell line, run with ``sh -c`` (``cd bot && cargo build`` works)."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import subprocess
@@ -12,6 +20,7 @@ from pathlib import Path
 import msgspec
 
 from referee.errors import RefereeError
+from referee.hints import exit_text
 from referee.names import MAX_NAME, printable, safe_name
 
 
@@ -27,6 +36,9 @@ class BotEntry(msgspec.Struct, frozen=True, kw_only=True):
 
 class BotList(msgspec.Struct, frozen=True, kw_only=True):
     bot: list[BotEntry]
+    cwd: str | None = None
+    """The folder the commands and builds run from, relative to the list's own folder (a
+    list kept in a subfolder of its bots' project says ``cwd = ".."``); default: that folder."""
 
 
 def command_words(command: str) -> list[str]:
@@ -47,15 +59,7 @@ def command_words(command: str) -> list[str]:
 def read_bots(path: str | Path) -> list[BotEntry]:
     """The bots listed in a TOML file; raises ``BotConfigError`` naming the file and what is
     wrong (for a syntax error, tomllib's line and column), before any bot is started."""
-    try:
-        data = tomllib.loads(Path(path).read_bytes().decode("utf-8"))
-        entries = msgspec.convert(data, BotList).bot
-    except UnicodeDecodeError as err:
-        raise BotConfigError(f"{path}: not a UTF-8 text file (byte {err.start}): a bot list is TOML") from None
-    except (OSError, tomllib.TOMLDecodeError, msgspec.ValidationError) as err:
-        raise BotConfigError(f"{path}: {err}") from None
-    except RecursionError:
-        raise BotConfigError(f"{path}: nested too deeply to be a bot list") from None
+    entries = _read_list(path).bot
     for entry in entries:
         if not entry.name.strip():
             raise BotConfigError(f"{path}: a bot has an empty name")
@@ -74,18 +78,109 @@ def read_bots(path: str | Path) -> list[BotEntry]:
     return entries
 
 
+def _read_list(path: str | Path) -> BotList:
+    try:
+        data = tomllib.loads(Path(path).read_bytes().decode("utf-8"))
+        return msgspec.convert(data, BotList)
+    except UnicodeDecodeError as err:
+        raise BotConfigError(f"{path}: not a UTF-8 text file (byte {err.start}): a bot list is TOML") from None
+    except (OSError, tomllib.TOMLDecodeError, msgspec.ValidationError) as err:
+        raise BotConfigError(f"{path}: {err}") from None
+    except RecursionError:
+        raise BotConfigError(f"{path}: nested too deeply to be a bot list") from None
+
+
+SHELL_BUILTINS = frozenset(
+    {"cd", ".", ":", "export", "set", "unset", "exec", "eval", "command", "test", "[", "true", "false"}
+    | {"umask", "ulimit", "if", "for", "while", "case", "{", "("}
+)
+"""First words of a build line that ``sh`` runs itself: no program of that name is needed."""
+
+FOLDER_RULE = "commands and builds run from the config file's folder, or from its cwd or --cwd DIR when given"
+"""Where a relative program or file of a bot list is looked up from: said in every error."""
+
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".lua", ".jar", ".sh", ".R")
+"""Arguments with these endings name a file the bot's interpreter must find (``python3 bot.py``)."""
+
+BUILD_OUTPUT_LINES = 40
+"""Lines of a failed build's output kept in its error."""
+
+
+def config_folder(path: str | Path) -> Path:
+    """The folder a bot list's commands and builds run from (unless ``--cwd`` says
+    otherwise): the list's own folder, or its ``cwd`` taken from there; absolute, symlinks
+    kept as written. Raises ``BotConfigError`` when the list cannot be read or its ``cwd``
+    is no folder."""
+    own = Path(os.path.abspath(path)).parent
+    chosen = _read_list(path).cwd
+    if chosen is None:
+        return own
+    folder = Path(os.path.normpath(own / chosen))
+    if not folder.is_dir():
+        raise BotConfigError(f"{path}: cwd = {chosen!r}: there is no folder {folder} (taken from {own})")
+    return folder
+
+
 def runnable(entry: BotEntry) -> bool:
-    """Whether the programs a bot needs (its command's and its build's first word) exist here."""
+    """Whether the programs a bot needs exist here: its command's program (one given as a
+    path counts: a build may make it) and, for a build, ``sh`` and the build line's first
+    program unless ``sh`` runs that word itself (``cd``, ``export``, ...)."""
     words = [command_words(entry.command)[0]]
     if entry.build:
-        words.append(command_words(entry.build)[0])
-    return all(shutil.which(w) or w.startswith(("./", "/")) for w in words)
+        words.append("sh")
+        first = command_words(entry.build)[0]
+        if first not in SHELL_BUILTINS and "=" not in first:
+            words.append(first)
+    return all(shutil.which(w) or "/" in w for w in words)
+
+
+def missing_program(command: str, folder: Path) -> str | None:
+    """Why a bot's command cannot be started from ``folder``, naming exactly the program (or
+    the script it names) that is missing and where it was looked for; ``None`` when nothing
+    is missing. A program without a ``/`` is looked up on PATH; one with a ``/``, and a
+    script argument (``bot.py``, ``bot.js``, ...), relative to ``folder``."""
+    words = command_words(command)
+    program = words[0]
+    if "/" not in program:
+        if shutil.which(program) is None:
+            return f"needs the program {program!r}, which is not installed here (not found on PATH)"
+    else:
+        path = folder / program
+        where = "" if os.path.isabs(program) else f", looked up from {folder} ({FOLDER_RULE})"
+        if not path.exists():
+            return f"needs the program {program!r}: there is no {os.path.normpath(path)}{where}"
+        if not path.is_file() or not os.access(path, os.X_OK):
+            return f"needs the program {program!r}: {os.path.normpath(path)} is not an executable file (chmod +x?)"
+    for word in words[1:]:
+        if word.startswith("-") or not word.endswith(SCRIPT_SUFFIXES) or any(c.isspace() for c in word):
+            continue  # an option, or a shell line (sh -c '... bot.py'): not a file to find
+        path = folder / word
+        if not path.exists():
+            where = "" if os.path.isabs(word) else f", looked up from {folder} ({FOLDER_RULE})"
+            return f"names the file {word!r}, but there is no {os.path.normpath(path)}{where}"
+    return None
 
 
 def build(entry: BotEntry, cwd: str | Path) -> None:
-    """Run a bot's build step (if any) in ``cwd``; raises ``BotConfigError`` when it fails."""
+    """Run a bot's build step (if any) with ``sh -c`` in ``cwd``; raises ``BotConfigError``
+    when it fails, with the line, the folder, the exit status and the end of its output."""
     if not entry.build:
         return
-    done = subprocess.run(command_words(entry.build), cwd=cwd, capture_output=True, text=True, check=False)
+    shell = shutil.which("sh")
+    if shell is None:
+        raise BotConfigError(f"building {entry.name}: no 'sh' here to run its build {entry.build!r}")
+    try:
+        done = subprocess.run(
+            [shell, "-c", entry.build], cwd=cwd, capture_output=True, text=True, errors="replace", check=False
+        )
+    except OSError as err:
+        raise BotConfigError(f"building {entry.name}: cannot run its build in {cwd}: {err.strerror or err}") from None
     if done.returncode != 0:
-        raise BotConfigError(f"building {entry.name} failed ({entry.build}):\n{done.stdout}{done.stderr}")
+        lines = (done.stdout + done.stderr).splitlines()
+        shown = lines[-BUILD_OUTPUT_LINES:]
+        cut = f" (last {len(shown)} of {len(lines)} lines)" if len(lines) > len(shown) else ""
+        output = "".join(f"\n  | {printable(line, 300)}" for line in shown) if shown else "\n  (no output)"
+        raise BotConfigError(
+            f"building {entry.name} failed: sh -c {shlex.quote(entry.build)} in {cwd} {exit_text(done.returncode)}"
+            f"{cut}:{output}"
+        )

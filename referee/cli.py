@@ -17,7 +17,7 @@ from referee import __version__
 from referee.bench import RANDOM_BOT, bench_concurrent, bench_engine, bench_match
 from referee.bench_hostile import bench_hostile
 from referee.bench_sandbox import bench_startup
-from referee.bot_config import BotConfigError, build, read_bots, runnable
+from referee.bot_config import BotConfigError, build, config_folder, read_bots, runnable
 from referee.cli_types import (
     CPU_SECONDS,
     ILLEGAL_MOVE_CAP,
@@ -41,6 +41,7 @@ from referee.cli_types import (
     sandbox_for,
 )
 from referee.link import BotLimits, BotStartError
+from referee.outcome_text import format_outcome
 from referee.play import TCP_PREFIX, Interrupted, play_match, play_matches
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, PRESETS, ruleset
@@ -356,7 +357,9 @@ def demo(variant: str, seed: int | None, log_path: str | None, sandbox_mode: str
     random bot, the JavaScript bot and the C bot (where node and a C compiler exist)."""
     try:
         rules = ruleset(variant)
-        entries = {e.name: e for e in read_bots(REPO / "sample_bots" / "bots.toml")}
+        bot_list = REPO / "sample_bots" / "bots.toml"
+        entries = {e.name: e for e in read_bots(bot_list)}
+        folder = config_folder(bot_list)  # where its commands and builds run
     except (InvalidRuleSet, BotConfigError) as err:
         raise click.ClickException(str(err)) from None
     if log_path is not None:
@@ -367,7 +370,7 @@ def demo(variant: str, seed: int | None, log_path: str | None, sandbox_mode: str
         if entry is None or not runnable(entry):
             entry = entries["random"]
         try:
-            build(entry, REPO)
+            build(entry, folder)
         except BotConfigError as err:
             click.echo(f"skipping {entry.name}: {err}", err=True)
             entry = entries["random"]
@@ -380,36 +383,11 @@ def demo(variant: str, seed: int | None, log_path: str | None, sandbox_mode: str
     limits = BotLimits(sandbox=sandbox)
     try:
         outcome = trio.run(
-            lambda: play_match(commands, rules, seed=seed, config=config, log_path=log_path, cwd=REPO, limits=limits)
+            lambda: play_match(commands, rules, seed=seed, config=config, log_path=log_path, cwd=folder, limits=limits)
         )
     except BotStartError as err:
         raise click.ClickException(str(err)) from None
     click.echo(format_outcome(outcome))
-
-
-def format_outcome(outcome: MatchOutcome) -> str:
-    """A score table, one row per round, then the result and each seat's status."""
-    names = [s.name for s in outcome.seats]
-    width = max(8, *(min(len(n), 16) for n in names))
-    lines = [f"match {outcome.match_id}  variant {outcome.variant}  seed {outcome.seed}"]
-    lines.append("round " + " ".join(f"{n[:16]:>{width}}" for n in names))
-    totals = [0] * len(names)
-    for number, changes in enumerate(outcome.round_scores, 1):
-        totals = [t + c for t, c in zip(totals, changes, strict=True)]
-        lines.append(f"{number:>5} " + " ".join(f"{t:>{width}}" for t in totals))
-    winners = ", ".join(names[w] for w in outcome.winners) or "nobody"
-    tie = " (tie)" if len(outcome.winners) > 1 else ""
-    lines.append(f"result: {winners} won{tie}; {outcome.reason} after {outcome.rounds} rounds")
-    for seat in outcome.seats:
-        extra = "".join(
-            f", {label} {count}"
-            for label, count in (("substitutions", seat.substitutions), ("penalties", seat.penalties))
-            if count
-        )
-        lines.append(f"  seat {seat.seat} {seat.name}: {seat.status}{extra}")
-    if outcome.log:
-        lines.append(f"log: {outcome.log}")
-    return "\n".join(lines)
 
 
 @main.group()

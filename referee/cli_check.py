@@ -14,7 +14,7 @@ import msgspec
 import trio
 
 from referee.check.listener import CONNECT_TIMEOUT, TCP_PREFIX, CheckListener, tcp_target
-from referee.check.probe import Limits
+from referee.check.probe import MATCH_CLOCK, Limits
 from referee.check.report import footer, header, step_line
 from referee.check.results import StepResult
 from referee.check.runner import run_check, sandbox_description, select
@@ -22,6 +22,8 @@ from referee.cli_types import (
     PORT,
     SANDBOX_BIND_OPTION,
     SANDBOX_OPTION,
+    TIME_BANK_OPTION,
+    TIME_PER_MOVE_OPTION,
     BotCommand,
     Seconds,
     resolvable_host,
@@ -40,8 +42,15 @@ from referee.tcp import DEFAULT_HOST
     type=click.Choice(list(PRESETS)),
     help="The variant of the general steps (the one your bot will play); rule and variant steps use their own.",
 )
-@click.option("--time-per-move", default=2.0, show_default=True, type=Seconds(), help="Seconds per decision (> 0).")
-@click.option("--startup", default=10.0, show_default=True, type=Seconds(), help="Seconds for the handshake (> 0).")
+@TIME_PER_MOVE_OPTION
+@TIME_BANK_OPTION
+@click.option(
+    "--startup",
+    default=MATCH_CLOCK.startup,
+    show_default=True,
+    type=Seconds(),
+    help="Seconds for the handshake (> 0).",
+)
 @click.option(
     "--only", "patterns", multiple=True, metavar="PATTERN", help="Run only the steps matching PATTERN ('play.*')."
 )
@@ -76,6 +85,7 @@ def check(
     *,
     variant: str,
     time_per_move: float,
+    time_bank: float,
     startup: float,
     patterns: tuple[str, ...],
     jobs: int,
@@ -92,6 +102,9 @@ def check(
 
     Each step starts the bot afresh, plays a scripted part of the protocol with it and ends
     it. Example: referee check "python3 sample_bots/python/random_bot.py"
+
+    The clock is referee match's (a decision limit and a bank, full at each step's match);
+    a bot whose answers would spend more than the bank over a whole match fails.
 
     Every step's bot runs in the bubblewrap sandbox (--sandbox auto: when bubblewrap works
     here, else with a warning; on: exit 1 without it; off: not isolated), as in a match.
@@ -112,11 +125,14 @@ def check(
     steps = select(patterns)
     if not steps:
         raise click.BadParameter(f"no step matches {', '.join(patterns)}", param_hint="--only")
-    limits = Limits(per_decision=time_per_move, startup=startup)
+    limits = Limits(per_decision=time_per_move, bank=time_bank, startup=startup)
     sandbox = None if tcp else sandbox_for(sandbox_mode, sandbox_binds)
 
+    printed: list[StepResult] = []
+
     def live(result: StepResult) -> None:
-        click.echo(step_line(result))
+        click.echo(step_line(result, printed[-1] if printed else None))
+        printed.append(result)
         sys.stdout.flush()
 
     def listening(listener: CheckListener) -> None:

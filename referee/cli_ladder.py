@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from referee.bot_config import BotConfigError, read_bots
+from referee.bot_config import BotConfigError, config_folder, read_bots
 from referee.cli_types import (
     CONCURRENCY,
     MATCH_COUNT,
@@ -24,6 +24,7 @@ from referee.cli_types import (
     check_output_file,
 )
 from referee.ladder.errors import LadderError
+from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
 from referee.ladder.play import LadderInterrupted, play_ladder
 from referee.ladder.report import (
     compare,
@@ -100,7 +101,8 @@ def _open(db: str) -> LadderStore:
     "--cwd",
     type=click.Path(file_okay=False, exists=True),
     default=None,
-    help="Folder the bot commands and builds run from (default: the current folder).",
+    help="Folder the bot commands and builds run from, and relative programs and files are looked up "
+    "from (default: the config's cwd, relative to its folder, else the config file's folder).",
 )
 @click.option(
     "--keep-bots",
@@ -134,6 +136,7 @@ def run_command(
 
     try:
         entries = read_bots(config)
+        folder = Path(cwd).absolute() if cwd else config_folder(config)
         rules = ruleset(variant or DEFAULT_PRESET, parse_options(pairs)) if variant or pairs else None
         default_rules = ruleset(DEFAULT_PRESET)
     except (BotConfigError, InvalidRuleSet) as err:
@@ -152,7 +155,7 @@ def run_command(
             seed=seed,
             concurrency=concurrency,
             config=match_config,
-            cwd=Path(cwd) if cwd else None,
+            cwd=folder,
             quiet=quiet,
             console=console,
             sandbox_mode=mode,
@@ -172,33 +175,58 @@ def run_command(
         title = f"ladder {Path(db).name}: {result.done} of {result.total} matches"
         console.print(standings_table(standings(store), title=title))
         click.echo(format_modes(store.modes()))  # one line per fact, never wrapped
+        for line in summary_lines(ladder_faults(store), db):
+            click.echo(line)  # bot text is made printable; never read as rich markup
     finally:
         store.close()
     restarts = ", ".join(f"{name} {n}" for name, n in sorted(result.restarts.items()))
+    played = f"{result.played} match{'' if result.played == 1 else 'es'}"
     console.print(
-        Text(f"played {result.played} matches in {result.seconds:.1f} s ({result.matches_per_minute:.1f} matches/min)"
+        Text(f"played {played} in {result.seconds:.1f} s ({result.matches_per_minute:.1f} matches/min)"
         + (f"; bots restarted: {restarts}" if restarts else ""))
     )
 
 
 @ladder.command("table")
 @DB_OPTION
-@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows (with --bot: the bot's detail) as JSON.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print the rows as CSV.")
-def table_command(db: str, as_json: bool, as_csv: bool) -> None:
-    """The leaderboard, best conservative rating (μ-3σ) first."""
+@click.option(
+    "--bot",
+    "bot",
+    default=None,
+    metavar="NAME",
+    help="One bot in detail: its row, its faults by reason with the first of each explained, the logs to replay.",
+)
+def table_command(db: str, as_json: bool, as_csv: bool, bot: str | None) -> None:
+    """The leaderboard, best conservative rating (μ-3σ) first; or one bot in detail (--bot)."""
     if as_json and as_csv:
         raise click.UsageError("--json and --csv exclude each other")
+    if bot is not None and as_csv:
+        raise click.UsageError("--bot shows one bot as text or --json, not as CSV")
     store = _open(db)
     try:
         rows = standings(store)
         done, total = store.progress()
         modes = store.modes()
+        commands = dict(store.bots())
+        if bot is not None:
+            found = [r for r in rows if r.bot == bot]
+            if not found:
+                raise LadderError(f"no bot named {bot!r} in this ladder (bots: {', '.join(sorted(commands))})")
+            faults = bot_faults(store, bot, found[0].matches)
     except LadderError as err:
         raise click.ClickException(str(err)) from None
     finally:
         store.close()
-    if as_json:
+    if bot is not None:
+        if as_json:
+            click.echo(detail_json(found[0], commands.get(bot), faults))
+            return
+        Console().print(standings_table(found, title=f"ladder {Path(db).name}: {done} of {total} matches"))
+        for line in detail_lines(faults, commands.get(bot)):
+            click.echo(line)
+    elif as_json:
         click.echo(standings_json(rows))
     elif as_csv:
         click.echo(standings_csv(rows), nl=False)

@@ -22,6 +22,7 @@ import click
 
 from referee.bot_config import BotConfigError, command_words
 from referee.play import TCP_PREFIX
+from referee.runner import MatchConfig
 from referee.sandbox import SANDBOX_MODES, Sandbox, SandboxUnavailable, choose_sandbox
 
 MAX_SECONDS: Final = 86_400.0
@@ -228,12 +229,13 @@ def check_output_folder(path: str | Path, option: str) -> None:
 
 
 TIME_PER_MOVE_OPTION = click.option(
-    "--time-per-move", default=1.0, show_default=True, type=Seconds(), help="Seconds per decision (> 0)."
+    "--time-per-move",
+    default=MatchConfig().per_decision, show_default=True, type=Seconds(), help="Seconds per decision (> 0)."
 )
 """The decision limit, the same on every command that plays matches."""
 TIME_BANK_OPTION = click.option(
     "--time-bank",
-    default=10.0,
+    default=MatchConfig().bank,
     show_default=True,
     type=Seconds(allow_zero=True),
     help="Extra seconds per match (>= 0).",

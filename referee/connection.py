@@ -19,6 +19,7 @@ import trio
 from protocol.codec import MAX_LINE, MAX_MESSAGE, ProtocolError, clip, decode_bot, encode
 from protocol.messages import PROTOCOL, VERSIONS, BotHello, Error, ErrorCode, Goodbye, Hello, RefereeMessage
 from referee import __version__
+from referee.hints import exit_text
 from referee.link import BotLimits, BotLink, LinkClosed, ProcessLink
 from referee.names import safe_name, seat_label
 
@@ -69,8 +70,8 @@ async def classify_closed(link: BotLink, err: LinkClosed) -> Failure:
     if code is None and isinstance(link, ProcessLink):
         code = await link.wait_exit(0.5)
     if code is not None:
-        how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
-        return Failure("crash", f"the bot {how}")
+        how = exit_text(code)
+        return Failure("crash", f"the bot {'was ' if how.startswith('killed') else ''}{how}")
     return Failure("disconnect", str(err))
 
 

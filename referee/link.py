@@ -140,6 +140,11 @@ class BotLink:
         """The kept stderr and how many bytes were dropped beyond the cap."""
         return "", 0
 
+    def take_stderr(self) -> tuple[str, int]:
+        """The stderr kept since the last take (for one match's log), and forget it: a bot
+        kept for the next match starts that match with an empty buffer and a full cap."""
+        return self.stderr_text()
+
     def flood(self, stderr_limit: int, queued_limit: int) -> str | None:
         """Why the bot's output is a flood, or ``None``: more than ``queued_limit`` lines
         waiting behind the reply just read, or more than ``stderr_limit`` bytes of stderr since
@@ -194,12 +199,20 @@ class ProcessLink(BotLink):
             if found is None or not os.access(found, os.X_OK) or os.path.isdir(found):
                 # bwrap would start and then fail to run it: say so now, as without a sandbox
                 raise BotStartError(f"cannot start bot {text!r}: no program {program!r} to run")
-            args = limits.sandbox.wrap(args, folder, env)
+            launch = limits.sandbox.wrap(args, folder, env)
+            args, pass_fds = launch.argv, launch.pass_fds
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # bwrap's own; the bot's is set inside
+        else:
+            launch, pass_fds = None, ()
         try:
-            process = await spawn(args, cwd=folder, env=env, preexec_fn=limits.apply, nursery=nursery)
+            process = await spawn(
+                args, cwd=folder, env=env, preexec_fn=limits.apply, nursery=nursery, pass_fds=pass_fds
+            )
         except OSError as err:
             raise BotStartError(f"cannot start bot {text!r}: {err.strerror or err}") from None
+        finally:
+            if launch is not None:
+                launch.close()
         link = cls(process, text, max_line)
         nursery.start_soon(link._drain_stderr)
         nursery.start_soon(link._watch_exit)
@@ -232,6 +245,13 @@ class ProcessLink(BotLink):
 
     def stderr_text(self) -> tuple[str, int]:
         return self._stderr.decode("utf-8", errors="replace"), self._stderr_dropped
+
+    def take_stderr(self) -> tuple[str, int]:
+        text, dropped = self.stderr_text()
+        self._stderr.clear()
+        self._stderr_dropped = 0
+        self._stderr_checked = 0
+        return text, dropped
 
     def flood(self, stderr_limit: int, queued_limit: int) -> str | None:
         total = len(self._stderr) + self._stderr_dropped

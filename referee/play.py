@@ -128,7 +128,8 @@ async def play_matches(
         raise ValueError(f"{rules.players} bots needed for {rules.name}, got {len(seats)}")
     log_paths = list(log_paths or [None] * len(seeds))
     ids = list(match_ids or [None] * len(seeds))
-    limits = _hide_logs(limits, [p for p in log_paths if p is not None])
+    token_files = [spec.partition(":@")[2] for spec in seats if spec.startswith(TCP_PREFIX) and ":@" in spec]
+    limits = _hide_logs(limits, [p for p in log_paths if p is not None], token_files)
     tcp_seats = [t for i, spec in enumerate(seats) if (t := tcp_seat(spec, i)) is not None]
     for t in tcp_seats:
         t.reconnect = config.reconnect
@@ -209,13 +210,16 @@ async def play_matches(
     return outcomes
 
 
-def _hide_logs(limits: BotLimits | None, paths: Sequence[str | Path]) -> BotLimits | None:
-    """Create the logs (0600) before any bot starts, and hide them in the bots' sandbox."""
+def _hide_logs(
+    limits: BotLimits | None, paths: Sequence[str | Path], secrets: Sequence[str] = ()
+) -> BotLimits | None:
+    """Create the logs (0600) before any bot starts, and hide them and the token files in the
+    bots' sandbox."""
     for path in paths:
         create_private(path)
-    if limits is None or limits.sandbox is None or not paths:
+    if limits is None or limits.sandbox is None or not (paths or secrets):
         return limits
-    return msgspec.structs.replace(limits, sandbox=limits.sandbox.hiding(*paths))
+    return msgspec.structs.replace(limits, sandbox=limits.sandbox.hiding(*paths, *secrets))
 
 
 def _reconnector(server: TcpSeatServer | None) -> Reconnect | None:

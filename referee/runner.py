@@ -52,6 +52,7 @@ from referee import __version__
 from referee.connection import BotConnection, Failure, classify_closed
 from referee.events import round_end
 from referee.fallback import fallback_declare, fallback_moon, fallback_pass, fallback_play
+from referee.hints import exit_text, hint
 from referee.link import LinkClosed
 from referee.match_log import (
     CUT_PREFIX,
@@ -67,6 +68,7 @@ from referee.match_log import (
     Sent,
     Stderr,
 )
+from referee.names import printable
 from referee.rules.errors import IllegalMove
 from referee.rules.match import Match
 from referee.rules.round import DECLARE, MOON, PASS, PLAY, Round
@@ -114,6 +116,32 @@ class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
         )
 
 
+STDERR_TAIL = 10
+"""Lines of a faulty bot's stderr kept in its ``FaultReport`` (the log keeps up to 64 KiB)."""
+
+
+class FaultReport(msgspec.Struct, kw_only=True):
+    """One fault of one seat, explained for the bot's author: what the referee saw, the line
+    that caused it, the bot's last words on stderr, and what to try (``referee.hints``)."""
+
+    seat: int
+    name: str
+    reason: str
+    message: str
+    action: str
+    """``forfeit`` (dropped), ``penalty``, ``substitute`` or ``reconnect``."""
+    rule: str | None = None
+    line: str | None = None
+    """The bot's offending line, cut to 200 characters (``None``: there was none)."""
+    hint: str | None = None
+    exit: str | None = None
+    """How its program ended (``exited with code 1``, ``killed by signal 9 (SIGKILL)``)."""
+    stderr: list[str] = msgspec.field(default_factory=list)
+    """The last lines of its stderr in this match."""
+    stderr_lines: int = 0
+    """How many lines it wrote to stderr in all."""
+
+
 class MatchOutcome(msgspec.Struct, kw_only=True):
     """What ``referee match --json`` prints."""
 
@@ -131,6 +159,8 @@ class MatchOutcome(msgspec.Struct, kw_only=True):
     log: str | None
     interrupted_by: int | None = None
     """The signal number that interrupted the match, if one did."""
+    faults: list[FaultReport] = msgspec.field(default_factory=list)
+    """Every fault, in order (at most ``MAX_REPORTS`` per seat), explained."""
 
 
 Reconnect: TypeAlias = Callable[[int, float], Awaitable[BotConnection | None]]
@@ -158,6 +188,8 @@ class SeatState:
     outbox: list[bytes] = field(default_factory=list)
     logged: int = 0
     """Bytes of this seat's replies kept verbatim in this match's log."""
+    last_line: bytes | None = None
+    """The bot's latest line (the offending one when a reply is refused)."""
 
     @property
     def active(self) -> bool:
@@ -199,6 +231,7 @@ class MatchRunner:
         self._round: Round | None = None
         self._start = 0.0
         self._round_number = 0
+        self.faults: list[FaultReport] = []
 
     # -- the match ---------------------------------------------------------------------------
     async def run(self) -> MatchOutcome:
@@ -208,6 +241,8 @@ class MatchRunner:
             if not seat.connection.alive:
                 failure = seat.connection.failure
                 assert failure is not None
+                said = [line for _, way, line in seat.connection.transcript if way == "recv"]
+                seat.last_line = said[-1] if said else None
                 seat.status = failure.reason
                 self._log_fault(seat, failure, "forfeit")
         for seat in self.seats:
@@ -446,7 +481,9 @@ class MatchRunner:
             start = trio.current_time()
             if self.delays is not None and self._last_reply is not None:
                 self.delays.append(start - self._last_reply)
+            seat.last_line = None
             line = await link.receive_line()
+            seat.last_line = line
         if scope.cancelled_caught:
             raise trio.TooSlowError
         self._last_reply = trio.current_time()
@@ -632,6 +669,7 @@ class MatchRunner:
             round_scores=[r.score_changes for r in match.results],
             decisions=self.decisions,
             log=str(self.log.path) if self.log.path else None,
+            faults=self.faults,
         )
 
     async def interrupted(self) -> MatchOutcome:
@@ -640,12 +678,19 @@ class MatchRunner:
         return await self._finish("interrupted")
 
     def write_stderr(self) -> None:
-        """Log each bot's kept stderr (after the programs have ended)."""
+        """Log each bot's stderr of this match (after the programs have ended), and add its
+        last lines and exit status to the seat's fault reports."""
         for seat in self.seats:
-            text, dropped = seat.connection.link.stderr_text()
-            self.log.write(
-                Stderr(seat=seat.index, text=text, dropped_bytes=dropped, exit_code=seat.connection.link.exit_code())
-            )
+            text, dropped = seat.connection.link.take_stderr()
+            code = seat.connection.link.exit_code()
+            self.log.write(Stderr(seat=seat.index, text=text, dropped_bytes=dropped, exit_code=code))
+            lines = text.splitlines()
+            for report in self.faults:
+                if report.seat == seat.index:
+                    report.stderr = [printable(line, 300) for line in lines[-STDERR_TAIL:]]
+                    report.stderr_lines = len(lines)
+                    report.exit = exit_text(code) if code is not None else None
+                    report.hint = hint(report.reason, report.message, report.line, code)
         self.log.flush()
 
     # -- log helpers -------------------------------------------------------------------------
@@ -699,7 +744,29 @@ class MatchRunner:
         text = kept.decode("utf-8", errors="replace")
         self.log.write(Received(t=self._t(), seat=seat.index, line=text, cut=cut))
 
+    def _report(self, seat: SeatState, failure: Failure, action: str) -> None:
+        """Keep the fault, explained, for the match's outcome (a few per seat: a bot under
+        the penalty policy may fault often, and the first ones say it all)."""
+        if sum(r.seat == seat.index for r in self.faults) >= MAX_REPORTS:
+            return
+        line = None
+        if seat.last_line is not None and failure.reason in _LINE_FAULTS:
+            line = clip(seat.last_line.decode("utf-8", errors="replace"), 200)
+        self.faults.append(
+            FaultReport(
+                seat=seat.index,
+                name=seat.connection.name(seat.index),
+                reason=failure.reason,
+                message=failure.message,
+                action=action,
+                rule=failure.rule,
+                line=line,
+                hint=hint(failure.reason, failure.message, line),
+            )
+        )
+
     def _log_fault(self, seat: SeatState, failure: Failure, action: str) -> None:
+        self._report(seat, failure, action)
         self.log.write(
             Fault(
                 t=self._t(),
@@ -717,6 +784,10 @@ class MatchRunner:
 
 
 _ERROR_CODES = frozenset(get_args(ErrorCode))
+_LINE_FAULTS = frozenset({"bad_json", "unknown_message", "protocol_violation", "wrong_id", "illegal_move"})
+"""Faults caused by one line, which the report quotes."""
+MAX_REPORTS = 3
+"""Fault reports kept per seat and match."""
 
 
 class OverlongLine(Exception):

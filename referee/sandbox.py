@@ -2,31 +2,36 @@
 
 A bot is an untrusted program run by the operator. Without a sandbox it can read the referee's
 open log through ``/proc/PPID/fd``, the seed from ``/proc/PPID/cmdline``, other bots' memory,
-stop its neighbours, talk to a colluding bot over ``/tmp`` or a loopback port, and leave
-processes behind. Inside the sandbox it has:
+stop its neighbours, talk to a colluding bot over ``/tmp``, a loopback port or a key in the
+kernel's keyrings, and leave processes behind. Inside the sandbox it has:
 
 - its own PID namespace (it sees only its own processes; when the sandbox's init ends, the
   kernel kills every process in it, ``setsid`` and double forks included), IPC and UTS
   namespaces, and a network namespace with no interfaces but its own loopback;
-- a new root with the system read-only (``/usr``, ``/etc``, ``/opt``), its working folder and
-  the interpreter's installation read-only at the same paths, a fresh ``/proc`` and ``/dev``,
-  and a private writable ``/tmp`` and ``$HOME`` (tmpfs, bounded, gone with the sandbox);
+- a new root with the system read-only (``/usr``, ``/etc``, ``/opt``), the folders of the files
+  its command names and its program's installation read-only at the same paths (never the
+  folder the referee runs in, nor ``/tmp`` or a home folder whole: a Unix socket there would
+  be a way out), a fresh ``/proc`` and ``/dev``, and a private writable ``/tmp`` and ``$HOME``
+  (tmpfs, bounded, gone with the sandbox);
 - the referee's own files (logs, the ladder's database and logs, token files) hidden even where
   they lie inside a folder it sees (an empty tmpfs or ``/dev/null`` mounted over them);
 - a clean environment: ``PATH``, ``HOME``, ``LANG``, ``TMPDIR`` and what its configuration sets;
-- when the referee runs as root: an unprivileged uid of its own (``setpriv``: no capabilities,
-  no new privileges), one per running bot, so it cannot read the referee's 0600 files even if
-  it found them, and its process limit is its own. An unprivileged referee gets the same
+- a seccomp filter (``referee.seccomp``) against the kernel keyrings and new user namespaces;
+- when the referee runs as root: a random unprivileged uid of its own (``setpriv``: no
+  capabilities, no new privileges), so it cannot read the referee's 0600 files even if it
+  found them, and its process limit is its own. An unprivileged referee gets the same
   namespaces through a user namespace, with its own uid mapped.
 
-The resource limits of ``BotLimits`` apply as before (set on ``bwrap``, inherited).
+The resource limits of ``BotLimits`` apply as before (set on ``bwrap``, inherited). The options
+reach ``bwrap`` through a file descriptor (``--args``), so ``/proc/1/cmdline`` inside shows
+only the bot's own command. What it does not stop is in docs/security.md.
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -37,6 +42,7 @@ from typing import Final, Literal, TypeAlias
 import msgspec
 
 from referee.errors import RefereeError
+from referee.seccomp import bot_filter
 
 SandboxMode: TypeAlias = Literal["auto", "on", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "on", "off")
@@ -62,7 +68,23 @@ KIT: Final = str(Path(__file__).resolve().parent.parent / "protocol")
 """The Python bot kit (``protocol/``): bots written with it import it from here when the
 referee is installed in place (``pip install -e``)."""
 
-_uids = itertools.count()
+class Launch(msgspec.Struct, frozen=True):
+    """A sandboxed start: the command line (``bwrap --args FD``) and the descriptors to pass
+    (the options and the seccomp filter, in memory files); close them once it has started."""
+
+    argv: list[str]
+    pass_fds: tuple[int, ...]
+
+    def close(self) -> None:
+        for fd in self.pass_fds:
+            os.close(fd)
+
+
+def _memfd(name: str, data: bytes) -> int:
+    fd = os.memfd_create(name, 0)  # not close-on-exec: bwrap reads it
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 class SandboxUnavailable(RefereeError):
@@ -91,8 +113,22 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         more = tuple(str(Path(p).absolute()) for p in paths)
         return msgspec.structs.replace(self, hidden=self.hidden + more)
 
-    def wrap(self, args: Sequence[str], cwd: str | Path, env: dict[str, str]) -> list[str]:
-        """The ``bwrap`` command line that runs ``args`` in ``cwd`` with exactly ``env``."""
+    def wrap(self, args: Sequence[str], cwd: str | Path, env: dict[str, str]) -> Launch:
+        """How to start ``args`` in ``cwd`` with exactly ``env`` in the sandbox: ``bwrap
+        --args FD`` (the options come through a file descriptor, so that the sandbox's own
+        ``/proc/1/cmdline`` is no map of the machine) and the seccomp filter's descriptor."""
+        options = self.options(args, cwd, env)
+        fds: list[int] = []
+        program = bot_filter()
+        if program is not None:
+            fds.append(_memfd("bot-seccomp", program))
+            options[1:1] = ["--seccomp", str(fds[-1])]
+        end = options.index("--")  # bwrap reads options from the descriptor; the command stays here
+        fds.append(_memfd("bot-args", b"".join(a.encode() + b"\0" for a in options[1:end])))
+        return Launch(argv=[self.bwrap, "--args", str(fds[-1]), *options[end:]], pass_fds=tuple(fds))
+
+    def options(self, args: Sequence[str], cwd: str | Path, env: dict[str, str]) -> list[str]:
+        """The whole ``bwrap`` command line that runs ``args`` in ``cwd`` with exactly ``env``."""
         folder = str(Path(cwd).absolute())
         out = [
             self.bwrap,
@@ -108,6 +144,8 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         ]
         if not self.privileged:
             out += ["--unshare-user", "--disable-userns"]
+        # the working folder exists (empty unless it holds the bot's files): the bot's files are
+        # bound one by one below, never the whole folder the referee was started from
         mounted: list[str] = []
         for path in SYSTEM_PATHS:
             if os.path.isdir(path):
@@ -128,6 +166,8 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
                 out += _parents(path, mounted)
                 out += ["--ro-bind", path, path]
                 mounted.append(path)
+        if not any(_inside(folder, m) for m in mounted):
+            out += _parents(folder + "/x", mounted)
         for path in self.hidden:
             if any(_inside(path, m) for m in mounted):
                 if os.path.isdir(path):
@@ -139,7 +179,7 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
             out += ["--setenv", key, value]
         out.append("--")
         if self.privileged:
-            uid = str(FIRST_UID + next(_uids) % UIDS)
+            uid = str(FIRST_UID + secrets.randbelow(UIDS))  # unpredictable, and rarely shared with another referee
             out += [
                 "setpriv",
                 f"--reuid={uid}",
@@ -163,6 +203,25 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         return {**base, **(extra or {})}
 
 
+SHARED: Final = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/var/run")
+"""Folders where every program of the machine leaves files and sockets: nothing in them is
+bound whole (a file named there is bound alone)."""
+SHARED_ROOTS: Final = ("/home", "/root", "/var/lib", "/mnt", "/media", "/srv", "/var")
+"""Folders that hold other people's homes and services: never bound whole themselves (a
+folder inside one, such as a bot's own folder in a home, is)."""
+
+
+def _shared(folder: str) -> bool:
+    """Whether a folder may not be bound whole: inside a shared folder (``/tmp/x``), containing
+    one (``/``), a root of homes or services itself, or a user's home folder itself."""
+    folder = os.path.abspath(folder)
+    if any(_inside(folder, s) or _inside(s, folder) for s in SHARED):
+        return True
+    if any(_inside(s, folder) for s in SHARED_ROOTS):
+        return True
+    return folder == os.path.expanduser("~") or os.path.dirname(folder) == "/home"
+
+
 def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
@@ -179,15 +238,20 @@ def _parents(path: str, mounted: Sequence[str]) -> list[str]:
 
 
 def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Sequence[str]) -> list[str]:
-    """What a bot needs to see read-only besides the system: its working folder, the
-    installation its program comes from (``/opt/x/bin/node`` -> ``/opt/x``), the folder of
-    every file its command names (``python3 /bots/me/bot.py`` -> ``/bots/me``), the referee's
-    Python (bots written with the Python kit run on it), and the configured extra paths."""
-    paths = [cwd]
+    """What a bot needs to see read-only besides the system: the installation its program
+    comes from (``/opt/x/bin/node`` -> ``/opt/x``), the folder of every file its command
+    names (``python3 bots/me/bot.py`` -> ``bots/me``), the referee's Python (bots written with
+    the Python kit run on it), and the configured extra paths. Not the folder the referee runs
+    in, and no shared folder (``/tmp``, a home folder): a folder it sees whole may hold other
+    people's files and Unix sockets, which a read-only mount does not stop a bot from
+    connecting to. A file named in such a folder is bound alone."""
+    paths: list[str] = []
+    alone: list[str] = []
     for arg in args[1:]:
-        named = os.path.join(cwd, arg)  # an absolute arg stays as it is
+        named = os.path.abspath(os.path.join(cwd, arg))  # an absolute arg stays as it is
         if os.path.isfile(named):
-            paths.append(os.path.dirname(os.path.abspath(named)))
+            folder = os.path.dirname(named)
+            (alone if _shared(folder) else paths).append(named if _shared(folder) else folder)
     program = args[0] if args else ""
     found = shutil.which(program, path=env.get("PATH")) if "/" not in program else os.path.join(cwd, program)
     if found:
@@ -195,8 +259,10 @@ def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Se
             bin_dir = os.path.dirname(candidate)
             # /opt/x/bin/node -> /opt/x; a version manager's shims (pyenv, rbenv) -> the whole manager
             prefix = os.path.basename(bin_dir) in ("bin", "sbin", "shims")
-            paths.append(os.path.dirname(bin_dir) if prefix else bin_dir)
-    paths += [sys.base_prefix, sys.prefix, KIT, *extra]
+            chosen = os.path.dirname(bin_dir) if prefix else bin_dir
+            (alone if _shared(chosen) else paths).append(candidate if _shared(chosen) else chosen)
+    paths += [sys.base_prefix, sys.prefix, KIT]
+    paths = [p for p in paths if not _shared(p)] + alone + list(extra)  # extra binds: the operator's own choice
     unique: list[str] = []
     for path in sorted({os.path.abspath(p) for p in paths if p and os.path.exists(p)}, key=len):
         if path == "/":
@@ -210,11 +276,20 @@ def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Se
 def _bwrap_works(bwrap: str, privileged: bool) -> str | None:
     """``None`` when a trivial sandbox starts here, else why not (cached per process)."""
     probe = Sandbox(bwrap=bwrap, privileged=privileged, tmpfs_bytes=1024 * 1024)
-    args = probe.wrap(["true"], "/usr", probe.environment(None))
+    launch = probe.wrap(["true"], "/usr", probe.environment(None))
     try:
-        done = subprocess.run(args, capture_output=True, timeout=20, check=False, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            launch.argv,
+            capture_output=True,
+            timeout=20,
+            check=False,
+            stdin=subprocess.DEVNULL,
+            pass_fds=launch.pass_fds,
+        )
     except (OSError, subprocess.TimeoutExpired) as err:
         return str(err)
+    finally:
+        launch.close()
     if done.returncode != 0:
         return done.stderr.decode("utf-8", errors="replace").strip() or f"exit status {done.returncode}"
     return None

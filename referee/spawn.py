@@ -121,6 +121,7 @@ async def spawn(
     env: Mapping[str, str] | None,
     preexec_fn: Callable[[], None] | None,
     nursery: trio.Nursery,
+    pass_fds: Sequence[int] = (),
 ) -> SpawnedProcess:
     """Start ``args`` in a new session with pipes on its stdin, stdout and stderr, forked by
     the long-lived spawner thread. Raises ``OSError`` when it cannot be started."""
@@ -141,6 +142,7 @@ async def spawn(
             cwd=cwd,
             env=dict(env) if env is not None else None,
             start_new_session=True,
+            pass_fds=tuple(pass_fds),
             # only setrlimit calls (BotLimits.apply): no lock another thread could hold at fork
             preexec_fn=preexec_fn,  # noqa: PLW1509
         )

@@ -4,7 +4,12 @@ A ``Probe`` queues referee messages and writes them in one write together with t
 request, as the match runner does; it times each reply from the start of that write to the
 complete reply line, decodes it with ``protocol.codec.decode_bot`` and checks its type and id.
 Everything written and read goes into the step's transcript. Anything wrong raises
-``StepFailed`` with what was expected and what came back instead.
+``StepFailed`` with what was expected, what came back instead, and the fault's reason.
+
+The clock is a match's (``Limits``, from ``MatchConfig``): each request may take its decision
+time plus what is left of the bank, and the bank is full again at every ``match_start``, as in
+``referee match``. A step is a match of its own, shorter than a real one; how the answer times
+would fare over a whole match is judged by ``timing.decisions``.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from protocol.messages import (
     Error,
     Goodbye,
     Hello,
+    MatchStart,
     Moon,
     Pass,
     Play,
@@ -42,7 +48,9 @@ from referee.check.listener import CheckSocketLink
 from referee.check.results import Decision, TranscriptLine
 from referee.connection import classify_closed
 from referee.errors import RefereeError
+from referee.hints import FLUSH, exit_text
 from referee.link import LinkClosed, ProcessLink
+from referee.runner import MatchConfig
 
 CHECK_NAME: Final = f"hearts-referee {__version__} (referee check)"
 LINE_CUT: Final = 2000
@@ -51,28 +59,58 @@ LINE_CUT: Final = 2000
 ReplyT = TypeVar("ReplyT", Pass, Play, Declare, Moon)
 
 
-class Limits(msgspec.Struct, frozen=True, kw_only=True):
-    """The check's clock, in seconds."""
+MATCH_CLOCK: Final = MatchConfig()
+"""The clock of ``referee match`` and the ladder: the check's defaults come from it."""
 
-    per_decision: float = 2.0
-    """Each request must be answered within this (there is no bank)."""
-    startup: float = 10.0
+
+class Limits(msgspec.Struct, frozen=True, kw_only=True):
+    """The check's clock, in seconds: by default the one a match runs on."""
+
+    per_decision: float = MATCH_CLOCK.per_decision
+    """Each request gets this, and may draw on the bank beyond it."""
+    bank: float = MATCH_CLOCK.bank
+    """Time beyond ``per_decision`` that the decisions of one match may spend in all: full
+    at every ``match_start`` (each step's match has its own), as in a match."""
+    startup: float = MATCH_CLOCK.startup
     """From writing hello to reading the bot's hello."""
-    grace: float = 1.0
+    grace: float = MATCH_CLOCK.grace
     """After goodbye (or a fatal error, or the end of its input) the bot must exit (over TCP:
     close the connection) within this."""
     quiet: float = 0.25
     """How long the check listens for a line that should not come."""
 
+    @property
+    def is_match_default(self) -> bool:
+        """Whether decisions are timed as ``referee match`` times them by default."""
+        return (self.per_decision, self.bank) == (MATCH_CLOCK.per_decision, MATCH_CLOCK.bank)
+
+    def clock_text(self) -> str:
+        """``1 s a decision + 10 s bank``"""
+        return f"{self.per_decision:g} s a decision + {self.bank:g} s bank"
+
 
 class StepFailed(RefereeError):
-    """The bot did something a referee would not accept."""
+    """The bot did something a referee would not accept: ``reason`` names the fault as the
+    referee does (``bad_json``, ``timeout``, ``crash``, ...); ``line`` is the bot's offending
+    line and ``hint`` overrides the usual hint for the reason (``referee.check.causes``)."""
 
-    def __init__(self, message: str, *, expected: str | None = None, got: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        expected: str | None = None,
+        got: str | None = None,
+        reason: str | None = None,
+        line: str | None = None,
+        hint: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.expected = expected
         self.got = got
+        self.reason = reason
+        self.line = line
+        self.hint = hint
 
 
 def tag(message: type[msgspec.Struct] | msgspec.Struct) -> str:
@@ -97,9 +135,7 @@ class Ending:
     """The exit status (negative: killed by a signal); ``None`` over TCP."""
 
     def describe(self) -> str:
-        if self.code is None:
-            return "closed the connection"
-        return f"was killed by signal {-self.code}" if self.code < 0 else f"exited with status {self.code}"
+        return "closed the connection" if self.code is None else exit_text(self.code)
 
 
 class Probe:
@@ -138,6 +174,8 @@ class Probe:
         self.notes: list[str] = []
         self.warnings: list[str] = []
         self.last_line = b""
+        self.bank = limits.bank
+        """What is left of this match's bank (full again at each ``match_start``)."""
         self._outbox: list[bytes] = []
         self._held: list[bytes] = []
         self._start = trio.current_time()
@@ -164,9 +202,10 @@ class Probe:
     def warn(self, text: str) -> None:
         self.warnings.append(text)
 
-    def fail(self, message: str, expected: str) -> StepFailed:
+    def fail(self, message: str, expected: str, reason: str | None = None) -> StepFailed:
         """A failure about the last line the bot wrote."""
-        return StepFailed(message, expected=expected, got=show(self.last_line, 500))
+        text = show(self.last_line)
+        return StepFailed(message, expected=expected, got=show(self.last_line, 500), reason=reason, line=text)
 
     # -- the clock ---------------------------------------------------------------------------
     @property
@@ -175,21 +214,30 @@ class Probe:
 
     def time_control(self) -> TimeControl:
         return TimeControl(
-            per_decision_ms=self.limit_ms, bank_ms=0, startup_ms=round(self.limits.startup * 1000)
+            per_decision_ms=self.limit_ms,
+            bank_ms=round(self.limits.bank * 1000),
+            startup_ms=round(self.limits.startup * 1000),
         )
 
     def time_left(self) -> TimeLeft:
-        return TimeLeft(decision_ms=self.limit_ms, bank_ms=0)
+        return TimeLeft(decision_ms=self.limit_ms, bank_ms=round(self.bank * 1000))
+
+    def _within(self) -> str:
+        """The time a request has, for messages: ``1000 ms`` or ``1000 ms + 9500 ms of bank``."""
+        bank = round(self.bank * 1000)
+        return f"{self.limit_ms} ms" if bank == 0 else f"{self.limit_ms} ms + {bank} ms of bank"
 
     # -- writing -----------------------------------------------------------------------------
     def post(self, message: RefereeMessage) -> None:
         """Queue a message; it is written with the next request (or ``flush``)."""
+        if isinstance(message, MatchStart):
+            self.bank = self.limits.bank  # every match starts with a full bank
         line = encode(message)[:-1]
         self._outbox.extend(self.rewrite(line) if self.rewrite else [line])
 
     async def flush(self) -> None:
-        """Write the queued lines now, within the decision limit."""
-        limit = self.limits.per_decision
+        """Write the queued lines now, within the decision limit (and the bank)."""
+        limit = self.limits.per_decision + self.bank
         try:
             with trio.fail_after(limit):
                 await self._write()
@@ -198,6 +246,7 @@ class Probe:
                 "the bot stopped reading its input",
                 expected=f"the bot reads every line it is sent within {limit:g} s",
                 got="the write did not complete",
+                reason="not_reading",
             ) from None
         except LinkClosed as err:
             raise await self.gone(err, "the bot reads what it is sent") from None
@@ -218,7 +267,34 @@ class Probe:
     async def gone(self, err: LinkClosed, expected: str) -> StepFailed:
         """The failure for a bot whose output ended: crashed (with its status) or closed."""
         failure = await classify_closed(self.link, err)
-        return StepFailed(f"{failure.message} ({failure.reason})", expected=expected, got=failure.message)
+        return StepFailed(
+            f"{failure.message} ({failure.reason})", expected=expected, got=failure.message, reason=failure.reason
+        )
+
+    async def stranded(self) -> StepFailed | None:
+        """After a timeout: close the bot's input and listen a moment. A line that comes now
+        was written but left in the bot's output buffer, which its runtime flushed on the way
+        out: the usual reason a bot that works by hand times out under a referee. The failure
+        to raise instead of the plain timeout, or ``None``."""
+        closed = trio.current_time()
+        await self.close_input()
+        with trio.move_on_after(self.limits.grace / 2):
+            try:
+                line = await self.link.receive_line()
+            except (LinkClosed, ProtocolError):
+                return None
+            after = (trio.current_time() - closed) * 1000
+            self._record("recv", line)
+            self.last_line = line
+            return StepFailed(
+                f"its line came {after:.0f} ms after the check closed the bot's input, so it was waiting "
+                "in the bot's output buffer: not flushed",
+                got=show(line, 500),
+                reason="timeout",
+                line=show(line),
+                hint=FLUSH,
+            )
+        return None
 
     async def ask(self, request: RefereeMessage, expect: type[ReplyT], request_id: int) -> ReplyT:
         """Write the queued events and ``request`` in one write and read the reply: a
@@ -226,8 +302,9 @@ class Probe:
         self.post(request)
         kind = tag(request)
         want = tag(expect)
-        limit = self.limits.per_decision
-        wanted = f"a {want!r} reply with id {request_id} within {self.limit_ms} ms"
+        per = self.limits.per_decision
+        limit = per + self.bank
+        wanted = f"a {want!r} reply with id {request_id} within {self._within()}"
         # Timed from the start of the write: the referee times from the written request, but
         # a fast bot answers while the writer is still on its way back from the write.
         start = trio.current_time()
@@ -237,24 +314,37 @@ class Probe:
                 line = await self.link.receive_line()
         except trio.TooSlowError:
             self.decisions.append(Decision(request=kind, id=request_id, ms=None))
+            waited = (trio.current_time() - start) * 1000
+            self.bank = 0.0
+            message = f"no reply to {kind} {request_id} within {limit:g} s"
+            if limit != per:
+                message += f" ({per:g} s to decide + {limit - per:g} s left in the bank)"
+            late = await self.stranded()
+            if late is not None:
+                late.message = f"{message}; {late.message} (timeout)"
+                late.expected = wanted
+                raise late from None
             raise StepFailed(
-                f"no reply to {kind} {request_id} within {limit:g} s (timeout)",
-                expected=wanted,
-                got=f"no complete line after {(trio.current_time() - start) * 1000:.0f} ms",
+                f"{message} (timeout)", expected=wanted, got=f"no complete line after {waited:.0f} ms", reason="timeout"
             ) from None
         except LinkClosed as err:
             raise await self.gone(err, wanted) from None
         except ProtocolError as err:
-            raise StepFailed(f"{err.message} ({err.code})", expected=wanted, got=err.message) from None
+            raise StepFailed(f"{err.message} ({err.code})", expected=wanted, got=err.message, reason=err.code) from None
         elapsed = trio.current_time() - start
+        self.bank = max(0.0, self.bank - max(0.0, elapsed - per))
         self._record("recv", line)
         self.last_line = line
         self.decisions.append(Decision(request=kind, id=request_id, ms=round(elapsed * 1000, 3)))
         reply = self._decode(line, wanted)
         if not isinstance(reply, expect):
-            raise self.fail(f"the reply to {kind} {request_id} is a {tag(reply)!r} (protocol_violation)", wanted)
+            raise self.fail(
+                f"the reply to {kind} {request_id} is a {tag(reply)!r} (protocol_violation)",
+                wanted,
+                "protocol_violation",
+            )
         if reply.id != request_id:
-            raise self.fail(f"reply id {reply.id} does not answer request {request_id} (wrong_id)", wanted)
+            raise self.fail(f"reply id {reply.id} does not answer request {request_id} (wrong_id)", wanted, "wrong_id")
         return reply
 
     def _decode(self, line: bytes, expected: str) -> BotMessage:
@@ -262,7 +352,11 @@ class Probe:
             return decode_bot(line)
         except ProtocolError as err:
             raise StepFailed(
-                f"not a valid bot message: {err.message} ({err.code})", expected=expected, got=show(line, 500)
+                f"not a valid bot message: {err.message} ({err.code})",
+                expected=expected,
+                got=show(line, 500),
+                reason=err.code,
+                line=show(line),
             ) from None
 
     async def expect_silence(self, after: str) -> None:
@@ -275,12 +369,18 @@ class Probe:
             except LinkClosed as err:
                 raise await self.gone(err, f"the bot waits quietly after {after}") from None
             except ProtocolError as err:
-                raise StepFailed(err.message, expected=f"no output after {after}", got=err.message) from None
+                raise StepFailed(
+                    err.message, expected=f"no output after {after}", got=err.message, reason=err.code
+                ) from None
             self._record("recv", line)
             self.last_line = line
+            # a line that is not JSON at all is a debug print, the referee's bad_json
+            text = show(line).lstrip()
+            reason = "unexpected_line" if text.startswith(("{", "[")) else "bad_json"
             raise self.fail(
-                f"the bot wrote a line after {after}, which needs no answer",
+                f"the bot wrote a line after {after}, which needs no answer ({reason})",
                 f"no output after {after}: events get no reply, and a request exactly one line",
+                reason,
             )
 
     # -- the handshake -----------------------------------------------------------------------
@@ -302,27 +402,34 @@ class Probe:
                 await self._write()
                 reply_line = await self.link.receive_line()
         except trio.TooSlowError:
+            message = f"no hello within the start-up limit of {limit:g} s"
+            late = await self.stranded()
+            if late is not None:
+                late.message = f"{message}; {late.message} (timeout)"
+                late.expected = wanted
+                raise late from None
             raise StepFailed(
-                f"no hello within the start-up limit of {limit:g} s (timeout)",
-                expected=wanted,
-                got="no complete line",
+                f"{message} (timeout)", expected=wanted, got="no complete line", reason="timeout"
             ) from None
         except LinkClosed as err:
             raise await self.gone(err, wanted) from None
         except ProtocolError as err:
-            raise StepFailed(f"{err.message} ({err.code})", expected=wanted, got=err.message) from None
+            raise StepFailed(f"{err.message} ({err.code})", expected=wanted, got=err.message, reason=err.code) from None
         self.startup_ms = round((trio.current_time() - start) * 1000, 1)
         self._record("recv", reply_line)
         self.last_line = reply_line
         reply = self._decode(reply_line, wanted)
         if not isinstance(reply, BotHello):
-            raise self.fail(f"the answer to hello is a {tag(reply)!r} (protocol_violation)", wanted)
+            raise self.fail(
+                f"the answer to hello is a {tag(reply)!r} (protocol_violation)", wanted, "protocol_violation"
+            )
         if reply.version not in VERSIONS:
             offered = ", ".join(map(str, versions))
             raise self.fail(
                 f"version {reply.version} chosen from [{offered}]; protocol version 1 is the only one "
                 "this referee speaks (no_common_version)",
                 wanted,
+                "no_common_version",
             )
         if self.token is not None:
             await self._check_token(reply, wanted)
@@ -343,7 +450,7 @@ class Probe:
         self.post(Error(code="bad_token", message=message, fatal=True))
         with trio.move_on_after(self.limits.grace), contextlib.suppress(LinkClosed):
             await self._write()
-        raise self.fail(f"{message} (bad_token)", f"{wanted}, carrying the token {self.token!r}")
+        raise self.fail(f"{message} (bad_token)", f"{wanted}, carrying the token {self.token!r}", "bad_token")
 
     # -- the end -----------------------------------------------------------------------------
     async def close_input(self) -> None:

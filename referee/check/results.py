@@ -1,7 +1,8 @@
 """What ``referee check`` reports: one ``StepResult`` per step and a ``CheckReport`` around them.
 
 Plain msgspec Structs, so ``referee check --json`` is ``msgspec.json.encode(report)``: one
-object with ``steps`` and a ``summary``. Field docstrings are the documentation of that JSON.
+object with ``steps`` and a ``summary`` (which groups the failed and skipped steps by cause).
+Field docstrings are the documentation of that JSON.
 """
 
 from __future__ import annotations
@@ -50,6 +51,14 @@ class StepResult(msgspec.Struct, kw_only=True):
     """For a failure: what the bot should have done."""
     got: str | None = None
     """For a failure: what it did (the line it wrote, or what happened instead)."""
+    reason: str | None = None
+    """For a failure, the fault as the referee names it (``bad_json``, ``timeout``, ``crash``,
+    ``illegal_move``, ...; ``no_exit``, ``exit_status``, ``unexpected_line``, ``too_slow`` for
+    what only the check judges); for a skip, why (``handshake``, ``fail_fast``,
+    ``no_connection``, ``no_sandbox``, ``no_data``)."""
+    hint: str | None = None
+    """For a failure: what the author should try (a debug print on stdout? a line not
+    flushed?), the same words ``referee match`` prints for that fault."""
     seconds: float = 0.0
     decisions: list[Decision] = msgspec.field(default_factory=list)
     startup_ms: float | None = None
@@ -60,6 +69,21 @@ class StepResult(msgspec.Struct, kw_only=True):
     """The bot's stderr during the step (kept for failures and warnings)."""
     exit_code: int | None = None
     """The bot program's exit status at the end of the step (negative: killed by a signal)."""
+
+
+class Cause(msgspec.Struct, kw_only=True):
+    """Steps that failed (or were skipped) for one root cause."""
+
+    verdict: Literal["fail", "skip"]
+    reason: str
+    """The steps' ``reason``."""
+    rule: str | None = None
+    """For ``illegal_move``: the rule broken."""
+    message: str
+    """The first step's message (for a skip: why the steps were not run)."""
+    hint: str | None = None
+    steps: list[str]
+    """The names of the steps, in the order they ran."""
 
 
 class Summary(msgspec.Struct, kw_only=True):
@@ -76,6 +100,8 @@ class Summary(msgspec.Struct, kw_only=True):
     decisions: int
     median_ms: float | None
     worst_ms: float | None
+    causes: list[Cause] = msgspec.field(default_factory=list)
+    """The failed and skipped steps grouped by root cause, in the order each came up."""
 
 
 class CheckReport(msgspec.Struct, kw_only=True):
@@ -87,6 +113,8 @@ class CheckReport(msgspec.Struct, kw_only=True):
     """The name from the bot's hello, if it sent one."""
     variant: str
     per_decision_ms: int
+    bank_ms: int
+    """The bank of each step's match (full again at every match_start, as in a match)."""
     startup_ms: int
     grace_ms: int
     sandboxed: bool

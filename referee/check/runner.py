@@ -24,6 +24,7 @@ from pathlib import Path
 import trio
 
 from protocol.ruleset import RuleSet
+from referee.check.causes import group_causes, step_hint
 from referee.check.listener import CONNECT_TIMEOUT, CheckListener, CheckSocketLink, show_address, tcp_target
 from referee.check.probe import Limits, Probe, StepFailed
 from referee.check.results import CheckReport, StepResult, Summary
@@ -135,10 +136,10 @@ async def _check(  # noqa: PLR0917
             current = chosen[index]
             assert isinstance(current, Step)
             if run.skip_reason is not None:
-                run.record(index, _skipped(current, run.skip_reason))
+                run.record(index, _skipped(current, *run.skip_reason))
                 continue
             if current.sandboxed and sandbox is None:
-                run.record(index, _skipped(current, f"no sandbox: {isolation.removeprefix('none — ')}"))
+                run.record(index, _skipped(current, f"no sandbox: {isolation.removeprefix('none — ')}", "no_sandbox"))
                 continue
             result, hello_name = await run_step(
                 current,
@@ -160,11 +161,18 @@ async def _check(  # noqa: PLR0917
             if result.verdict == "fail" and run.skip_reason is None:
                 if listener is not None and listener.missed:
                     timeout = listener.target.connect_timeout
-                    run.skip_reason = f"not run: no bot connected within {timeout:g} s in {current.name}"
+                    run.skip_reason = (
+                        f"not run: no bot connected within {timeout:g} s in {current.name}",
+                        "no_connection",
+                    )
                 elif current.name == FIRST:
-                    run.skip_reason = f"not run: the bot failed {FIRST}, and every step begins with that handshake"
+                    run.skip_reason = (
+                        f"not run: the bot never completed its handshake ({FIRST} failed), and every step "
+                        "begins with one",
+                        "handshake",
+                    )
                 elif fail_fast:
-                    run.skip_reason = f"not run: --fail-fast stopped after {current.name} failed"
+                    run.skip_reason = (f"not run: --fail-fast stopped after {current.name} failed", "fail_fast")
 
     if chosen and chosen[0].name == FIRST:
         await work(iter([next(pending)]))  # alone: whether the rest can run depends on it
@@ -174,10 +182,10 @@ async def _check(  # noqa: PLR0917
     for index, current in enumerate(chosen):
         if isinstance(current, SummaryStep):
             if run.skip_reason is not None:
-                result = _skipped(current, run.skip_reason)
+                result = _skipped(current, *run.skip_reason)
             else:
                 result = StepResult(name=current.name, summary=current.summary, verdict="pass")
-                current.judge(run.done(), limits, result)
+                current.judge(run.done(), limits, rules, result)
             run.record(index, result)
     seconds = trio.current_time() - start
     return _report(
@@ -203,7 +211,8 @@ class _Run:
         self.on_result = on_result
         self.shown = 0
         self.name: str | None = None
-        self.skip_reason: str | None = None
+        self.skip_reason: tuple[str, str] | None = None
+        """Why the steps not yet run are skipped, and that reason's name."""
 
     def record(self, index: int, result: StepResult) -> None:
         if result.verdict == "pass" and not self.keep_transcripts:
@@ -219,8 +228,8 @@ class _Run:
         return [r for r in self.results if r is not None]
 
 
-def _skipped(step: AnyStep, reason: str) -> StepResult:
-    return StepResult(name=step.name, summary=step.summary, verdict="skip", message=reason)
+def _skipped(step: AnyStep, message: str, reason: str) -> StepResult:
+    return StepResult(name=step.name, summary=step.summary, verdict="skip", message=message, reason=reason)
 
 
 async def run_step(
@@ -240,7 +249,7 @@ async def run_step(
     start = trio.current_time()
     failure: StepFailed | None = None
     probe: Probe | None = None
-    budget = limits.startup + 4 * limits.grace + 300 * limits.per_decision
+    budget = limits.startup + 4 * limits.grace + 300 * limits.per_decision + 3 * limits.bank
     async with trio.open_nursery() as nursery:
         link: ProcessLink | CheckSocketLink | None = None
         if listener is not None:
@@ -252,13 +261,17 @@ async def run_step(
                     f"no bot connected within {timeout:g} s",
                     expected=f"a connection to {show_address(*listener.address)} (one per step)",
                     got="no connection",
+                    reason="timeout",
                 )
         else:
             try:
                 link = await ProcessLink.start(command, nursery, cwd=cwd, limits=BotLimits(sandbox=sandbox))
             except BotStartError as err:
                 failure = StepFailed(
-                    "the bot program cannot be started", expected="a program that starts", got=str(err)
+                    "the bot program cannot be started",
+                    expected="a program that starts",
+                    got=str(err),
+                    reason="cannot_start",
                 )
         if link is not None:
             if isinstance(link, CheckSocketLink):
@@ -278,7 +291,10 @@ async def run_step(
                 failure = err
             except trio.TooSlowError:
                 failure = StepFailed(
-                    f"the step did not finish within {budget:g} s", expected="a step that ends", got="still going"
+                    f"the step did not finish within {budget:g} s",
+                    expected="a step that ends",
+                    got="still going",
+                    reason="timeout",
                 )
             finally:
                 # a bot that failed is in no state to be waited for
@@ -304,6 +320,8 @@ async def run_step(
         result.message = failure.message
         result.expected = failure.expected
         result.got = failure.got
+        result.reason = failure.reason or "fail"
+        result.hint = failure.hint or step_hint(failure.reason, failure.message, failure.line, result.exit_code)
     elif result.warnings:
         result.verdict = "warn"
     hello = probe.hello if probe is not None else None
@@ -342,12 +360,14 @@ def _report(
         decisions=len(times),
         median_ms=round(statistics.median(times), 3) if times else None,
         worst_ms=max(times) if times else None,
+        causes=group_causes(results),
     )
     return CheckReport(
         bot=command,
         name=name,
         variant=variant,
         per_decision_ms=round(limits.per_decision * 1000),
+        bank_ms=round(limits.bank * 1000),
         startup_ms=round(limits.startup * 1000),
         grace_ms=round(limits.grace * 1000),
         sandboxed=sandbox is not None,

@@ -233,10 +233,10 @@ class ScriptedTable:
         try:
             card = parse_card(reply.card)
         except ValueError as err:
-            raise self.probe.fail(f"illegal play: {err} (illegal_move, not_a_card)", expected) from None
+            raise self.probe.fail(f"illegal play: {err} (illegal_move, not_a_card)", expected, "illegal_move") from None
         if card_code(card) not in request.legal:
             rule, message = self._explain_play(card)
-            raise self.probe.fail(f"illegal play: {message} (illegal_move, {rule})", expected)
+            raise self.probe.fail(f"illegal play: {message} (illegal_move, {rule})", expected, "illegal_move")
         if reply.card != card_code(card):
             self.probe.warn(f"card written as {reply.card!r}; the protocol's form is {card_code(card)!r}")
         return card
@@ -283,18 +283,24 @@ class ScriptedTable:
         try:
             cards = [parse_card(code) for code in reply.cards]
         except ValueError as err:
-            raise self.probe.fail(f"illegal pass: {err} (illegal_move, not_a_card)", expected) from None
+            raise self.probe.fail(f"illegal pass: {err} (illegal_move, not_a_card)", expected, "illegal_move") from None
         if len(cards) != count:
             raise self.probe.fail(
-                f"illegal pass: {len(cards)} cards, not {count} (illegal_move, wrong_pass_count)", expected
+                f"illegal pass: {len(cards)} cards, not {count} (illegal_move, wrong_pass_count)",
+                expected,
+                "illegal_move",
             )
         if Counter(card_codes(cards)) - Counter(legal):
             given = " ".join(reply.cards)
-            raise self.probe.fail(f"illegal pass: {given} are not all in legal (illegal_move)", expected)
+            raise self.probe.fail(
+                f"illegal pass: {given} are not all in legal (illegal_move)", expected, "illegal_move"
+            )
         try:
             round_.pass_cards(self.seat, cards)
         except IllegalMove as err:
-            raise self.probe.fail(f"illegal pass: {err.message} (illegal_move, {err.rule})", expected) from None
+            raise self.probe.fail(
+                f"illegal pass: {err.message} (illegal_move, {err.rule})", expected, "illegal_move"
+            ) from None
         if card_codes(cards) != reply.cards:
             written, form = " ".join(reply.cards), " ".join(card_codes(cards))
             self.probe.warn(f"cards written as {written}; the protocol's form is {form}")

@@ -4,7 +4,6 @@ matches (with the live view or quietly). This is what ``referee ladder run`` cal
 
 from __future__ import annotations
 
-import os
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -16,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from protocol.ruleset import RuleSet
-from referee.bot_config import BotEntry, build, command_words, runnable
+from referee.bot_config import BotEntry, build, command_words, missing_program
 from referee.ladder.errors import LadderError
 from referee.ladder.progress import LiveProgress
 from referee.ladder.runner import LadderRun, RunOptions, make_private_folder
@@ -46,17 +45,26 @@ class LadderResult:
 
 
 def prepare_bots(entries: Sequence[BotEntry], cwd: Path | None) -> None:
-    """Every bot's programs must exist and its build step (if any) succeed; a program given
-    as a path must then be an executable file (in a sandbox a missing one would only show as
-    a crash in every match)."""
+    """Before any match: every bot's programs must exist and its build (if any) succeed, so a
+    bot that could never start is named now rather than found crashing in every match.
+    Programs looked up on PATH are checked before any build runs; a program or a script given
+    as a path after the builds (a build may make it), relative to ``cwd`` (default: the
+    current folder). Raises ``LadderError`` naming the bot, the program and where it was
+    looked for, or ``BotConfigError`` for a failed build."""
     folder = cwd or Path.cwd()
     for entry in entries:
-        if not runnable(entry):
-            raise LadderError(f"bot {entry.name}: {entry.command!r} needs a program that is not installed here")
+        if "/" not in command_words(entry.command)[0]:
+            _refuse_missing(entry, folder)
+    for entry in entries:
         build(entry, folder)
-        program = command_words(entry.command)[0]
-        if "/" in program and not (os.path.isfile(folder / program) and os.access(folder / program, os.X_OK)):
-            raise LadderError(f"bot {entry.name}: cannot start bot {entry.command!r}: {program} is no executable file")
+    for entry in entries:
+        _refuse_missing(entry, folder)
+
+
+def _refuse_missing(entry: BotEntry, folder: Path) -> None:
+    problem = missing_program(entry.command, folder)
+    if problem is not None:
+        raise LadderError(f"bot {entry.name}: its command {entry.command!r} {problem}")
 
 
 def play_ladder(

@@ -1,5 +1,6 @@
 """The live view of a ladder run: a progress bar (matches done, matches per second, time
-left) above the current top of the leaderboard, redrawn after every match and twice a second."""
+left) above the current top of the leaderboard and a line of the bots dropped so far, redrawn
+after every match and twice a second."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.table import Table
 from rich.text import Text
 
 from referee.ladder.report import standings, standings_table
@@ -59,7 +61,12 @@ class LiveProgress:
 
     def _view(self) -> Group:
         rows = standings(self.store)[:TOP]
-        return Group(self.bar, standings_table(rows, title=f"top {min(TOP, len(rows))}"))
+        parts: list[Text | Progress | Table] = [self.bar, standings_table(rows, title=f"top {min(TOP, len(rows))}")]
+        drops = self.store.drop_counts()
+        if drops:
+            shown = ", ".join(f"{bot} {n}" for bot, n in drops.items())
+            parts.append(Text(f"bots dropped so far: {shown} (explained at the end)"))
+        return Group(*parts)
 
     def __enter__(self) -> LiveProgress:
         self.live.start(refresh=True)

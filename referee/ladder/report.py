@@ -79,18 +79,12 @@ def standings(store: LadderStore) -> list[Standing]:
 
 
 def standings_table(rows: Sequence[Standing], title: str | None = None) -> Table:
-    """The leaderboard for a terminal (fits in 80 columns with short bot names)."""
+    """The leaderboard for a terminal. The figures keep their full width; a bot's name gets
+    the rest of the line, whole when it fits, else folded onto a second line (never cut)."""
     # names and titles are plain text: a bot called "[/]" or "[red]x" is shown, never parsed as markup
     table = Table(title=Text(title) if title else None, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    width = min(24, max((len(s.bot) for s in rows), default=3))
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("bot", min_width=width, no_wrap=True, overflow="ellipsis")
-    for header in ("μ", "σ", "μ-3σ", "games", "win", "pts/rd", "moons", "crash/tmo/err"):
-        table.add_column(header, justify="right", no_wrap=True)
-    for s in rows:
-        table.add_row(
-            str(s.rank),
-            Text(s.bot),
+    cells = [
+        [
             f"{s.mu:.1f}",
             f"{s.sigma:.2f}",
             f"{s.ordinal:.1f}",
@@ -99,7 +93,17 @@ def standings_table(rows: Sequence[Standing], title: str | None = None) -> Table
             f"{s.points_per_round:.2f}",
             str(s.moons),
             f"{s.crashes}/{s.timeouts}/{s.errors}",
-        )
+        ]
+        for s in rows
+    ]
+    table.add_column("#", justify="right", no_wrap=True, min_width=max((len(str(s.rank)) for s in rows), default=1))
+    table.add_column("bot", min_width=min(12, max((len(s.bot) for s in rows), default=3)), overflow="fold")
+    headers = ("μ", "σ", "μ-3σ", "games", "win", "pts/rd", "moons", "crash/tmo/err")
+    for i, header in enumerate(headers):
+        width = max([len(header), *(len(row[i]) for row in cells)])
+        table.add_column(header, justify="right", no_wrap=True, min_width=width)
+    for s, row in zip(rows, cells, strict=True):
+        table.add_row(str(s.rank), Text(s.bot), *row)
     return table
 
 

@@ -29,7 +29,7 @@ from referee.connection import BotConnection, handshake, say_goodbye
 from referee.ladder.schedule import ScheduledMatch
 from referee.ladder.store import LadderStore, MatchRecord, SeatResult
 from referee.link import BotLimits, BotStartError, ProcessLink
-from referee.match_log import MatchLog, Stderr
+from referee.match_log import MatchLog
 from referee.rules.scoring import RoundResult
 from referee.runner import MatchConfig, MatchOutcome, MatchRunner
 
@@ -103,11 +103,13 @@ class TableSlot:
                     starting.start_soon(start, index, name)
         return [c for c in taken if c is not None]
 
-    async def give_back(self, seats: Sequence[str], connections: Sequence[BotConnection], log: MatchLog) -> None:
+    async def give_back(self, seats: Sequence[str], connections: Sequence[BotConnection], runner: MatchRunner) -> None:
         """After a match: with ``keep_bots`` keep the live connections for the next match,
-        else say goodbye to them; end every other one, logging its stderr."""
+        else say goodbye to them; end every other one. Then the runner logs every seat's
+        stderr of this match (with the exit status of the ended ones) and explains its faults
+        with them (``MatchRunner.write_stderr``)."""
         keep = self.options.keep_bots
-        ended = [(i, c) for i, c in enumerate(connections) if not (keep and c.alive)]
+        ended = [c for c in connections if not (keep and c.alive)]
         for name, connection in zip(seats, connections, strict=True):
             if not connection.alive:
                 self.lost[name] += 1
@@ -121,11 +123,10 @@ class TableSlot:
                 await connection.link.wait_exit(3 * grace + 1)
 
         async with trio.open_nursery() as ending:
-            for _, connection in ended:
+            for connection in ended:
                 ending.start_soon(end, connection)
-        for seat, connection in ended:
-            text, dropped = connection.link.stderr_text()
-            log.write(Stderr(seat=seat, text=text, dropped_bytes=dropped, exit_code=connection.link.exit_code()))
+        runner.write_stderr()  # kept bots are still running: their stderr of this match only, no exit status
+        for connection in ended:
             self.every.remove(connection)
 
     async def close(self) -> None:
@@ -171,6 +172,7 @@ def match_record(
         seats=seats,
         sandboxed=sandboxed,
         fresh_bots=fresh_bots,
+        faults=list(outcome.faults),
     )
 
 
@@ -239,7 +241,7 @@ class LadderRun:
                 connections, self.rules, seed=match.seed, config=self.options.config, log=log, nursery=slot.nursery
             )
             outcome = await runner.run()
-            await slot.give_back(match.seats, connections, log)
+            await slot.give_back(match.seats, connections, runner)
         finally:
             log.close()
         record = match_record(

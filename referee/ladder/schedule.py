@@ -62,7 +62,12 @@ class ScheduledMatch:
     @property
     def key(self) -> str:
         """A name for files: the set and the rotation."""
-        return f"{self.set_index:05d}-{self.rotation}"
+        return match_key(self.set_index, self.rotation)
+
+
+def match_key(set_index: int, rotation: int) -> str:
+    """A match's name (its replay log's): ``SSSSS-R``, the set and the rotation."""
+    return f"{set_index:05d}-{rotation}"
 
 
 def _hash(*parts: object, size: int = 8) -> int:

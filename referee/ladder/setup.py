@@ -116,7 +116,7 @@ def open_ladder(
     if games is not None and games > len(existing):
         more = extend_sets(names, settings.rules.players, settings.ladder_seed, existing, games)
         store.extend(more, games)
-        notes.append(f"scheduled {len(more)} more duplicate sets ({games} in all)")
+        notes.append(f"scheduled {len(more)} more duplicate set{'s' if len(more) != 1 else ''} ({games} in all)")
     elif games is not None and games < len(existing):
         notes.append(f"the ladder already has {len(existing)} duplicate sets; they all stay scheduled")
     done, total = store.progress()

@@ -9,8 +9,12 @@ so a result is never counted twice. The schema is described in ``docs/ladder.md`
 
 Each done match also records how its bots ran (``sandboxed``, ``fresh_bots``); databases made
 before those columns existed get them added when opened, their old matches left unknown
-(NULL). A new database file is created mode 0600 (SQLite gives its WAL and shared-memory files
-the same mode): it holds every deal of the ladder, and a bot must not read or rewrite it.
+(NULL). Each done match also keeps its faults explained (``faults``: the referee's message,
+the bot's offending line, the hint, its exit status and last stderr lines), for
+``referee ladder table --bot``; databases made before that table existed get it when opened,
+their old matches without details. A new database file is created mode 0600 (SQLite gives
+its WAL and shared-memory files the same mode): it holds every deal of the ladder, and a bot
+must not read or rewrite it.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,9 +34,31 @@ import msgspec
 from protocol.ruleset import RuleSet
 from referee.ladder.errors import LadderError
 from referee.ladder.ratings import INITIAL, Rating, finishing_ranks, rate_match
-from referee.ladder.schedule import DuplicateSet, ScheduledMatch
+from referee.ladder.schedule import DuplicateSet, ScheduledMatch, match_key
+from referee.runner import FaultReport
 
 SCHEMA_VERSION = 1
+
+_FAULTS_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS faults (
+    match INTEGER NOT NULL REFERENCES matches(id),
+    number INTEGER NOT NULL,                -- 0, 1, ...: the order of the match's faults
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL REFERENCES bots(name),
+    reason TEXT NOT NULL,                   -- 'crash', 'timeout', 'bad_json', ...
+    message TEXT NOT NULL,                  -- what the referee saw
+    action TEXT NOT NULL,                   -- 'forfeit': the bot was dropped
+    rule TEXT,
+    line TEXT,                              -- the bot's offending line (cut), if one caused it
+    hint TEXT,                              -- what to try (referee.hints)
+    exit TEXT,                              -- how its program ended ('exited with code 3')
+    stderr TEXT NOT NULL,                   -- JSON: the last lines of its stderr in the match
+    stderr_lines INTEGER NOT NULL,          -- lines it wrote to stderr in all
+    PRIMARY KEY (match, number)
+)""",
+    "CREATE INDEX IF NOT EXISTS faults_bot ON faults(bot)",
+)
+"""The ``faults`` table: part of new databases, added to older ones when they are opened."""
 
 SCHEMA = """
 CREATE TABLE meta (
@@ -92,7 +118,7 @@ CREATE TABLE rating_history (
     PRIMARY KEY (seq, bot)
 );
 CREATE INDEX results_bot ON results(bot);
-"""
+""" + "\n".join(f"{statement};" for statement in _FAULTS_SCHEMA)
 
 MODE_COLUMNS = ("sandboxed", "fresh_bots")
 """Columns of ``matches`` added after schema 1 was first released: added to older databases
@@ -135,6 +161,8 @@ class MatchRecord:
     """Whether the bots ran in the bubblewrap sandbox (``None``: not said)."""
     fresh_bots: bool | None = None
     """Whether every bot process was started for this match (``False``: ``--keep-bots``)."""
+    faults: list[FaultReport] = field(default_factory=list)
+    """Every fault of the match, explained (``MatchOutcome.faults``), in order."""
 
     @property
     def ranks(self) -> list[int]:
@@ -181,6 +209,30 @@ class ResultModes:
         return self.sandboxed == self.fresh_bots == self.matches
 
 
+@dataclass(frozen=True)
+class Drop:
+    """A seat of a done match whose bot was dropped (``results.status`` other than ``ok``)."""
+
+    match: str
+    """The match's key, ``SET-ROTATION`` (its log's name)."""
+    seq: int
+    seat: int
+    bot: str
+    reason: str
+    log: str | None
+
+
+@dataclass(frozen=True)
+class StoredFault:
+    """A fault of a done match as the ``faults`` table keeps it, explained; the report's
+    ``name`` is the ladder's name of the bot."""
+
+    match: str
+    seq: int
+    log: str | None
+    report: FaultReport
+
+
 class LadderStore:
     """One ladder database. Not for use from several threads."""
 
@@ -188,6 +240,8 @@ class LadderStore:
         self.path = Path(path)
         self.modes_recorded = True
         """False for an old database whose mode columns could not be added (read-only)."""
+        self.faults_recorded = True
+        """False for an old database whose ``faults`` table could not be added (read-only)."""
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
@@ -203,6 +257,7 @@ class LadderStore:
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA busy_timeout = 10000")
             self._add_mode_columns()
+            self._add_faults_table()
         except sqlite3.Error as err:
             raise LadderError(f"{self.path}: not a ladder database ({err})") from None
 
@@ -218,6 +273,23 @@ class LadderStore:
                 self.db.execute(f"ALTER TABLE matches ADD COLUMN {column} INTEGER")
         except sqlite3.OperationalError:
             self.modes_recorded = False
+
+    def _add_faults_table(self) -> None:
+        """Give a database made before ``faults`` existed that table (empty: its old matches
+        have no fault details). A database that cannot be written stays readable."""
+        if not self.initialized:
+            return
+        if self._has_table("faults"):
+            return
+        try:
+            for statement in _FAULTS_SCHEMA:
+                self.db.execute(statement)
+        except sqlite3.OperationalError:
+            self.faults_recorded = False
+
+    def _has_table(self, name: str) -> bool:
+        found = self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone()
+        return found is not None
 
     def close(self) -> None:
         self.db.close()
@@ -236,8 +308,7 @@ class LadderStore:
     # -- creating and extending ----------------------------------------------------------------
     @property
     def initialized(self) -> bool:
-        found = self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
-        return found is not None
+        return self._has_table("meta")
 
     def initialize(
         self, settings: LadderSettings, bots: Sequence[tuple[str, str]], sets: Sequence[DuplicateSet]
@@ -362,6 +433,27 @@ class LadderStore:
                     for s, rank in zip(record.seats, ranks, strict=True)
                 ],
             )
+            db.executemany(
+                "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        match_row,
+                        number,
+                        f.seat,
+                        m.seats[f.seat],
+                        f.reason,
+                        f.message,
+                        f.action,
+                        f.rule,
+                        f.line,
+                        f.hint,
+                        f.exit,
+                        json.dumps(f.stderr),
+                        f.stderr_lines,
+                    )
+                    for number, f in enumerate(record.faults)
+                ],
+            )
             names = sorted(set(m.seats))
             before = self._ratings(db, names)
             after = rate_match(before, m.seats, ranks)
@@ -443,6 +535,59 @@ class LadderStore:
         for set_index, rotation, bot, score in rows:
             found.setdefault(set_index, {}).setdefault(rotation, []).append((bot, score))
         return {s: list(rotations.values()) for s, rotations in found.items()}
+
+    def drops(self, bot: str | None = None) -> list[Drop]:
+        """Every seat whose bot was dropped (of one bot, or of all), in the order rated."""
+        where, args = ("AND r.bot = ?", [bot]) if bot is not None else ("", [])
+        rows = self.db.execute(
+            "SELECT m.set_index, m.rotation, m.seq, r.seat, r.bot, r.status, m.log"
+            f" FROM results r JOIN matches m ON m.id = r.match WHERE r.status != 'ok' {where}"
+            " ORDER BY m.seq, r.seat",
+            args,
+        )
+        return [
+            Drop(match_key(s, rotation), int(seq), int(seat), str(b), str(status), log)
+            for s, rotation, seq, seat, b, status, log in rows
+        ]
+
+    def drop_counts(self) -> dict[str, int]:
+        """Drops per bot (bots never dropped left out), most first."""
+        rows = self.db.execute(
+            "SELECT bot, COUNT(*) FROM results WHERE status != 'ok' GROUP BY bot ORDER BY COUNT(*) DESC, bot"
+        )
+        return {str(bot): int(n) for bot, n in rows}
+
+    def fault_details(self, bot: str | None = None) -> list[StoredFault]:
+        """The explained faults (of one bot, or of all), in the order rated; empty for a
+        database whose ``faults`` table could not be added, and none for matches recorded
+        before it existed."""
+        if not self.faults_recorded:
+            return []
+        where, args = ("AND f.bot = ?", [bot]) if bot is not None else ("", [])
+        rows = self.db.execute(
+            "SELECT m.set_index, m.rotation, m.seq, m.log, f.seat, f.bot, f.reason, f.message, f.action, f.rule,"
+            " f.line, f.hint, f.exit, f.stderr, f.stderr_lines"
+            f" FROM faults f JOIN matches m ON m.id = f.match WHERE m.status = 'done' {where}"
+            " ORDER BY m.seq, f.number",
+            args,
+        )
+        found = []
+        for s, rotation, seq, log, seat, name, reason, message, action, rule, line, hint, exit_, stderr, count in rows:
+            report = FaultReport(
+                seat=seat,
+                name=name,
+                reason=reason,
+                message=message,
+                action=action,
+                rule=rule,
+                line=line,
+                hint=hint,
+                exit=exit_,
+                stderr=[str(text) for text in json.loads(stderr)],
+                stderr_lines=count,
+            )
+            found.append(StoredFault(match_key(s, rotation), int(seq), log, report))
+        return found
 
     def history(self) -> list[tuple[int, str, float, float]]:
         """(seq, bot, mu, sigma) rows in order."""

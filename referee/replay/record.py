@@ -31,6 +31,18 @@ class SeatRecord(msgspec.Struct, kw_only=True):
     """``ok`` or the termination reason, as far as the log goes."""
     substitutions: int = 0
     penalties: int = 0
+    stderr: str | None = None
+    """What the seat's program wrote to its standard error in this match (the first 64 KiB,
+    as the log's ``stderr`` entry holds it); ``None`` when the log has no ``stderr`` entry for
+    the seat (it ends first)."""
+    stderr_dropped: int = 0
+    """Bytes of stderr beyond what the log kept."""
+    exit_code: int | None = None
+    """The program's exit status; negative: killed by that signal; ``None`` if unknown (or
+    still running: a bot kept for the ladder's next match)."""
+    exit: str | None = None
+    """The exit status in words (``exited with code 1``, ``killed by signal 9 (SIGKILL)``,
+    ``still running``); ``None`` without a ``stderr`` entry."""
 
 
 class PassRecord(msgspec.Struct, kw_only=True):
@@ -87,6 +99,9 @@ class FaultRecord(msgspec.Struct, kw_only=True):
     """The bot's line that caused it, when there was one."""
     line: int = 0
     """The fault's line in the log."""
+    hint: str | None = None
+    """What the bot's author should check next (``referee.hints``), or ``None`` when the
+    message says it all."""
 
 
 class RoundRecord(msgspec.Struct, kw_only=True):

@@ -2,28 +2,47 @@
 
 ``match_lines`` shows the referee's view: every hand as dealt, the passes, each trick as a row
 with one column per seat (the winning card in brackets, the referee's own moves marked
-``*``), faults where they happened, each round's result and the match's. ``seat_lines``
-shows one seat's transcript, the lines exactly as they went over the wire (``>>`` to the bot,
-``<<`` from it), which hold nothing of the other hands. Both return ``rich`` ``Text`` lines:
-hearts and diamonds are red where the terminal shows colour.
+``*``), faults where they happened with a hint for the bot's author (and, under a dropped
+seat's fault, the last lines of its stderr and how its program ended), each round's result and
+the match's. ``seat_lines`` shows one seat's transcript, the lines exactly as they went over
+the wire (``>>`` to the bot, ``<<`` from it), which hold nothing of the other hands, with the
+seat's faults where they happened, then its stderr and exit status. Both return ``rich``
+``Text`` lines: hearts and diamonds are red where the terminal shows colour. Everything a bot
+wrote is shown through ``printable``: escapes are shown, never obeyed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from rich.highlighter import JSONHighlighter
 from rich.text import Text
 
 from protocol.cards import DIAMONDS, HEARTS, SUIT_CHARS, SUIT_SYMBOLS, card_symbol, parse_card, rank_of, suit_of
-from referee.match_log import Deal, Received, Sent
+from referee.hints import exit_text, hint
+from referee.match_log import Deal, Fault, Received, Sent
 from referee.names import printable
+from referee.replay.cursor import message_of
 from referee.replay.reader import LogMatch
-from referee.replay.record import FaultRecord, MatchRecord, RoundRecord, TrickRecord
+from referee.replay.record import FaultRecord, MatchRecord, RoundRecord, SeatRecord, TrickRecord
+from referee.replay.stderr import SeatOutput, seat_outputs
 
 RED = "red"
 _SUIT_ORDER = range(len(SUIT_CHARS))
 _RED_SUITS = (DIAMONDS, HEARTS)
+FAULT_STDERR: Final = 10
+"""Lines of a dropped seat's stderr shown under its fault in the match view."""
+SEAT_STDERR: Final = 50
+"""Lines of stderr at the end of a seat's view."""
+_LINE_WIDTH: Final = 300
+"""Characters shown of one line of stderr."""
+_ANSWERS: Final = {
+    "forfeit": "forfeit: the referee plays the seat from here",
+    "penalty": "revoke penalty and a redeal",
+    "substitute": "the referee's move is played for it",
+    "reconnect": "the referee waits for it to reconnect",
+}
 
 
 def card_text(code: str) -> Text:
@@ -61,7 +80,7 @@ def match_lines(record: MatchRecord, only_round: int | None = None) -> Iterator[
     if only_round is None:
         for fault in record.faults:
             if fault.round is None:
-                yield _fault(fault, names)
+                yield from _fault(fault, names, record.seats)
     for round_ in rounds:
         yield Text()
         yield from _round(record, round_, names)
@@ -111,7 +130,7 @@ def _round(record: MatchRecord, round_: RoundRecord, names: list[str]) -> Iterat
     faults = [f for f in record.faults if f.round == round_.round]
     for fault in faults:
         if fault.phase in ("deal", "pass"):
-            yield _fault(fault, names)
+            yield from _fault(fault, names, record.seats)
     if round_.passes:
         yield Text(f"  passed {round_.pass_direction}", style="bold")
         for made in round_.passes:
@@ -125,7 +144,7 @@ def _round(record: MatchRecord, round_: RoundRecord, names: list[str]) -> Iterat
         yield Text.assemble(("  declarations  ", "bold"), said)
     for fault in faults:
         if fault.phase == "declare":
-            yield _fault(fault, names)
+            yield from _fault(fault, names, record.seats)
     if round_.tricks:
         column = _column(names)
         heads = "".join(f"{_short(s, names):>{column}}" for s in range(n))
@@ -134,7 +153,7 @@ def _round(record: MatchRecord, round_: RoundRecord, names: list[str]) -> Iterat
             yield _trick(trick, names, column)
             for fault in faults:
                 if fault.phase == "play" and fault.trick == trick.number:
-                    yield _fault(fault, names)
+                    yield from _fault(fault, names, record.seats)
     if any(p.fallback for t in round_.tricks for p in t.plays) or any(p.fallback for p in round_.passes):
         yield Text("  * the referee's move for the seat (fallback)", style="dim")
     if round_.moon is not None:
@@ -143,7 +162,7 @@ def _round(record: MatchRecord, round_: RoundRecord, names: list[str]) -> Iterat
         yield Text(f"  moon: seat {moon.seat} {names[moon.seat]} chose {moon.choice}{by}")
     for fault in faults:
         if fault.phase == "moon":
-            yield _fault(fault, names)
+            yield from _fault(fault, names, record.seats)
     yield from _round_result(round_, names)
 
 
@@ -213,26 +232,55 @@ def _result(record: MatchRecord, names: list[str]) -> Iterator[Text]:
             for label, count in (("substitutions", seat.substitutions), ("penalties", seat.penalties))
             if count
         )
-        line = f"  seat {seat.seat} {printable(seat.name)}: {printable(seat.status)}{extra}"
+        ended = f" ({exit_text(seat.exit_code)})" if seat.status != "ok" and seat.stderr is not None else ""
+        line = f"  seat {seat.seat} {printable(seat.name)}: {printable(seat.status)}{extra}{ended}"
         yield Text(line, style="" if seat.status == "ok" else "red")
 
 
-def _fault(fault: FaultRecord, names: list[str]) -> Text:
+def _fault(fault: FaultRecord, names: list[str], seats: list[SeatRecord]) -> Iterator[Text]:
+    """A fault where it happened: what the referee saw and did, the line the bot sent, the
+    hint; for a dropped seat, the end of its stderr and how its program ended."""
     where = "handshake" if fault.round is None else fault.phase
     if fault.trick is not None:
         where = f"trick {fault.trick}"
-    rule = f" [{fault.rule}]" if fault.rule else ""
-    answer = {
-        "forfeit": "forfeit: the referee plays the seat from here",
-        "penalty": "revoke penalty and a redeal",
-        "substitute": "the referee's move is played for it",
-    }.get(fault.action, fault.action)
-    said = printable(f"{fault.reason}{rule}: {fault.message}")  # all from the log, which bots wrote into
-    text = Text(f"  ! {where}: seat {fault.seat} {names[fault.seat]}: {said} → {answer}")
-    text.stylize("red")
+    yield _fault_line(
+        f"  ! {where}: seat {fault.seat} {names[fault.seat]}: ", fault.reason, fault.message, fault.rule, fault.action
+    )
     if fault.reply is not None:
-        text.append(f"\n      it sent: {printable(fault.reply, 100)}", style="dim")
-    return text
+        yield Text(f"      it sent: {printable(fault.reply, 100)}", style="dim")
+    if fault.hint is not None:
+        yield _hint(fault.hint, "      ")
+    if fault.action == "forfeit":
+        seat = seats[fault.seat]
+        output = None if seat.stderr is None else SeatOutput(seat.stderr, seat.stderr_dropped, seat.exit_code)
+        yield from stderr_lines(output, FAULT_STDERR, "      ")
+
+
+def _fault_line(start: str, reason: str, message: str, rule: str | None, action: str) -> Text:
+    said = printable(f"{reason}{f' [{rule}]' if rule else ''}: {message}")  # from the log, which bots wrote into
+    return Text(f"{start}{said} → {_ANSWERS.get(action, printable(action))}", style="red")
+
+
+def _hint(text: str, indent: str) -> Text:
+    return Text.assemble((f"{indent}hint: ", "bold"), text)
+
+
+def stderr_lines(output: SeatOutput | None, count: int, indent: str) -> Iterator[Text]:
+    """The last ``count`` lines of a seat's stderr (``| `` before each, escapes shown), and how
+    its program ended."""
+    if output is None:
+        yield Text(f"{indent}stderr: not in the log (it ends before the bots' programs did)", style="dim")
+        return
+    shown, total = output.tail(count)
+    lost = f", and {output.dropped_bytes} bytes after them that the log did not keep" if output.dropped_bytes else ""
+    if not total:
+        yield Text(f"{indent}stderr: empty{lost}", style="dim")
+    else:
+        which = f"all {total} line{'' if total == 1 else 's'}" if total <= count else f"last {count} of {total} lines"
+        yield Text(f"{indent}stderr, {which}{lost}:", style="bold")
+        for line in shown:
+            yield Text.assemble((f"{indent}| ", "dim"), printable(line, _LINE_WIDTH))
+    yield Text(f"{indent}program: {exit_text(output.exit_code)}")
 
 
 def _seat(seat: int, names: list[str]) -> str:
@@ -250,7 +298,9 @@ def _column(names: list[str]) -> int:
 
 
 def seat_lines(log: LogMatch, seat: int, only_round: int | None = None) -> Iterator[Text]:
-    """What ``seat`` saw of the match: the referee's lines to it and its own, as on the wire."""
+    """What ``seat`` saw of the match: the referee's lines to it and its own, as on the wire,
+    with the seat's faults where they happened; then its stderr and how its program ended, and
+    last (when it had one) the fault that dropped it, or its last fault."""
     header = log.header
     yield Text.assemble(
         ("Match ", "bold"),
@@ -259,20 +309,83 @@ def seat_lines(log: LogMatch, seat: int, only_round: int | None = None) -> Itera
     )
     yield Text("  seats: " + " · ".join(f"{s.seat} {printable(s.name)}" for s in header.seats))
     yield Text("  >> the referee to the bot, << the bot to the referee; t in seconds since the start", style="dim")
+    output = seat_outputs(log).get(seat)
+    code = output.exit_code if output is not None else None
     highlight = JSONHighlighter()
     round_no: int | None = None
+    where = "handshake"
+    said: str | None = None
+    """The seat's last line, while nothing else of the seat has followed it: the reply a
+    fault right after it is about."""
+    faults: list[tuple[str, Fault, str | None]] = []
     for line in log.entries:
         entry = line.entry
         if isinstance(entry, Deal):
             round_no = entry.round
-            if only_round is None or round_no == only_round:
+            where = f"round {round_no} deal"
+            if round_no == only_round or (only_round is None and not _dropped(faults)):
                 yield Text(f"-- round {round_no} --", style="bold")
+                if _dropped(faults):
+                    yield Text(f"  (seat {seat} was dropped before this round: nothing more was sent to it)")
             continue
-        if only_round is not None and round_no != only_round:
+        if not isinstance(entry, Sent | Received | Fault) or entry.seat != seat:
             continue
-        if isinstance(entry, Sent) and entry.seat == seat:
-            raw = bytes(entry.msg).decode("utf-8", errors="replace")
-            yield Text.assemble((f"{entry.t:>10.6f} ", "dim"), (">> ", "cyan"), highlight(Text(printable(raw))))
-        elif isinstance(entry, Received) and entry.seat == seat:
-            shown = printable(entry.line)  # what the bot sent, escapes and all, shown not obeyed
-            yield Text.assemble((f"{entry.t:>10.6f} ", "dim"), ("<< ", "yellow"), highlight(Text(shown)))
+        shown = only_round is None or round_no == only_round
+        if isinstance(entry, Sent):
+            message = message_of(entry)
+            if message.get("type") != "error":  # a refused hello is answered before its fault is logged
+                said = None
+            where = _place(message, round_no, where)
+            if shown:
+                raw = bytes(entry.msg).decode("utf-8", errors="replace")
+                yield Text.assemble((f"{entry.t:>10.6f} ", "dim"), (">> ", "cyan"), highlight(Text(printable(raw))))
+        elif isinstance(entry, Received):
+            said = entry.line
+            if shown:
+                text = printable(entry.line)  # what the bot sent, escapes and all, shown not obeyed
+                yield Text.assemble((f"{entry.t:>10.6f} ", "dim"), ("<< ", "yellow"), highlight(Text(text)))
+        else:
+            faults.append((where, entry, said))
+            if shown:
+                yield from _seat_fault(where, entry, said, code, "")
+            said = None
+    yield Text(f"-- seat {seat}'s program --", style="bold")
+    yield from stderr_lines(output, SEAT_STDERR, "")
+    if faults:
+        where, fault, reply = next((f for f in faults if f[1].action == "forfeit"), faults[-1])
+        at = "in the handshake" if where == "handshake" else f"at {where}"
+        if fault.action == "forfeit":
+            yield Text(f"seat {seat} was dropped {at}:", style="bold red")
+        else:
+            count = f"{len(faults)} faults; the last" if len(faults) > 1 else "1 fault"
+            yield Text(f"seat {seat} had {count} {at}:", style="bold red")
+        yield from _seat_fault(where, fault, reply, code, "  ", recap=True)
+
+
+def _dropped(faults: list[tuple[str, Fault, str | None]]) -> bool:
+    return any(fault.action == "forfeit" for _, fault, _ in faults)
+
+
+def _place(message: dict[str, object], round_no: int | None, where: str) -> str:
+    """Where the match is for the seat, after a message it was sent."""
+    kind = message.get("type")
+    if kind == "play_request":
+        return f"round {round_no} trick {message.get('trick_number')}"
+    named = {"pass_request": "passing", "declare_request": "declarations", "moon_request": "moon choice"}
+    if isinstance(kind, str) and kind in named:
+        return f"round {round_no} {named[kind]}"
+    if kind == "match_end":
+        return "the end of the match"
+    return where
+
+
+def _seat_fault(
+    where: str, fault: Fault, reply: str | None, code: int | None, indent: str, *, recap: bool = False
+) -> Iterator[Text]:
+    start = f"{indent}! " if recap else f"{indent}! {where}: "
+    yield _fault_line(start, fault.reason, fault.message, fault.rule, fault.action)
+    if reply is not None and recap:
+        yield Text(f"{indent}    it sent: {printable(reply, 100)}", style="dim")
+    found = hint(fault.reason, fault.message, reply, code)
+    if found is not None:
+        yield _hint(found, f"{indent}    ")

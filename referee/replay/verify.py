@@ -15,7 +15,8 @@ time left in each request (only checked to be the decision limit and a bank that
 grows), and, in logs whose header lacks it, the illegal-move cap (inferred from the first forfeit,
 and then every seat must agree with it). The walk builds the ``MatchRecord`` as it goes, so the text
 and HTML replays show exactly what was verified, up to the first difference or the end of a
-cut-off log.
+cut-off log; then each seat's stderr and exit status (its ``stderr`` entries) and each fault's
+hint for the bot's author (``referee.hints``) are added to it.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from protocol.messages import (
 )
 from referee.events import round_end
 from referee.fallback import fallback_declare, fallback_moon, fallback_pass, fallback_play
+from referee.hints import exit_text, hint
 from referee.match_log import Deal, Result, RoundScored
 from referee.replay.cursor import Interrupted, LogCursor, LogEnds, Mismatch, describe, same
 from referee.replay.reader import LogMatch
@@ -62,6 +64,7 @@ from referee.replay.record import (
     Verification,
 )
 from referee.replay.seats import Seats
+from referee.replay.stderr import seat_outputs
 from referee.rules.dealing import deal
 from referee.rules.errors import IllegalMove, RulesError
 from referee.rules.match import Match
@@ -119,7 +122,21 @@ class _Walk:
             ends_after=self.cursor.position if status == "truncated" else None,
             difference=difference,
         )
+        self._bot_output()
         return self.record
+
+    def _bot_output(self) -> None:
+        """Each seat's stderr and exit status (the log's ``stderr`` entries, however far the
+        walk got), and each fault's hint for the bot's author, which may need the exit status
+        (a signal names its likely cause)."""
+        outputs = seat_outputs(self.log)
+        for seat, output in outputs.items():
+            record = self.record.seats[seat]
+            record.stderr, record.stderr_dropped = output.text, output.dropped_bytes
+            record.exit_code, record.exit = output.exit_code, exit_text(output.exit_code)
+        for fault in self.record.faults:
+            code = outputs[fault.seat].exit_code if fault.seat in outputs else None
+            fault.hint = hint(fault.reason, fault.message, fault.reply, code)
 
     # -- the match ---------------------------------------------------------------------------
     def _match(self) -> None:

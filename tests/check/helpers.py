@@ -18,8 +18,8 @@ from referee.sandbox import Sandbox, SandboxUnavailable, choose_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = f"{sys.executable} tests/bots/first_legal_bot.py"
-FAST = Limits(per_decision=1.0, startup=10.0)
-"""Short enough that a hanging bot costs little, long enough for a loaded machine."""
+FAST = Limits(per_decision=1.0, bank=0.0, startup=10.0)
+"""Short enough that a hanging bot costs little (no bank), long enough for a loaded machine."""
 NOT_SANDBOXED = ["sandbox.works"]
 """The steps skipped when the bot is not started in a sandbox (the ``check`` default here)."""
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
@@ -41,6 +41,11 @@ def check_hostile(mode: str, *extra: str) -> str:
     return f"{sys.executable} tests/bots/check_hostile_bot.py {mode} {' '.join(extra)}".strip()
 
 
+def author(mode: str, *extra: str) -> str:
+    """tests/bots/check_author_bot.py: a mistake bot authors make."""
+    return f"{sys.executable} tests/bots/check_author_bot.py {mode} {' '.join(extra)}".strip()
+
+
 def check(
     command: str,
     *patterns: str,
@@ -50,7 +55,10 @@ def check(
     jobs: int = 1,
     keep_transcripts: bool = False,
     sandbox: Sandbox | None = None,
+    clock: trio.abc.Clock | None = None,
 ) -> CheckReport:
+    """The check of ``command`` (``clock``: a ``trio.testing.MockClock`` to run the check's
+    clock faster than the bot's)."""
     steps = select(patterns) if patterns else None
     return trio.run(
         lambda: run_check(
@@ -63,7 +71,8 @@ def check(
             keep_transcripts=keep_transcripts,
             cwd=ROOT,
             sandbox=sandbox,
-        )
+        ),
+        clock=clock,
     )
 
 

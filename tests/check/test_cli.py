@@ -41,7 +41,8 @@ def test_a_good_bot_passes_with_exit_code_0() -> None:
     assert code == 0, out
     lines = out.splitlines()
     assert lines[0] == f"referee check: {GOOD}"
-    assert "variant american; 2 s per decision; start-up 10 s; 46 steps" in lines[1]
+    clock = "clock 1 s a decision + 10 s bank (referee match's default); start-up 10 s; 46 steps"
+    assert lines[1] == f"  variant american; {clock}"
     assert lines[2] == "  sandbox: none — bots are not isolated"
     step_lines = [line for line in lines if line[:4] in ("PASS", "WARN", "FAIL", "SKIP")]
     assert [line.split()[1] for line in step_lines] == [s.name for s in STEPS]
@@ -65,16 +66,17 @@ def test_a_failing_step_shows_expected_got_transcript_and_stderr() -> None:
     assert "<< {" in details
     assert '>> {"type":"weather","x":1}' in details
     assert "stderr:\n  | KeyError: 'weather'" in details
-    assert "exit status at the end of the step: 1" in details
-    assert "result: FAIL (compat.unknown_event)" in out
+    assert "hint:     the bot's program ended: its stderr (below, or in the log) shows why" in details
+    assert "the bot at the end of the step: exited with code 1" in details
+    assert "result: FAIL — crash (compat.unknown_event)" in out
 
 
 def test_json_output_has_the_steps_and_a_summary() -> None:
     code, report = invoke_json(check_hostile("int32_id"), "--only", "handshake.hello", "--only", "ids.*")
     assert code == 1
     assert set(report) == {
-        "bot", "name", "variant", "per_decision_ms", "startup_ms", "grace_ms", "sandboxed", "sandbox", "steps",
-        "summary", "exit_code",
+        "bot", "name", "variant", "per_decision_ms", "bank_ms", "startup_ms", "grace_ms", "sandboxed", "sandbox",
+        "steps", "summary", "exit_code",
     }  # fmt: skip
     assert report["name"] == "check-hostile-int32_id"
     assert report["exit_code"] == 1
@@ -82,10 +84,13 @@ def test_json_output_has_the_steps_and_a_summary() -> None:
     assert [s["verdict"] for s in report["steps"]] == ["pass", "fail", "pass"]
     failed = report["steps"][1]
     assert set(failed) == {
-        "name", "summary", "verdict", "message", "warnings", "expected", "got", "seconds", "decisions",
-        "startup_ms", "transcript", "stderr", "exit_code",
+        "name", "summary", "verdict", "message", "warnings", "expected", "got", "reason", "hint", "seconds",
+        "decisions", "startup_ms", "transcript", "stderr", "exit_code",
     }  # fmt: skip
-    assert failed["expected"] == "a 'pass' reply with id 2147483648 within 2000 ms"
+    assert failed["expected"] == "a 'pass' reply with id 2147483648 within 1000 ms + 10000 ms of bank"
+    assert failed["reason"] == "wrong_id"
+    assert failed["hint"] == "copy the request's \"id\" into the reply; answer each request once, in order"
+    assert report["per_decision_ms"] == 1000 and report["bank_ms"] == 10000 and report["startup_ms"] == 10000
     assert '"id": -2147483648' in failed["got"]
     assert {line["direction"] for line in failed["transcript"]} == {"send", "recv"}
     assert set(failed["decisions"][0]) == {"request", "id", "ms"}
@@ -93,6 +98,16 @@ def test_json_output_has_the_steps_and_a_summary() -> None:
     summary = report["summary"]
     assert summary["steps"] == 3 and summary["passed"] == 2 and summary["failed"] == 1 and not summary["ok"]
     assert summary["decisions"] > 0 and summary["median_ms"] is not None
+    assert summary["causes"] == [
+        {
+            "verdict": "fail",
+            "reason": "wrong_id",
+            "rule": None,
+            "message": failed["message"],
+            "hint": failed["hint"],
+            "steps": ["ids.large"],
+        }
+    ]
 
 
 def test_json_of_a_passing_bot_and_exit_code_0() -> None:

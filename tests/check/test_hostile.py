@@ -62,7 +62,7 @@ ONLY_HELLO = ["handshake.hello"]
         ("int32_id", ["ids.large"], "reply id -2147483648 does not answer request 2147483648 (wrong_id)"),
         ("counting_id", ["ids.large", "ids.non_sequential"], "reply id 1 does not answer request 2147483648"),
         ("quits_on_error", ["error.nonfatal_substitute", "error.nonfatal_revoke"], "exited with code 1"),
-        ("exit_nonzero", ["exit.goodbye"], "exited with status 2"),
+        ("exit_nonzero", ["exit.goodbye"], "exited with code 2"),
     ],
 )
 def test_a_protocol_mistake_fails_exactly_the_steps_about_it(mode: str, failures: list[str], reason: str) -> None:
@@ -101,7 +101,7 @@ def test_a_pervasive_mistake_is_named_by_the_first_step_it_meets(mode: str, firs
 
 @pytest.mark.parametrize(
     ("mode", "problem"),
-    [("exit_nonzero", "exited with status 2"), ("linger", "still running 1 s after goodbye")],
+    [("exit_nonzero", "exited with code 2"), ("linger", "still running 1 s after goodbye")],
 )
 def test_a_bad_exit_fails_the_goodbye_step(mode: str, problem: str) -> None:
     report = check(check_hostile(mode), "handshake.hello", "exit.*")
@@ -138,7 +138,10 @@ def test_a_bot_that_cannot_start_fails_the_first_step_and_skips_the_rest() -> No
     assert first.name == "handshake.hello" and first.verdict == "fail"
     assert "cannot start bot 'no-such-program-here --flag'" in (first.got or "")
     assert by_verdict(report, "skip") == ORDER[1:]
-    assert all(s.message.startswith("not run: the bot failed handshake.hello") for s in report.steps[1:])
+    never = "not run: the bot never completed its handshake (handshake.hello failed)"
+    assert all(s.message.startswith(never) for s in report.steps[1:])
+    assert first.reason == "cannot_start" and first.hint and "run the command by hand" in first.hint
+    assert [(c.verdict, len(c.steps)) for c in report.summary.causes] == [("fail", 1), ("skip", 45)]
 
 
 def test_a_failing_step_keeps_its_transcript_and_stderr() -> None:

@@ -94,9 +94,10 @@ def test_a_crashing_bot_is_restarted_for_every_match_and_its_crashes_counted(tmp
         faults = [e for e in entries if e["type"] == "fault"]
         assert sorted(f["seat"] for f in faults) == sorted(crash_seats)
         assert all(f["reason"] == "crash" for f in faults)
-        stderr = [e for e in entries if e["type"] == "stderr"]
-        assert sorted(e["seat"] for e in stderr) == sorted(crash_seats)
-        assert all(e["exit_code"] == 3 for e in stderr)
+        stderr = {e["seat"]: e for e in entries if e["type"] == "stderr"}
+        assert sorted(stderr) == [0, 1, 2, 3]  # every seat's stderr of this match
+        assert all(stderr[s]["exit_code"] == 3 for s in crash_seats)
+        assert all(e["exit_code"] is None for s, e in stderr.items() if s not in crash_seats)  # kept: still running
     # with --keep-bots the first-legal bots were kept: their handshakes are in the first match only
     first_hellos = sum(
         len(set(hellos(e)) - {s["seat"] for s in e[0]["seats"] if s["name"] == "hostile-crash"}) for e in logs.values()
@@ -126,7 +127,8 @@ def test_a_missing_bot_program_is_refused_before_the_ladder_is_made(tmp_path: Pa
     db = tmp_path / "l.db"
     result = CliRunner().invoke(main, ["ladder", "run", str(config), "--games", "1", "--db", str(db), "--quiet"])
     assert result.exit_code == 1
-    assert "bot ghost: cannot start bot '/nonexistent/bot'" in result.output
+    named = "bot ghost: its command '/nonexistent/bot' needs the program '/nonexistent/bot': there is no"
+    assert named in result.output
     assert not db.exists()
 
 

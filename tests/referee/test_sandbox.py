@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -84,7 +85,8 @@ def test_a_bot_cannot_read_the_referees_command_line_environment_files_or_log(tm
     log = tmp_path / "match.jsonl"
     (tmp_path / "secrets").write_text(f"{seed}|{secret}")
     tmp_path.chmod(0o755)  # the bot's folder must be open to the bot's own uid (pytest makes it 0700)
-    spy = f"{ATTACKER} snoop {marker} log={log} secrets={tmp_path / 'secrets'}"
+    # the bare path makes the sandbox show the bot that one file (its folder is under /tmp: shared)
+    spy = f"{ATTACKER} snoop {marker} log={log} secrets={tmp_path / 'secrets'} {tmp_path / 'secrets'}"
     extra = ("--seed", seed, "--bot-cwd", str(tmp_path))
     result = one_round(spy, GOOD, GOOD, GOOD, log=log, extra=extra, env={"REFEREE_SECRET": secret})
     assert [s["status"] for s in result["seats"]] == ["ok"] * 4
@@ -173,8 +175,10 @@ def test_bots_run_under_their_own_unprivileged_uid(tmp_path: Path) -> None:
     tmp_path.chmod(0o755)
     probe = tmp_path / "probe.py"
     probe.write_text("import os; print(os.getuid(), os.getgid(), os.getgroups(), open('/proc/self/status').read())")
-    args = sandbox.wrap([PY, str(probe)], str(tmp_path), sandbox.environment(None))
-    done = subprocess.run(args, capture_output=True, text=True, check=False, timeout=30)
+    launch = sandbox.wrap([PY, str(probe)], str(tmp_path), sandbox.environment(None))
+    done = subprocess.run(
+        launch.argv, capture_output=True, text=True, check=False, timeout=30, pass_fds=launch.pass_fds
+    )
     assert done.returncode == 0, done.stderr
     uid, gid, *_ = done.stdout.split(maxsplit=2)
     assert int(uid) >= FIRST_UID and int(gid) >= FIRST_UID
@@ -185,9 +189,11 @@ def test_bots_run_under_their_own_unprivileged_uid(tmp_path: Path) -> None:
 def test_the_environment_is_clean(tmp_path: Path) -> None:
     sandbox = Sandbox(bwrap=shutil.which("bwrap") or "bwrap", privileged=os.geteuid() == 0)
     env = sandbox.environment({"MY_SETTING": "1"})
-    args = sandbox.wrap(["env"], str(tmp_path), env)
+    launch = sandbox.wrap(["env"], str(tmp_path), env)
     leaky = {**os.environ, "LEAK": "x"}
-    done = subprocess.run(args, capture_output=True, text=True, check=False, timeout=30, env=leaky)
+    done = subprocess.run(
+        launch.argv, capture_output=True, text=True, check=False, timeout=30, env=leaky, pass_fds=launch.pass_fds
+    )
     assert done.returncode == 0, done.stderr
     names = {line.partition("=")[0] for line in done.stdout.splitlines()}
     assert names - {"PWD"} == {"PATH", "HOME", "LANG", "TMPDIR", "MY_SETTING"}  # bwrap sets PWD to the folder
@@ -224,3 +230,63 @@ def test_a_crash_is_seen_at_once_even_with_a_setsid_child_holding_stdout(tmp_pat
     result = one_round(crasher, GOOD, GOOD, GOOD, log=log, extra=("--time-per-move", "30", "--time-bank", "0"))
     assert [s["status"] for s in result["seats"]] == ["crash", "ok", "ok", "ok"]
     assert gone(marker), lingering(marker)
+
+
+def run_inside(tmp_path: Path, script: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a shell script as a sandboxed bot would run (the script is named, so it is seen)."""
+    sandbox = choose_sandbox("on", lambda _: None)
+    assert sandbox is not None
+    tmp_path.chmod(0o755)
+    path = tmp_path / "probe.sh"
+    path.write_text(script)
+    path.chmod(0o644)
+    launch = sandbox.wrap(["sh", str(path)], str(cwd or tmp_path), sandbox.environment(None))
+    try:
+        return subprocess.run(
+            launch.argv, capture_output=True, text=True, check=False, timeout=30, pass_fds=launch.pass_fds
+        )
+    finally:
+        launch.close()
+
+
+def test_keyrings_and_new_user_namespaces_are_refused(tmp_path: Path) -> None:
+    """The kernel keyrings outlive a bot's processes (a note from one match to the next, or to
+    another bot) and a user namespace hands a bot every capability in it: both are refused."""
+    done = run_inside(
+        tmp_path,
+        f"{PY} -c \"import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
+        "print('add_key', libc.syscall(248, b'user', b'note', b'x', 1, -4), ctypes.get_errno()); "
+        "print('keyctl', libc.syscall(250, 0, -4, 0), ctypes.get_errno())\"; "
+        "unshare -U true; echo unshare=$?",
+    )
+    assert "add_key -1 1" in done.stdout and "keyctl -1 1" in done.stdout, done.stdout + done.stderr  # EPERM
+    assert "unshare=1" in done.stdout
+
+
+def test_the_referees_folder_and_shared_folders_are_not_seen_whole(tmp_path: Path) -> None:
+    """A Unix socket in a folder the bot sees is a way out of its network namespace (a read-only
+    mount does not stop connect), so the referee's folder and /tmp are never bound whole."""
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(tmp_path / "host.sock"))
+    server.listen(1)
+    (tmp_path / "other-file").write_text("someone else's")
+    try:
+        done = run_inside(
+            tmp_path,
+            f"ls {tmp_path}; ls /tmp; "
+            f"{PY} -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{tmp_path}/host.sock')\" "
+            "&& echo CONNECTED",
+            cwd=ROOT,
+        )
+    finally:
+        server.close()
+    assert "CONNECTED" not in done.stdout, done.stdout
+    seen = done.stdout.split()
+    assert "probe.sh" in seen  # the named file, alone (and the folders leading to it)
+    assert "host.sock" not in seen and "other-file" not in seen
+
+
+def test_the_sandbox_init_shows_no_map_of_the_machine(tmp_path: Path) -> None:
+    done = run_inside(tmp_path, "tr '\\000' ' ' < /proc/1/cmdline")
+    assert "--ro-bind" not in done.stdout and "--setenv" not in done.stdout, done.stdout
+    assert "--args" in done.stdout

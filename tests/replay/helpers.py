@@ -1,6 +1,6 @@
 """Real replay logs for the replay tests: real matches between real bot processes (sample bots,
-hostile bots and a rule-breaking bot), each played once per test session, when first needed;
-and ``referee replay`` run in-process."""
+hostile bots, a rule-breaking bot and bots making an author's common mistakes), each played
+once per test session, when first needed; and ``referee replay`` run in-process."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ JS = "node sample_bots/javascript/bot.js" if shutil.which("node") else f"{PY} sa
 FIRST = f"{PY} tests/bots/first_legal_bot.py"
 BREAKER = f"{PY} tests/replay/bots/rule_breaker.py"
 HOSTILE = f"{PY} tests/bots/hostile_bot.py"
+MISTAKE = f"{PY} tests/bots/mistake_bot.py"
 FAST = MatchConfig(per_decision=0.5, bank=0.5, startup=10.0, grace=0.3)
 SLOW = MatchConfig(per_decision=5.0, bank=30.0, startup=20.0)
 
@@ -73,6 +74,17 @@ SETUPS: dict[str, Setup] = {
         [f"{BREAKER} illegal=4,shortpass", FIRST, f"{BREAKER} notacard", FIRST],
         12,
         MatchConfig(per_decision=5.0, bank=30.0, policy="substitute", illegal_move_cap=2),
+    ),
+    # a traceback on stderr, a debug print on stdout, a reply never flushed (a time-out)
+    "mistakes": Setup(
+        "american",
+        {"end": "rounds", "rounds": 2},
+        [f"{MISTAKE} crash", f"{MISTAKE} debug_print", f"{MISTAKE} no_flush", FIRST],
+        4,
+        FAST,
+    ),
+    "wrong_version": Setup(
+        "american", {"end": "rounds", "rounds": 1}, [FIRST, f"{MISTAKE} wrong_version", FIRST, FIRST], 4
     ),
 }
 

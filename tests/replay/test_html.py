@@ -171,6 +171,57 @@ def test_six_seats_and_faults(browser_page: Page, match_log: MatchLogs, tmp_path
     assert viewer.errors == []
 
 
+def test_faults_with_hints_and_the_bots_stderr(browser_page: Page, match_log: MatchLogs, tmp_path: Path) -> None:
+    """A crash, a debug print and a time-out: each note has its hint; a dropped seat's stderr
+    (hostile here: markup and escapes) is in its panel as text, never as HTML."""
+    source = match_log("mistakes")
+    hostile = '<img src=x onerror="window.pwned=1">\x1b[2J</pre><script>window.pwned=2</script>\n'
+    lines = []
+    for raw in source.read_text().splitlines():
+        entry = json.loads(raw)
+        if entry["type"] == "stderr" and entry["seat"] == 0:
+            entry["text"] += hostile
+        lines.append(json.dumps(entry) + "\n")
+    log = tmp_path / "mistakes.jsonl"
+    log.write_text("".join(lines))
+    (stderr,) = [e["text"] for e in map(json.loads, lines) if e["type"] == "stderr" and e["seat"] == 0]
+    assert "Traceback (most recent call last):" in stderr
+    viewer = Viewer(browser_page, html_of(log, tmp_path / "mistakes.html"))
+    page = viewer.page
+    seen: list[str] = []
+    for _ in range(8):  # the deal, the passing, the first trick: a fault at each bot's first play
+        seen.extend(page.locator("#notes .note").all_inner_texts())
+        if page.locator('#notes .note[data-seat="0"]').count():
+            break
+        page.keyboard.press("ArrowRight")
+    crash = page.locator('#notes .note[data-seat="0"]')
+    assert crash.count() == 1
+    assert "crash: the bot exited with code 1" in crash.inner_text()
+    assert "the bot's program ended: its stderr" in crash.locator(".advice").inner_text()
+    assert "program: exited with code 1" in crash.inner_text()
+    panel = page.locator('details.stderr[data-seat="0"]')
+    assert panel.get_attribute("open") is not None  # a dropped seat's stderr is open
+    assert page.locator('details.stderr[data-seat="3"]').get_attribute("open") is None
+    assert "(empty)" in page.locator('details.stderr[data-seat="3"] summary').inner_text()
+    shown = panel.locator("pre").text_content()
+    assert shown == stderr  # all of it, as text
+    assert "RuntimeError: no strategy for this trick" in panel.inner_text()
+    page.evaluate("document.querySelectorAll('details.stderr').forEach((d) => { d.open = false; })")
+    crash.locator("button").click()
+    assert panel.get_attribute("open") is not None
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+        seen.extend(page.locator("#notes .note").all_inner_texts())
+    everything = " ".join(seen)
+    assert "stdout carries the protocol only" in everything and "it sent: my hand is [" in everything
+    assert "was the line flushed?" in everything
+    assert page.locator("#stderr img, #stderr script, #notes img").count() == 0
+    assert page.evaluate("window.pwned") is None
+    facts = page.inner_text("#facts")
+    assert "mistake-crash: crash (exited with code 1)" in facts
+    assert viewer.errors == []
+
+
 def screenshot(out: Path) -> None:
     """The docs' screenshot: a match of the sample bots, in the middle of a trick."""
     executable = chromium()

@@ -16,7 +16,7 @@ from referee.check.results import StepResult
 from referee.rules.presets import ruleset, with_options
 
 StepFn = Callable[[Probe], Awaitable[None]]
-JudgeFn = Callable[[Sequence[StepResult], Limits, StepResult], None]
+JudgeFn = Callable[[Sequence[StepResult], Limits, RuleSet, StepResult], None]
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,8 @@ class SummaryStep:
     name: str
     summary: str
     judge: JudgeFn
-    """Fills in the verdict of the given result from the results before it."""
+    """Fills in the verdict of the given result from the results before it (and the clock
+    and the rules of the variant checked)."""
 
 
 AnyStep = Step | SummaryStep

@@ -110,6 +110,7 @@ async def fatal_exit(probe: Probe) -> None:
             f"the bot was {probe.still} {grace:g} s after a fatal error and the end of its input",
             expected=f"{probe.to_exit} within {grace:g} s",
             got=probe.still,
+            reason="no_exit",
         )
     if lines:
         probe.warn(f"{len(lines)} line(s) written after the fatal error (the referee no longer reads them)")

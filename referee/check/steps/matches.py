@@ -103,6 +103,7 @@ async def goodbye(probe: Probe) -> None:
                 f"the bot was {probe.still} {grace:g} s after goodbye and after its input ended",
                 expected=wanted,
                 got=probe.still,
+                reason="no_exit",
             )
         how = "closes the connection" if probe.tcp else "exits"
         closes = "half-closes the connection" if probe.tcp else "closes stdin"
@@ -119,6 +120,7 @@ async def goodbye(probe: Probe) -> None:
             f"after goodbye the bot {end.describe()}",
             expected="exit status 0 after goodbye",
             got=f"exit status {end.code}",
+            reason="exit_status",
         )
     probe.note(f"exited with status 0, {elapsed:.0f} ms after goodbye")
 
@@ -143,6 +145,7 @@ async def end_of_input(probe: Probe) -> None:
             f"the bot was {probe.still} {grace:g} s after its input ended",
             expected=f"{probe.to_exit} within {grace:g} s of the end of its input",
             got=probe.still,
+            reason="no_exit",
         )
     probe.note(end.describe())
 
