@@ -22,6 +22,7 @@ import msgspec
 from referee.errors import RefereeError
 from referee.hints import exit_text
 from referee.names import MAX_NAME, printable, safe_name
+from referee.sandbox import Sandbox, SandboxUnavailable
 
 
 class BotConfigError(RefereeError):
@@ -161,20 +162,38 @@ def missing_program(command: str, folder: Path) -> str | None:
     return None
 
 
-def build(entry: BotEntry, cwd: str | Path) -> None:
+def build(entry: BotEntry, cwd: str | Path, sandbox: Sandbox | None = None) -> None:
     """Run a bot's build step (if any) with ``sh -c`` in ``cwd``; raises ``BotConfigError``
-    when it fails, with the line, the folder, the exit status and the end of its output."""
+    when it fails, with the line, the folder, the exit status and the end of its output. With a
+    ``sandbox`` the build is the author's code run in it: the system and its folder in sight,
+    only its folder writable, the network open (to fetch dependencies), no capabilities."""
     if not entry.build:
         return
     shell = shutil.which("sh")
     if shell is None:
         raise BotConfigError(f"building {entry.name}: no 'sh' here to run its build {entry.build!r}")
+    args = [shell, "-c", entry.build]
+    launch = None
     try:
+        if sandbox is not None:
+            launch = sandbox.wrap(args, cwd, sandbox.environment(None), build=True)
+            args = launch.argv
         done = subprocess.run(
-            [shell, "-c", entry.build], cwd=cwd, capture_output=True, text=True, errors="replace", check=False
+            args,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            check=False,
+            pass_fds=launch.pass_fds if launch is not None else (),
         )
     except OSError as err:
         raise BotConfigError(f"building {entry.name}: cannot run its build in {cwd}: {err.strerror or err}") from None
+    except SandboxUnavailable as err:
+        raise BotConfigError(f"building {entry.name}: {err}") from None
+    finally:
+        if launch is not None:
+            launch.close()
     if done.returncode != 0:
         lines = (done.stdout + done.stderr).splitlines()
         shown = lines[-BUILD_OUTPUT_LINES:]

@@ -113,11 +113,13 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         more = tuple(str(Path(p).absolute()) for p in paths)
         return msgspec.structs.replace(self, hidden=self.hidden + more)
 
-    def wrap(self, args: Sequence[str], cwd: str | Path, env: dict[str, str]) -> Launch:
+    def wrap(self, args: Sequence[str], cwd: str | Path, env: dict[str, str], *, build: bool = False) -> Launch:
         """How to start ``args`` in ``cwd`` with exactly ``env`` in the sandbox: ``bwrap
         --args FD`` (the options come through a file descriptor, so that the sandbox's own
-        ``/proc/1/cmdline`` is no map of the machine) and the seccomp filter's descriptor."""
-        options = self.options(args, cwd, env)
+        ``/proc/1/cmdline`` is no map of the machine) and the seccomp filter's descriptor.
+        With ``build``: a bot's build step, which may write in ``cwd`` (as the operator's user,
+        without capabilities) and reach the network (to fetch its dependencies)."""
+        options = self.options(args, cwd, env, build=build)
         fds: list[int] = []
         program = bot_filter()
         if program is not None:
@@ -127,13 +129,13 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         fds.append(_memfd("bot-args", b"".join(a.encode() + b"\0" for a in options[1:end])))
         return Launch(argv=[self.bwrap, "--args", str(fds[-1]), *options[end:]], pass_fds=tuple(fds))
 
-    def options(self, args: Sequence[str], cwd: str | Path, env: dict[str, str]) -> list[str]:
+    def options(self, args: Sequence[str], cwd: str | Path, env: dict[str, str], *, build: bool = False) -> list[str]:
         """The whole ``bwrap`` command line that runs ``args`` in ``cwd`` with exactly ``env``."""
         folder = str(Path(cwd).absolute())
         out = [
             self.bwrap,
             "--unshare-pid",
-            "--unshare-net",
+            *([] if build else ["--unshare-net"]),
             "--unshare-ipc",
             "--unshare-uts",
             "--unshare-cgroup-try",
@@ -166,7 +168,13 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
                 out += _parents(path, mounted)
                 out += ["--ro-bind", path, path]
                 mounted.append(path)
-        if not any(_inside(folder, m) for m in mounted):
+        if build:  # the build's folder, writable (it may be the folder the bot runs from)
+            if _too_wide(folder):
+                raise SandboxUnavailable(f"a build may not write in {folder}: a shared folder (give the bot its own)")
+            out += _parents(folder, mounted)
+            out += ["--bind", folder, folder]
+            mounted.append(folder)
+        elif not any(_inside(folder, m) for m in mounted):
             out += _parents(folder + "/x", mounted)
         for path in self.hidden:
             if any(_inside(path, m) for m in mounted):
@@ -178,7 +186,9 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         for key, value in env.items():
             out += ["--setenv", key, value]
         out.append("--")
-        if self.privileged:
+        if self.privileged and build:  # the operator's uid (its files), but no capability at all
+            out += ["setpriv", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all"]
+        elif self.privileged:
             uid = str(FIRST_UID + secrets.randbelow(UIDS))  # unpredictable, and rarely shared with another referee
             out += [
                 "setpriv",
@@ -218,6 +228,15 @@ def _shared(folder: str) -> bool:
     if any(_inside(folder, s) or _inside(s, folder) for s in SHARED):
         return True
     if any(_inside(s, folder) for s in SHARED_ROOTS):
+        return True
+    return folder == os.path.expanduser("~") or os.path.dirname(folder) == "/home"
+
+
+def _too_wide(folder: str) -> bool:
+    """Whether a build may not be given ``folder`` to write in: ``/``, a shared folder itself
+    or one that contains one, or a home folder itself. (A bot's own folder in /tmp may be.)"""
+    folder = os.path.abspath(folder)
+    if any(_inside(s, folder) for s in (*SHARED, *SHARED_ROOTS)):
         return True
     return folder == os.path.expanduser("~") or os.path.dirname(folder) == "/home"
 

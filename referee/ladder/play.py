@@ -22,7 +22,7 @@ from referee.ladder.runner import LadderRun, RunOptions, make_private_folder
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.link import BotLimits
 from referee.runner import MatchConfig
-from referee.sandbox import SandboxMode, choose_sandbox
+from referee.sandbox import Sandbox, SandboxMode, choose_sandbox
 
 
 class LadderInterrupted(LadderError):
@@ -44,7 +44,7 @@ class LadderResult:
         return 60 * self.played / self.seconds if self.seconds > 0 else 0.0
 
 
-def prepare_bots(entries: Sequence[BotEntry], cwd: Path | None) -> None:
+def prepare_bots(entries: Sequence[BotEntry], cwd: Path | None, sandbox: Sandbox | None = None) -> None:
     """Before any match: every bot's programs must exist and its build (if any) succeed, so a
     bot that could never start is named now rather than found crashing in every match.
     Programs looked up on PATH are checked before any build runs; a program or a script given
@@ -56,7 +56,7 @@ def prepare_bots(entries: Sequence[BotEntry], cwd: Path | None) -> None:
         if "/" not in command_words(entry.command)[0]:
             _refuse_missing(entry, folder)
     for entry in entries:
-        build(entry, folder)
+        build(entry, folder, sandbox)
     for entry in entries:
         _refuse_missing(entry, folder)
 
@@ -94,7 +94,10 @@ def play_ladder(
         raise LadderError("--concurrency must be at least 1")
     check_same_ladder(db, entries, rules, seed)
     sandbox = choose_sandbox(sandbox_mode, warn or (lambda line: None), sandbox_binds)
-    prepare_bots(entries, cwd)
+    existed = Path(db).exists()
+    prepare_bots(entries, cwd, sandbox.hiding(*private_files(db)) if sandbox is not None else None)
+    if not existed and Path(db).exists():  # a build may write in its folder: not the ladder's files
+        raise LadderError(f"{db} appeared while the bots were built: a build wrote it; refusing to use it")
     with run_lock(db):
         store, notes = open_ladder(db, entries, rules, games=games, seed=seed, default_rules=default_rules)
         try:

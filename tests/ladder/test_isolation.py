@@ -246,3 +246,31 @@ def test_format_modes() -> None:
         "results: 6 matches: 4 sandboxed, 2 NOT sandboxed, 5 with fresh bots, 1 with bots kept across matches"
     )
     assert "\nwarning:" in mixed
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_a_build_runs_sandboxed_writing_only_in_its_folder(tmp_path: Path) -> None:
+    """A build is the bot author's code: it may write in its own folder, nowhere else, and
+    has no capabilities; the ladder's database is out of its reach."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    first = ROOT / "tests" / "bots" / "first_legal_bot.py"
+    (folder / "bot.py.in").write_text(first.read_text())
+    build = (
+        f"cp bot.py.in bot.py && (touch {outside}/escaped 2>/dev/null && echo ESCAPED || true) "
+        "&& grep CapEff /proc/self/status > caps.txt"
+    )
+    config = folder / "bots.toml"
+    config.write_text(
+        f'[[bot]]\nname = "a"\ncommand = "{PY} bot.py"\nbuild = "{build}"\n\n'
+        f'[[bot]]\nname = "b"\ncommand = "{PY} bot.py"\n'
+    )
+    folder.chmod(0o755)
+    tmp_path.chmod(0o755)
+    result = ladder("run", str(config), "--games", "1", "--db", str(tmp_path / "l.db"), "--sandbox", "on")
+    assert result.exit_code == 0, result.output
+    assert (folder / "bot.py").exists()
+    assert not (outside / "escaped").exists()
+    assert (folder / "caps.txt").read_text().split() == ["CapEff:", "0000000000000000"]
