@@ -222,14 +222,10 @@ folder inside one, such as a bot's own folder in a home, is)."""
 
 
 def _shared(folder: str) -> bool:
-    """Whether a folder may not be bound whole: inside a shared folder (``/tmp/x``), containing
-    one (``/``), a root of homes or services itself, or a user's home folder itself."""
-    folder = os.path.abspath(folder)
-    if any(_inside(folder, s) or _inside(s, folder) for s in SHARED):
-        return True
-    if any(_inside(s, folder) for s in SHARED_ROOTS):
-        return True
-    return folder == os.path.expanduser("~") or os.path.dirname(folder) == "/home"
+    """Whether a folder may not be bound whole: a shared folder itself or one that contains one
+    (``/tmp``, ``/``, ``/home``), or a user's home folder itself. A folder of its own inside one
+    (``/tmp/mybot``, ``/home/me/bots``) may be: it is what the operator named."""
+    return _too_wide(folder)
 
 
 def _too_wide(folder: str) -> bool:

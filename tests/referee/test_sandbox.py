@@ -265,16 +265,21 @@ def test_keyrings_and_new_user_namespaces_are_refused(tmp_path: Path) -> None:
 
 def test_the_referees_folder_and_shared_folders_are_not_seen_whole(tmp_path: Path) -> None:
     """A Unix socket in a folder the bot sees is a way out of its network namespace (a read-only
-    mount does not stop connect), so the referee's folder and /tmp are never bound whole."""
+    mount does not stop connect): the referee's folder and /tmp are never bound whole, only the
+    bot's own folder."""
+    other = tmp_path / "other"
+    other.mkdir()
     server = socket.socket(socket.AF_UNIX)
-    server.bind(str(tmp_path / "host.sock"))
+    server.bind(str(other / "host.sock"))
     server.listen(1)
-    (tmp_path / "other-file").write_text("someone else's")
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    bot.chmod(0o755)
     try:
         done = run_inside(
-            tmp_path,
-            f"ls {tmp_path}; ls /tmp; "
-            f"{PY} -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{tmp_path}/host.sock')\" "
+            bot,
+            f"ls {tmp_path}; ls /tmp; ls; ls {bot}; "
+            f"{PY} -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{other}/host.sock')\" "
             "&& echo CONNECTED",
             cwd=ROOT,
         )
@@ -282,8 +287,14 @@ def test_the_referees_folder_and_shared_folders_are_not_seen_whole(tmp_path: Pat
         server.close()
     assert "CONNECTED" not in done.stdout, done.stdout
     seen = done.stdout.split()
-    assert "probe.sh" in seen  # the named file, alone (and the folders leading to it)
-    assert "host.sock" not in seen and "other-file" not in seen
+    assert "bot" in seen and "probe.sh" in seen  # its own folder (and the folders leading to it)
+    assert "other" not in seen and "host.sock" not in seen
+    assert "sample_bots" not in seen  # the referee's folder (its cwd here) is not shown whole
+
+
+def test_a_bot_run_from_tmp_does_not_see_tmp(tmp_path: Path) -> None:
+    done = run_inside(tmp_path, "ls /tmp", cwd=Path("/tmp"))
+    assert set(done.stdout.split()) <= {"pytest-of-root", tmp_path.parts[2]}, done.stdout
 
 
 def test_the_sandbox_init_shows_no_map_of_the_machine(tmp_path: Path) -> None:
