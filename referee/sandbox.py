@@ -257,9 +257,9 @@ def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Se
     comes from (``/opt/x/bin/node`` -> ``/opt/x``), the folder of every file its command
     names (``python3 bots/me/bot.py`` -> ``bots/me``), the referee's Python (bots written with
     the Python kit run on it), and the configured extra paths. Not the folder the referee runs
-    in, and no shared folder (``/tmp``, a home folder): a folder it sees whole may hold other
-    people's files and Unix sockets, which a read-only mount does not stop a bot from
-    connecting to. A file named in such a folder is bound alone."""
+    in, and no shared folder itself (``/tmp``, ``/home``, a home folder): a folder it sees
+    whole may hold other people's files and Unix sockets, which a read-only mount does not stop
+    a bot from connecting to. A file named directly in such a folder is bound alone."""
     paths: list[str] = []
     alone: list[str] = []
     for arg in args[1:]:
