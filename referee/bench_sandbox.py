@@ -15,8 +15,8 @@ import time
 import msgspec
 import trio
 
-from referee.connection import BotConnection, handshake, say_goodbye
-from referee.link import BotLimits, ProcessLink
+from referee.connection import say_goodbye, start_bot
+from referee.link import BotLimits
 from referee.sandbox import Sandbox
 
 
@@ -35,9 +35,7 @@ class StartupBench(msgspec.Struct, frozen=True, kw_only=True):
 async def _start_once(command: str, cwd: str, limits: BotLimits) -> float:
     async with trio.open_nursery() as nursery:
         start = time.perf_counter()
-        link = await ProcessLink.start(command, nursery, cwd=cwd, limits=limits)
-        connection = BotConnection(link=link, command=command)
-        await handshake(connection, 30.0)
+        connection = await start_bot(command, nursery, 30.0, cwd=cwd, limits=limits)
         took = time.perf_counter() - start
         if connection.failure is not None:
             raise RuntimeError(f"{command}: {connection.failure.message}")

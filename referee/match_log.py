@@ -11,6 +11,7 @@ killed at any moment leaves complete lines up to the last trick. The format is d
 
 from __future__ import annotations
 
+import contextlib
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -130,9 +131,16 @@ def open_private(path: Path) -> IO[bytes]:
     holds every hand, so no other user, and no sandboxed bot, may read it."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    if os.stat(fd).st_mode & 0o077:
-        os.fchmod(fd, 0o600)  # an older, more open file is closed up before anything is added
+    close_up(fd)  # an older, more open file is closed up before anything is added
     return os.fdopen(fd, "ab")
+
+
+def close_up(fd: int) -> None:
+    """Make an open file of ours 0600 if it is more open (a file of another owner is left as
+    it is: only its owner may change its mode)."""
+    with contextlib.suppress(OSError):
+        if os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, 0o600)
 
 
 def create_private(path: str | Path) -> None:

@@ -42,6 +42,7 @@ def tcp_seat(spec: str, seat: int) -> TcpSeat | None:
     name, _, token = spec[len(TCP_PREFIX) :].partition(":")
     tcp = TcpSeat(seat=seat, name=name or f"seat{seat}")
     if token.startswith("@"):
+        tcp.token_file = token[1:]
         try:
             token = Path(token[1:]).read_text(encoding="utf-8").partition("\n")[0].strip()
         except (OSError, UnicodeDecodeError) as err:
@@ -128,9 +129,9 @@ async def play_matches(
         raise ValueError(f"{rules.players} bots needed for {rules.name}, got {len(seats)}")
     log_paths = list(log_paths or [None] * len(seeds))
     ids = list(match_ids or [None] * len(seeds))
-    token_files = [spec.partition(":@")[2] for spec in seats if spec.startswith(TCP_PREFIX) and ":@" in spec]
-    limits = _hide_logs(limits, [p for p in log_paths if p is not None], token_files)
     tcp_seats = [t for i, spec in enumerate(seats) if (t := tcp_seat(spec, i)) is not None]
+    token_files = [t.token_file for t in tcp_seats if t.token_file is not None]
+    limits = _hide_from_bots(limits, [p for p in log_paths if p is not None], token_files)
     for t in tcp_seats:
         t.reconnect = config.reconnect
     connections: list[BotConnection | None] = [None] * len(seats)
@@ -210,7 +211,7 @@ async def play_matches(
     return outcomes
 
 
-def _hide_logs(
+def _hide_from_bots(
     limits: BotLimits | None, paths: Sequence[str | Path], secrets: Sequence[str] = ()
 ) -> BotLimits | None:
     """Create the logs (0600) before any bot starts, and hide them and the token files in the

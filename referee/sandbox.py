@@ -169,7 +169,7 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
                 out += ["--ro-bind", path, path]
                 mounted.append(path)
         if build:  # the build's folder, writable (it may be the folder the bot runs from)
-            if _too_wide(folder):
+            if _shared(folder):
                 raise SandboxUnavailable(f"a build may not write in {folder}: a shared folder (give the bot its own)")
             out += _parents(folder, mounted)
             out += ["--bind", folder, folder]
@@ -222,15 +222,10 @@ folder inside one, such as a bot's own folder in a home, is)."""
 
 
 def _shared(folder: str) -> bool:
-    """Whether a folder may not be bound whole: a shared folder itself or one that contains one
-    (``/tmp``, ``/``, ``/home``), or a user's home folder itself. A folder of its own inside one
-    (``/tmp/mybot``, ``/home/me/bots``) may be: it is what the operator named."""
-    return _too_wide(folder)
-
-
-def _too_wide(folder: str) -> bool:
-    """Whether a build may not be given ``folder`` to write in: ``/``, a shared folder itself
-    or one that contains one, or a home folder itself. (A bot's own folder in /tmp may be.)"""
+    """Whether a folder may not be shown to a bot whole, nor given to a build to write in: a
+    shared folder itself or one that contains one (``/tmp``, ``/``, ``/home``), or a user's home
+    folder itself. A folder of its own inside one (``/tmp/mybot``, ``/home/me/bots``) may be: it
+    is what the operator named."""
     folder = os.path.abspath(folder)
     if any(_inside(s, folder) for s in (*SHARED, *SHARED_ROOTS)):
         return True
@@ -262,11 +257,18 @@ def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Se
     a bot from connecting to. A file named directly in such a folder is bound alone."""
     paths: list[str] = []
     alone: list[str] = []
+
+    def show(file: str, folder: str) -> None:
+        """``folder`` whole, or ``file`` alone when the folder is shared."""
+        if _shared(folder):
+            alone.append(file)
+        else:
+            paths.append(folder)
+
     for arg in args[1:]:
         named = os.path.abspath(os.path.join(cwd, arg))  # an absolute arg stays as it is
         if os.path.isfile(named):
-            folder = os.path.dirname(named)
-            (alone if _shared(folder) else paths).append(named if _shared(folder) else folder)
+            show(named, os.path.dirname(named))
     program = args[0] if args else ""
     found = shutil.which(program, path=env.get("PATH")) if "/" not in program else os.path.join(cwd, program)
     if found:
@@ -274,8 +276,7 @@ def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Se
             bin_dir = os.path.dirname(candidate)
             # /opt/x/bin/node -> /opt/x; a version manager's shims (pyenv, rbenv) -> the whole manager
             prefix = os.path.basename(bin_dir) in ("bin", "sbin", "shims")
-            chosen = os.path.dirname(bin_dir) if prefix else bin_dir
-            (alone if _shared(chosen) else paths).append(candidate if _shared(chosen) else chosen)
+            show(candidate, os.path.dirname(bin_dir) if prefix else bin_dir)
     paths += [sys.base_prefix, sys.prefix, KIT]
     paths = [p for p in paths if not _shared(p)] + alone + list(extra)  # extra binds: the operator's own choice
     unique: list[str] = []

@@ -66,6 +66,8 @@ class TcpSeat:
     arrived: trio.Event = field(default_factory=trio.Event)
     reconnect: bool = False
     """Whether a new connection may take the seat once its bot has disconnected."""
+    token_file: str | None = None
+    """The file the token was read from (``tcp:NAME:@FILE``), which no bot may see."""
 
     @property
     def free(self) -> bool:

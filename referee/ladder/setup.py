@@ -18,6 +18,7 @@ from referee.bot_config import BotEntry
 from referee.ladder.errors import LadderError
 from referee.ladder.schedule import draw_sets, extend_sets
 from referee.ladder.store import LadderSettings, LadderStore
+from referee.match_log import close_up as close_up_fd
 from referee.seeds import random_seed
 
 DEFAULT_GAMES = 20
@@ -37,7 +38,7 @@ def run_lock(db: str | Path) -> Iterator[None]:
     path = lock_path(db)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        _close_up(fd)
+        close_up_fd(fd)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -64,12 +65,6 @@ def close_up(db: str | Path) -> None:
         with contextlib.suppress(OSError):
             if path.is_file() and path.stat().st_mode & 0o077:
                 path.chmod(0o600)
-
-
-def _close_up(fd: int) -> None:
-    with contextlib.suppress(OSError):
-        if os.fstat(fd).st_mode & 0o077:
-            os.fchmod(fd, 0o600)
 
 
 def open_ladder(

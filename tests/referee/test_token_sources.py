@@ -10,8 +10,9 @@ from click.testing import CliRunner
 
 from protocol.bot import seat_token
 from referee.cli import main
-from referee.link import BotStartError
-from referee.play import tcp_seat
+from referee.link import BotLimits, BotStartError
+from referee.play import _hide_from_bots, tcp_seat
+from referee.sandbox import Sandbox
 
 
 def test_a_token_from_a_file(tmp_path: Path) -> None:
@@ -43,3 +44,17 @@ def test_the_kit_reads_its_token_from_a_file_or_the_environment(
     assert seat_token(None, None) == "from-env"
     monkeypatch.delenv("HEARTS_TOKEN")
     assert seat_token(None, None) is None
+
+
+def test_a_token_file_is_hidden_from_the_started_bots(tmp_path: Path) -> None:
+    path = tmp_path / "token"
+    path.write_text("t0k3n\n")
+    seat = tcp_seat(f"tcp:alice:@{path}", 0)
+    assert seat is not None and seat.token_file == str(path)
+    limits = _hide_from_bots(BotLimits(sandbox=Sandbox(bwrap="bwrap", privileged=True)), [], [seat.token_file])
+    assert limits is not None and limits.sandbox is not None
+    assert str(path) in limits.sandbox.hidden
+    folder = str(tmp_path)
+    options = limits.sandbox.options(["cat", str(path)], folder, {"PATH": "/usr/bin"})
+    masked = options.index("/dev/null")
+    assert options[masked - 1 : masked + 2] == ["--ro-bind", "/dev/null", str(path)]
