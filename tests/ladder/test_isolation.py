@@ -124,13 +124,13 @@ def test_without_the_sandbox_the_same_bot_remembers(tmp_path: Path) -> None:
 
 @needs_bwrap
 def test_a_bot_cannot_read_or_write_the_ladder_files_beside_it(tmp_path: Path) -> None:
-    work = tmp_path / "work"  # the bots' working folder holds the ladder: visible unless hidden
+    work = tmp_path / "work"  # the bots' working folder holds the ladder; bound, it is visible unless hidden
     work.mkdir()
     db = work / "l.db"
     peek = [db, Path(f"{db}-wal"), Path(f"{db}.lock"), work / "l-logs"]
     spy = f"{SPY} " + " ".join(f"peek={p}" for p in peek)
     config = bot_list(tmp_path, ["spy", "first"], spy=spy)
-    args = ["run", str(config), "--games", "1", "--db", str(db), "--cwd", str(work), "--sandbox-bind", str(ROOT)]
+    args = ["run", str(config), "--games", "1", "--db", str(db), "--cwd", str(work), "--sandbox-bind", str(work)]
     result = ladder(*args, "--sandbox", "on", "-q")
     assert result.exit_code == 0, result.output
     assert check_consistent(db) == {"done": 4, "total": 4}
