@@ -31,10 +31,11 @@ import trio
 
 from protocol.messages import VERSIONS, BotMessage, RefereeMessage
 from protocol.ruleset import RuleSet
-from referee.match_log import LogEntry, Received, Sent
-from referee.play import play_match
+from referee.log_format import LogEntry, Received, Sent
+from referee.match.config import MatchConfig
+from referee.match.outcome import MatchOutcome
+from referee.match.play import play_match
 from referee.rules.presets import ruleset
-from referee.runner import MatchConfig, MatchOutcome
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 """The repository root: bot commands run from here."""

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from referee.cli import main
-from referee.link import ProcessLink
+from referee.match.seats.link import ProcessLink
 
 BOT = f"{sys.executable} -c pass"
 BOTS = [BOT] * 4
@@ -293,7 +293,7 @@ def test_an_unexpected_error_is_one_line_without_a_traceback(files: Path, monkey
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("something\nunforeseen")
 
-    monkeypatch.setattr("referee.cli.ruleset", broken)
+    monkeypatch.setattr("referee.cli.group.ruleset", broken)
     monkeypatch.delenv("REFEREE_DEBUG", raising=False)
     result = run("variants", "american")
     assert result.exit_code == 1

@@ -22,8 +22,8 @@ import trio
 
 from protocol.codec import encode
 from protocol.messages import Error
-from referee.link import SocketLink
-from referee.tcp import DEFAULT_HOST, Refusal
+from referee.match.seats.link import SocketLink
+from referee.match.seats.tcp import DEFAULT_HOST, Refusal
 
 TCP_PREFIX = "tcp:"
 CONNECT_TIMEOUT = 60.0

@@ -46,11 +46,11 @@ from protocol.ruleset import RuleSet
 from referee import __version__
 from referee.check.listener import CheckSocketLink
 from referee.check.results import Decision, TranscriptLine
-from referee.connection import classify_closed
 from referee.errors import RefereeError
 from referee.hints import FLUSH, exit_text
-from referee.link import LinkClosed, ProcessLink
-from referee.runner import MatchConfig
+from referee.match.config import MatchConfig
+from referee.match.seats.connection import classify_closed
+from referee.match.seats.link import LinkClosed, ProcessLink
 
 CHECK_NAME: Final = f"hearts-referee {__version__} (referee check)"
 LINE_CUT: Final = 2000

@@ -10,7 +10,7 @@ For a bot that connects over TCP (``tcp:NAME[:TOKEN]``) the runner listens inste
 step waits for a fresh connection (``referee.check.listener``); a step that waits in vain gets
 the rest skipped, so a bot that stopped coming costs one connect timeout, not one per step.
 
-Every bot process of a check runs in the same ``sandbox`` (``referee.sandbox``: bubblewrap), or
+Every bot process of a check runs in the same ``sandbox`` (``referee.sandbox.bwrap``: bubblewrap), or
 in none; the report says which, and the steps about the sandbox are skipped without one.
 """
 
@@ -29,10 +29,10 @@ from referee.check.listener import CONNECT_TIMEOUT, CheckListener, CheckSocketLi
 from referee.check.probe import Limits, Probe, StepFailed
 from referee.check.results import CheckReport, StepResult, Summary
 from referee.check.steps import FIRST, STEPS, AnyStep, Step, SummaryStep
-from referee.link import STDERR_CAP, BotLimits, BotStartError, ProcessLink
+from referee.match.seats.link import STDERR_CAP, BotLimits, BotStartError, ProcessLink
+from referee.match.seats.tcp import DEFAULT_HOST
 from referee.rules.presets import DEFAULT_PRESET, ruleset
-from referee.sandbox import Sandbox
-from referee.tcp import DEFAULT_HOST
+from referee.sandbox.bwrap import Sandbox
 
 STDERR_KEPT = 16 * 1024
 """Characters of a step's stderr kept in the report (the end of it)."""

@@ -37,8 +37,8 @@ from protocol.messages import (
 from protocol.ruleset import RuleSet
 from referee.check.positions import Opponents
 from referee.check.probe import Probe
-from referee.events import round_end
 from referee.rules.errors import IllegalMove
+from referee.rules.events import round_end
 from referee.rules.match import Match
 from referee.rules.round import DECLARE, DONE, MOON, PASS, PLAY, Round
 from referee.rules.scoring import RoundResult

@@ -15,14 +15,14 @@ from rich.console import Console
 from rich.text import Text
 
 from protocol.ruleset import RuleSet
-from referee.bot_config import BotEntry, build, command_words, missing_program
 from referee.ladder.errors import LadderError
 from referee.ladder.progress import LiveProgress
 from referee.ladder.runner import LadderRun, RunOptions, make_private_folder
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
-from referee.link import BotLimits
-from referee.runner import MatchConfig
-from referee.sandbox import Sandbox, SandboxMode, choose_sandbox
+from referee.match.config import MatchConfig
+from referee.match.seats.bot_config import BotEntry, build, command_words, missing_program
+from referee.match.seats.link import BotLimits
+from referee.sandbox.bwrap import Sandbox, SandboxMode, choose_sandbox
 
 
 class LadderInterrupted(LadderError):
@@ -87,7 +87,7 @@ def play_ladder(
 ) -> LadderResult:
     """Create or resume the ladder in ``db`` and play every pending match, each with freshly
     started bots (``keep_bots``: live processes kept between matches), in the sandbox of
-    ``sandbox_mode`` (``referee.sandbox.choose_sandbox``; the ladder's own files hidden in it;
+    ``sandbox_mode`` (``referee.sandbox.bwrap.choose_sandbox``; the ladder's own files hidden in it;
     ``warn`` gets its one-line warning). Raises ``LadderError`` (``LadderInterrupted`` on
     Ctrl-C), ``SandboxUnavailable``, ``BotConfigError`` or ``BotStartError``."""
     if concurrency < 1:

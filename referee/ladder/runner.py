@@ -25,13 +25,15 @@ from pathlib import Path
 import trio
 
 from protocol.ruleset import RuleSet
-from referee.connection import BotConnection, handshake, say_goodbye
 from referee.ladder.schedule import ScheduledMatch
 from referee.ladder.store import LadderStore, MatchRecord, SeatResult
-from referee.link import BotLimits, BotStartError, ProcessLink
-from referee.match_log import MatchLog
+from referee.match.config import MatchConfig
+from referee.match.log import MatchLog
+from referee.match.outcome import MatchOutcome
+from referee.match.runner import MatchRunner
+from referee.match.seats.connection import BotConnection, handshake, say_goodbye
+from referee.match.seats.link import BotLimits, BotStartError, ProcessLink
 from referee.rules.scoring import RoundResult
-from referee.runner import MatchConfig, MatchOutcome, MatchRunner
 
 
 @dataclass(frozen=True)

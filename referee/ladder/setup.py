@@ -14,11 +14,11 @@ from pathlib import Path
 import msgspec
 
 from protocol.ruleset import RuleSet
-from referee.bot_config import BotEntry
 from referee.ladder.errors import LadderError
 from referee.ladder.schedule import draw_sets, extend_sets
 from referee.ladder.store import LadderSettings, LadderStore
-from referee.match_log import close_up as close_up_fd
+from referee.match.seats.bot_config import BotEntry
+from referee.private_files import close_up as close_up_fd
 from referee.seeds import random_seed
 
 DEFAULT_GAMES = 20

@@ -35,7 +35,7 @@ from protocol.ruleset import RuleSet
 from referee.ladder.errors import LadderError
 from referee.ladder.ratings import INITIAL, Rating, finishing_ranks, rate_match
 from referee.ladder.schedule import DuplicateSet, ScheduledMatch, match_key
-from referee.runner import FaultReport
+from referee.match.outcome import FaultReport
 
 SCHEMA_VERSION = 1
 

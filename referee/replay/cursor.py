@@ -16,7 +16,7 @@ from typing import Any, Final
 import msgspec
 
 from protocol.messages import RefereeMessage
-from referee.match_log import Deal, Fallback, Fault, LogEntry, Received, Result, RoundScored, Sent, Stderr
+from referee.log_format import Deal, Fallback, Fault, LogEntry, Received, Result, RoundScored, Sent, Stderr
 from referee.replay.reader import Line, LogMatch
 from referee.replay.record import Difference
 

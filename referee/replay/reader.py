@@ -16,7 +16,7 @@ import msgspec
 
 from protocol.codec import MAX_DEPTH, clip, nesting_depth
 from referee.errors import RefereeError
-from referee.match_log import LOG_FORMAT, Header, LogEntry, Result
+from referee.log_format import LOG_FORMAT, Header, LogEntry, Result
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.table import table_for
 

@@ -32,7 +32,7 @@ from protocol.messages import (
     RoundStart,
     TimeControl,
 )
-from referee.match_log import Fallback, Fault, Header, Received
+from referee.log_format import Fallback, Fault, Header, Received
 from referee.names import safe_name
 from referee.replay.cursor import LogCursor, describe, same, sent_type
 from referee.replay.reader import Line

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.match_log import Stderr
+from referee.log_format import Stderr
 from referee.replay.reader import LogMatch
 
 

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from protocol.cards import DIAMONDS, HEARTS, SUIT_CHARS, SUIT_SYMBOLS, card_symbol, parse_card, rank_of, suit_of
 from referee.hints import exit_text, hint
-from referee.match_log import Deal, Fault, Received, Sent
+from referee.log_format import Deal, Fault, Received, Sent
 from referee.names import printable
 from referee.replay.cursor import message_of
 from referee.replay.reader import LogMatch

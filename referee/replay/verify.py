@@ -44,10 +44,8 @@ from protocol.messages import (
     TimeLeft,
     TrickEnd,
 )
-from referee.events import round_end
-from referee.fallback import fallback_declare, fallback_moon, fallback_pass, fallback_play
 from referee.hints import exit_text, hint
-from referee.match_log import Deal, Result, RoundScored
+from referee.log_format import Deal, Result, RoundScored
 from referee.replay.cursor import Interrupted, LogCursor, LogEnds, Mismatch, describe, same
 from referee.replay.reader import LogMatch
 from referee.replay.record import (
@@ -67,6 +65,8 @@ from referee.replay.seats import Seats
 from referee.replay.stderr import seat_outputs
 from referee.rules.dealing import deal
 from referee.rules.errors import IllegalMove, RulesError
+from referee.rules.events import round_end
+from referee.rules.fallback import fallback_declare, fallback_moon, fallback_pass, fallback_play
 from referee.rules.match import Match
 from referee.rules.round import DECLARE, MOON, PASS, PLAY, Round
 from referee.rules.wire import bot_card, bot_cards, codes_of

@@ -14,7 +14,7 @@ import trio
 from referee.check.probe import Limits
 from referee.check.results import CheckReport, StepResult
 from referee.check.runner import run_check, select
-from referee.sandbox import Sandbox, SandboxUnavailable, choose_sandbox
+from referee.sandbox.bwrap import Sandbox, SandboxUnavailable, choose_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = f"{sys.executable} tests/bots/first_legal_bot.py"

@@ -22,8 +22,8 @@ from referee.check.steps import STEPS
 from referee.check.steps.timing import match_decisions
 from referee.cli import main
 from referee.hints import FLUSH, STDOUT_IS_PROTOCOL
+from referee.match.config import MatchConfig
 from referee.rules.presets import ruleset
-from referee.runner import MatchConfig
 from tests.check.helpers import FAST, ROOT, author, by_verdict, check, hostile, step
 
 PLAYS = [s.name for s in STEPS if s.name.startswith("play.")]

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from protocol.codec import decode_referee
-from referee.bot_config import BotEntry, build, read_bots, runnable
 from referee.check.probe import Limits
+from referee.match.seats.bot_config import BotEntry, build, read_bots, runnable
 from tests.check.helpers import GOOD, ROOT, by_verdict, check, needs_bwrap, sandbox, step
 
 BOTS = {e.name: e for e in read_bots(ROOT / "sample_bots" / "bots.toml")}

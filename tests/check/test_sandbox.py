@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-import referee.sandbox
+import referee.sandbox.bwrap
 from referee.check.probe import Limits
 from referee.cli import main
 from tests.check.helpers import GOOD, ROOT, by_verdict, check, needs_bwrap, sandbox, step
@@ -56,7 +56,7 @@ def no_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
     def without_bwrap(name: str, *args: Any, **kwargs: Any) -> str | None:
         return None if name == "bwrap" else which(name, *args, **kwargs)
 
-    monkeypatch.setattr(referee.sandbox.shutil, "which", without_bwrap)
+    monkeypatch.setattr(referee.sandbox.bwrap.shutil, "which", without_bwrap)
 
 
 def invoke(*args: str) -> Result:
@@ -80,7 +80,7 @@ def test_every_step_s_bot_runs_in_the_sandbox() -> None:
     assert host == "bot"
     if os.geteuid() == 0:
         assert report["sandbox"].startswith("bubblewrap (own uid,")
-        assert int(uid) >= referee.sandbox.FIRST_UID
+        assert int(uid) >= referee.sandbox.bwrap.FIRST_UID
     assert result.stderr == ""
 
 

@@ -21,8 +21,8 @@ from referee.ladder.faults import BotFaults, bot_faults
 from referee.ladder.report import standings, standings_table
 from referee.ladder.schedule import draw_sets
 from referee.ladder.store import Drop, LadderSettings, LadderStore
+from referee.match.outcome import FaultReport
 from referee.rules import ruleset
-from referee.runner import FaultReport
 from tests.ladder.helpers import BOTS, bot_list, check_consistent, record_of, synthetic_store
 
 # the crashing bot of tests/bots/hostile_bot.py, with a last word on stderr first

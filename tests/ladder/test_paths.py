@@ -1,7 +1,7 @@
 """Where a bot list's commands and builds run: from the config file's folder (or ``--cwd``),
 whatever the current folder; a build is a shell line (``sh -c``); a missing program or script
 is named exactly, with the folder it was looked up from, before anything is built or played
-(``referee/bot_config.py``, ``referee/ladder/play.py``)."""
+(``referee/match/seats/bot_config.py``, ``referee/ladder/play.py``)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from referee.bot_config import BotEntry, build, config_folder, missing_program, read_bots, runnable
 from referee.cli import main
+from referee.match.seats.bot_config import BotEntry, build, config_folder, missing_program, read_bots, runnable
 from tests.ladder.helpers import PY, ROOT, check_consistent
 
 FIRST = (ROOT / "tests" / "bots" / "first_legal_bot.py").read_text()

@@ -23,8 +23,8 @@ from protocol import messages
 from protocol.codec import encode
 from protocol.messages import BOT_TYPES, REFEREE_TYPES, ErrorCode, Goodbye, Moon, MoonRequest, TimeLeft
 from referee import docgen
+from referee.match.config import MatchConfig
 from referee.rules import ruleset
-from referee.runner import MatchConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "protocol.md"

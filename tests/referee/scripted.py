@@ -10,8 +10,8 @@ from typing import Any
 import trio
 import trio.testing
 
-from referee.connection import BotConnection
-from referee.link import BotLink
+from referee.match.seats.connection import BotConnection
+from referee.match.seats.link import BotLink
 
 Reply = Callable[[dict[str, Any]], Awaitable[list[bytes] | None]]
 """A bot's brain: given a decoded referee message, the raw lines to send back (``None``: hang

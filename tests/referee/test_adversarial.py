@@ -34,12 +34,14 @@ from typing import Any
 import pytest
 import trio
 
-from referee.connection import handshake, say_goodbye
-from referee.match_log import MatchLog
-from referee.play import play_match
+from referee.match.config import MatchConfig
+from referee.match.log import MatchLog
+from referee.match.outcome import MatchOutcome
+from referee.match.play import play_match
+from referee.match.runner import MatchRunner
+from referee.match.seats.connection import handshake, say_goodbye
+from referee.match.seats.tcp import TcpSeat
 from referee.rules import PRESETS, ruleset
-from referee.runner import MatchConfig, MatchOutcome, MatchRunner
-from referee.tcp import TcpSeat
 from tests.referee.scripted import Reply, ScriptedBot, connect, first_legal
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,12 +20,14 @@ from hypothesis import strategies as st
 
 from protocol.codec import MAX_LINE
 from protocol.ruleset import RuleSet
-from referee.connection import BotConnection, handshake
-from referee.match_log import MatchLog
+from referee.match.config import MatchConfig
+from referee.match.log import MatchLog
+from referee.match.outcome import MatchOutcome
+from referee.match.runner import MatchRunner
+from referee.match.seats.connection import BotConnection, handshake
 from referee.names import MAX_NAME
 from referee.replay import read_log, verify
 from referee.rules import ruleset
-from referee.runner import MatchConfig, MatchOutcome, MatchRunner
 from tests.hostile_lines import HELLO_LINES, PLAY_LINES
 from tests.referee.scripted import MemoryLink, ScriptedBot, first_legal
 

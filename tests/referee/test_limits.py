@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 import trio
 
-from referee.link import BotLimits
-from referee.play import play_match
+from referee.match.config import MatchConfig
+from referee.match.outcome import MatchOutcome
+from referee.match.play import play_match
+from referee.match.seats.link import BotLimits
 from referee.rules import ruleset
-from referee.runner import MatchConfig, MatchOutcome
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = f"{sys.executable} {ROOT}/tests/bots/first_legal_bot.py"

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import trio
 
-from referee.play import play_match
+from referee.match.config import MatchConfig
+from referee.match.play import play_match
 from referee.rules import ruleset
-from referee.runner import MatchConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = f"{sys.executable} tests/bots/first_legal_bot.py"

@@ -15,10 +15,12 @@ import trio.testing
 
 from protocol.messages import BotHello
 from protocol.ruleset import RuleSet
-from referee.connection import BotConnection, handshake, say_goodbye
-from referee.match_log import MatchLog
+from referee.match.config import MatchConfig
+from referee.match.log import MatchLog
+from referee.match.outcome import MatchOutcome
+from referee.match.runner import MatchRunner
+from referee.match.seats.connection import BotConnection, handshake, say_goodbye
 from referee.rules import ruleset
-from referee.runner import MatchConfig, MatchOutcome, MatchRunner
 from tests.referee.scripted import MemoryLink, ScriptedBot, connect, first_legal
 
 SHORT = ruleset("american", {"end": "rounds", "rounds": 2})

@@ -12,11 +12,11 @@ import pytest
 import trio
 from click.testing import CliRunner
 
-from referee.bot_config import BotEntry, build, read_bots, runnable
 from referee.cli import main
-from referee.play import play_match
+from referee.match.config import MatchConfig
+from referee.match.play import play_match
+from referee.match.seats.bot_config import BotEntry, build, read_bots, runnable
 from referee.rules import ruleset
-from referee.runner import MatchConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = {e.name: e for e in read_bots(ROOT / "sample_bots" / "bots.toml")}

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from referee.sandbox import FIRST_UID, Sandbox, choose_sandbox
+from referee.sandbox.bwrap import FIRST_UID, Sandbox, choose_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable

@@ -10,8 +10,8 @@ import threading
 import pytest
 import trio
 
-from referee.link import BotLimits, ProcessLink
-from referee.sandbox import choose_sandbox
+from referee.match.seats.link import BotLimits, ProcessLink
+from referee.sandbox.bwrap import choose_sandbox
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")

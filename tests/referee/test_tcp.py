@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 import trio
 
-from referee.play import play_match
+from referee.match.config import MatchConfig
+from referee.match.outcome import MatchOutcome
+from referee.match.play import play_match
+from referee.match.seats.tcp import TcpSeat, TcpSeatServer
 from referee.rules import ruleset
-from referee.runner import MatchConfig, MatchOutcome
-from referee.tcp import TcpSeat, TcpSeatServer
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = f"{sys.executable} tests/bots/first_legal_bot.py"

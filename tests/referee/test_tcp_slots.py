@@ -21,13 +21,14 @@ import pytest
 import trio
 import trio.testing
 
-from referee import tcp
-from referee.connection import BotConnection, Failure, say_goodbye
-from referee.connection import handshake as connection_handshake
+from referee.match.config import MatchConfig
+from referee.match.outcome import MatchOutcome
+from referee.match.play import play_match
+from referee.match.seats import tcp
+from referee.match.seats.connection import BotConnection, Failure, say_goodbye
+from referee.match.seats.connection import handshake as connection_handshake
+from referee.match.seats.tcp import Refusal, RefusalReport, TcpSeat, TcpSeatServer, address_key, describe
 from referee.names import printable
-from referee.play import play_match
-from referee.runner import MatchConfig, MatchOutcome
-from referee.tcp import Refusal, RefusalReport, TcpSeat, TcpSeatServer, address_key, describe
 from tests.referee.test_tcp import GOOD, ROOT, SHORT, Client
 
 CONFIG = MatchConfig(per_decision=2.0, bank=2.0, startup=10.0, grace=0.3)

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from protocol.bot import seat_token
 from referee.cli import main
-from referee.link import BotLimits, BotStartError
-from referee.play import _hide_from_bots, tcp_seat
-from referee.sandbox import Sandbox
+from referee.match.play import _hide_from_bots, tcp_seat
+from referee.match.seats.link import BotLimits, BotStartError
+from referee.sandbox.bwrap import Sandbox
 
 
 def test_a_token_from_a_file(tmp_path: Path) -> None:

@@ -14,9 +14,9 @@ import trio
 from click.testing import CliRunner, Result
 
 from referee.cli import main
-from referee.play import play_match
+from referee.match.config import MatchConfig
+from referee.match.play import play_match
 from referee.rules import ruleset
-from referee.runner import MatchConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable

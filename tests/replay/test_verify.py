@@ -15,12 +15,12 @@ import msgspec
 import pytest
 import trio
 
-from referee.play import play_match
+from referee.match.config import MatchConfig
+from referee.match.play import play_match
+from referee.match.seats.tcp import TcpSeat
 from referee.replay import parse_log, read_log, verify
 from referee.replay.record import MatchRecord
 from referee.rules import ruleset
-from referee.runner import MatchConfig
-from referee.tcp import TcpSeat
 from tests.replay.helpers import FIRST, ROOT, SETUPS, MatchLogs, replay
 
 Entries = list[dict[str, Any]]

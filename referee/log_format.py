@@ -1,4 +1,4 @@
-"""The replay log: one JSON object per line, written as the match goes.
+"""The replay log's format: one JSON object per line, written as the match goes.
 
 The first line is the header (format version, protocol and referee versions, rule set,
 seed, seats). Then, in order, every line sent to and received from each seat with the
@@ -7,15 +7,14 @@ seat's), every fault and what the policy did about it, every round result, each 
 stderr, and the result. The file is flushed after every trick and every fault, so a referee
 killed at any moment leaves complete lines up to the last trick. The format is documented in
 ``docs/replay-format.md``.
+
+This module is the format alone (entries, header, version): the match package writes it
+(``referee.match.log``), ``referee.replay`` reads it, and neither imports the other.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import IO, Any, Final
+from typing import Any, Final
 
 import msgspec
 
@@ -124,63 +123,3 @@ class Result(msgspec.Struct, tag="result", tag_field="type", kw_only=True):
 
 
 LogEntry = Header | Sent | Received | Deal | Fault | Fallback | RoundScored | Stderr | Result
-
-
-def open_private(path: Path) -> IO[bytes]:
-    """Open a log for appending, readable by its owner only (0600; a new folder 0700): a log
-    holds every hand, so no other user, and no sandboxed bot, may read it."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    close_up(fd)  # an older, more open file is closed up before anything is added
-    return os.fdopen(fd, "ab")
-
-
-def close_up(fd: int) -> None:
-    """Make an open file of ours 0600 if it is more open (a file of another owner is left as
-    it is: only its owner may change its mode)."""
-    with contextlib.suppress(OSError):
-        if os.fstat(fd).st_mode & 0o077:
-            os.fchmod(fd, 0o600)
-
-
-def create_private(path: str | Path) -> None:
-    """Create an empty private log file now (before any bot starts, so that the sandbox can
-    hide it)."""
-    open_private(Path(path)).close()
-
-
-class MatchLog:
-    """Appends log entries to a file (or discards them when there is no file)."""
-
-    def __init__(self, path: str | Path | None) -> None:
-        self.path = Path(path) if path is not None else None
-        self._file: IO[bytes] | None = None
-        self._encoder = msgspec.json.Encoder()
-        if self.path is not None:
-            self._file = open_private(self.path)
-
-    @staticmethod
-    def now_iso() -> str:
-        return datetime.now(UTC).isoformat(timespec="seconds")
-
-    @property
-    def enabled(self) -> bool:
-        """Whether entries are kept (callers skip building entries otherwise)."""
-        return self._file is not None
-
-    def write(self, entry: LogEntry, flush: bool = False) -> None:
-        if self._file is None:
-            return
-        self._file.write(self._encoder.encode(entry) + b"\n")
-        if flush:
-            self._file.flush()
-
-    def flush(self) -> None:
-        if self._file is not None:
-            self._file.flush()
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.flush()
-            self._file.close()
-            self._file = None

@@ -22,7 +22,7 @@ import msgspec
 from referee.errors import RefereeError
 from referee.hints import exit_text
 from referee.names import MAX_NAME, printable, safe_name
-from referee.sandbox import Sandbox, SandboxUnavailable
+from referee.sandbox.bwrap import Sandbox, SandboxUnavailable
 
 
 class BotConfigError(RefereeError):

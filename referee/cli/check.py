@@ -18,7 +18,7 @@ from referee.check.probe import MATCH_CLOCK, Limits
 from referee.check.report import footer, header, step_line
 from referee.check.results import StepResult
 from referee.check.runner import run_check, sandbox_description, select
-from referee.cli_types import (
+from referee.cli.options import (
     PORT,
     SANDBOX_BIND_OPTION,
     SANDBOX_OPTION,
@@ -29,8 +29,8 @@ from referee.cli_types import (
     resolvable_host,
     sandbox_for,
 )
+from referee.match.seats.tcp import DEFAULT_HOST
 from referee.rules.presets import DEFAULT_PRESET, PRESETS
-from referee.tcp import DEFAULT_HOST
 
 
 @click.command()
@@ -54,9 +54,7 @@ from referee.tcp import DEFAULT_HOST
 @click.option(
     "--only", "patterns", multiple=True, metavar="PATTERN", help="Run only the steps matching PATTERN ('play.*')."
 )
-@click.option(
-    "-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1), help="Steps to run at once."
-)
+@click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1), help="Steps to run at once.")
 @click.option("-x", "--fail-fast", is_flag=True, help="Stop at the first failing step (the rest are skipped).")
 @click.option("-v", "--verbose", is_flag=True, help="Show every step's transcript and stderr in full.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the steps and a summary.")

@@ -9,8 +9,8 @@ import click
 import msgspec
 from rich.console import Console
 
-from referee.cli_types import check_output_file
-from referee.match_log import Deal
+from referee.cli.options import check_output_file
+from referee.log_format import Deal
 from referee.replay.html import match_page
 from referee.replay.reader import LogError, LogMatch, NoSuchMatch, read_log
 from referee.replay.record import MatchRecord

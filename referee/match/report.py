@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import shlex
 
+from referee.match.outcome import FaultReport, MatchOutcome
 from referee.names import printable
-from referee.runner import FaultReport, MatchOutcome
 
 TABLE_WIDTH = 100
 """Widest score table with the seats' names as column headings; wider ones use seat numbers."""

@@ -1,121 +1,50 @@
-"""The ``referee`` command line: thin click commands that parse options and call the library."""
+"""`referee match`, `referee serve` and `referee demo`: one match, a server of matches for TCP
+bots, and a demo of the sample bots."""
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 from pathlib import Path
-from typing import Any
 
 import click
 import msgspec
 import trio
 
 from protocol.ruleset import RuleSet
-from referee import __version__
-from referee.bench import RANDOM_BOT, bench_concurrent, bench_engine, bench_match
-from referee.bench_hostile import bench_hostile
-from referee.bench_sandbox import bench_startup
-from referee.bot_config import BotConfigError, build, config_folder, read_bots, runnable
-from referee.cli_types import (
+from referee.cli.options import (
     CPU_SECONDS,
     ILLEGAL_MOVE_CAP,
     MATCH_COUNT,
-    MAX_CONCURRENCY,
     MEMORY_MB,
     PORT,
+    REPO,
     SANDBOX_BIND_OPTION,
     SANDBOX_OPTION,
     TIME_BANK_OPTION,
     TIME_PER_MOVE_OPTION,
     BotCommand,
-    BotTemplate,
     EnvPair,
     FilesLimit,
     Seconds,
     check_listen,
     check_output_file,
     check_output_folder,
+    parse_options,
     resolvable_host,
     sandbox_for,
 )
-from referee.link import BotLimits, BotStartError
-from referee.outcome_text import format_outcome
-from referee.play import TCP_PREFIX, Interrupted, play_match, play_matches
+from referee.match.config import POLICIES, MatchConfig
+from referee.match.outcome import MatchOutcome
+from referee.match.play import TCP_PREFIX, Interrupted, play_match, play_matches
+from referee.match.report import format_outcome
+from referee.match.seats.bot_config import BotConfigError, build, config_folder, read_bots, runnable
+from referee.match.seats.link import BotLimits, BotStartError
+from referee.match.seats.tcp import DEFAULT_HOST, RefusalReport, TcpSeat
 from referee.rules.errors import InvalidRuleSet
-from referee.rules.presets import DEFAULT_PRESET, PRESETS, ruleset
-from referee.runner import POLICIES, MatchConfig, MatchOutcome
+from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.seeds import random_seed, series_seed
-from referee.tcp import DEFAULT_HOST, RefusalReport, TcpSeat
 
 
-def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """``OPTION=VALUE`` pairs as a dict; a VALUE is read as JSON when it parses
-    (``players=5``, ``remove=["2D"]``, ``moon_points=null``), else as a string."""
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"expected OPTION=VALUE, got {pair!r}", param_hint="--set")
-        try:
-            value: Any = json.loads(text)
-        except json.JSONDecodeError:
-            value = text
-        options[key.strip()] = value
-    return options
-
-
-class RefereeGroup(click.Group):
-    """The ``referee`` group, with a last safety net: an exception that no check turned into a
-    usage error becomes one line on stderr and exit status 1, not a traceback (unless
-    ``REFEREE_DEBUG`` is set). Bad input is caught earlier, with a message naming the option."""
-
-    def main(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return super().main(*args, **kwargs)
-        except Exception as err:
-            if os.environ.get("REFEREE_DEBUG"):
-                raise
-            message = " ".join(str(err).split())
-            click.echo(
-                f"referee: internal error: {type(err).__name__}: {message} (set REFEREE_DEBUG=1 for the traceback)",
-                err=True,
-            )
-            sys.exit(1)
-
-
-@click.group(cls=RefereeGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="referee")
-def main() -> None:
-    """A Hearts referee for bots in any language."""
-
-
-@main.command()
-@click.argument("name", required=False)
-@click.option("--set", "pairs", multiple=True, metavar="OPTION=VALUE", help="Override one rule option.")
-@click.option("--json", "as_json", is_flag=True, help="Print full rule sets as JSON.")
-def variants(name: str | None, pairs: tuple[str, ...], as_json: bool) -> None:
-    """List the preset variants, or show one preset (with --set overrides)."""
-    options = parse_options(pairs)
-    if name is None and options:
-        name = DEFAULT_PRESET
-    names = [name] if name else list(PRESETS)
-    try:
-        rule_sets = {n: ruleset(n, options) for n in names}
-    except InvalidRuleSet as err:
-        raise click.ClickException(str(err)) from None
-    if as_json:
-        click.echo(json.dumps({n: msgspec.to_builtins(r) for n, r in rule_sets.items()}, indent=2))
-        return
-    width = max(len(n) for n in names)
-    for n, rules in rule_sets.items():
-        click.echo(f"{n:<{width}}  {rules.players}p  {rules.description}")
-        if name:
-            click.echo(f"{'':<{width}}  follows seeds {PRESETS[n].sources}")
-
-
-@main.command()
+@click.command()
 @click.argument("bots", nargs=-1, required=True, type=BotCommand())
 @click.option("--variant", default=DEFAULT_PRESET, show_default=True, help="A preset (see `referee variants`).")
 @click.option("--set", "pairs", multiple=True, metavar="OPTION=VALUE", help="Override one rule option.")
@@ -269,7 +198,7 @@ def announce_tcp_seats(address: tuple[str, int], seats: list[TcpSeat]) -> None:
         click.echo(f"tcp seat {seat.seat} {seat.name}: connect to {host}:{port} with token {seat.token}", err=True)
 
 
-@main.command()
+@click.command()
 @click.argument("names", nargs=-1, required=True)
 @click.option("--variant", default=DEFAULT_PRESET, show_default=True, help="A preset (see `referee variants`).")
 @click.option("--set", "pairs", multiple=True, metavar="OPTION=VALUE", help="Override one rule option.")
@@ -343,11 +272,10 @@ def serve(
         raise click.exceptions.Exit(128 + outcomes[-1].interrupted_by)
 
 
-REPO = Path(__file__).resolve().parent.parent
 DEMO_SEATS = ("heuristic", "random", "javascript", "c", "random", "random")
 
 
-@main.command()
+@click.command()
 @click.option("--variant", default=DEFAULT_PRESET, show_default=True, help="A preset (see `referee variants`).")
 @click.option("--seed", type=int, default=None, help="Seed of the deals, any integer (default: random).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None, help="Write the replay log here.")
@@ -388,118 +316,3 @@ def demo(variant: str, seed: int | None, log_path: str | None, sandbox_mode: str
     except BotStartError as err:
         raise click.ClickException(str(err)) from None
     click.echo(format_outcome(outcome))
-
-
-@main.group()
-def bench() -> None:
-    """Benchmarks (figures recorded in docs/performance.md)."""
-
-
-@bench.command()
-@click.option("--variant", default=DEFAULT_PRESET, show_default=True, type=click.Choice(list(PRESETS)))
-@click.option("--seconds", default=5.0, show_default=True, type=Seconds(), help="How long to play (> 0).")
-@click.option("--seed", default=1, show_default=True, type=int)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def engine(variant: str, seconds: float, seed: int, as_json: bool) -> None:
-    """Random legal hands through the rules API: hands and decisions per second."""
-    result = bench_engine(variant, seconds, seed)
-    if as_json:
-        click.echo(msgspec.json.encode(result).decode())
-        return
-    click.echo(
-        f"{result.variant}: {result.hands} hands, {result.decisions} decisions in {result.seconds:.2f} s\n"
-        f"  {result.hands_per_second:,.0f} hands/s   {result.decisions_per_second:,.0f} decisions/s"
-    )
-
-
-@bench.command("hostile")
-@click.option("--repeat", default=20, show_default=True, type=click.IntRange(1, 10_000), help="Tries per line.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per line.")
-def bench_hostile_command(repeat: int, as_json: bool) -> None:
-    """What the worst lines a bot can send cost the referee to decode or refuse."""
-    for case in bench_hostile(repeat):
-        if as_json:
-            click.echo(msgspec.json.encode(case).decode())
-        else:
-            click.echo(f"{case.name:<24} {case.bytes:>7,} bytes  {case.outcome:<16} {case.microseconds:>9,.0f} us")
-
-
-@bench.command("sandbox")
-@click.option("--bot", default=RANDOM_BOT, show_default=True, type=BotTemplate(), help="Bot command ({python}).")
-@click.option("--starts", default=30, show_default=True, type=click.IntRange(1, 10_000), help="Starts each way.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def bench_sandbox_command(bot: str, starts: int, as_json: bool) -> None:
-    """Start-up of a bot (process start to its hello) with and without the sandbox."""
-    sandbox = sandbox_for("on", ())
-    assert sandbox is not None
-    result = bench_startup(sandbox, bot, starts, str(REPO))
-    if as_json:
-        click.echo(msgspec.json.encode(result).decode())
-        return
-    click.echo(
-        f"{result.bot}: {result.starts} starts each way\n"
-        f"  plain     median {result.plain_ms:7.1f} ms   p90 {result.plain_p90_ms:7.1f} ms\n"
-        f"  sandboxed median {result.sandboxed_ms:7.1f} ms   p90 {result.sandboxed_p90_ms:7.1f} ms\n"
-        f"  the sandbox adds {result.added_ms:.1f} ms per bot start"
-    )
-
-
-@bench.command("match")
-@click.option("--variant", default=DEFAULT_PRESET, show_default=True, type=click.Choice(list(PRESETS)))
-@click.option("--games", default=20, show_default=True, type=MATCH_COUNT, help="Matches to play (>= 1).")
-@click.option(
-    "--concurrency",
-    default=0,
-    type=click.IntRange(0, MAX_CONCURRENCY),
-    help="Matches at once (each with its own bots); 0: the echo comparison.",
-)
-@click.option(
-    "--bot",
-    default=RANDOM_BOT,
-    show_default=True,
-    type=BotTemplate(),
-    help="Bot command ({python} and {seed} are filled in).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def bench_match_command(variant: str, games: int, concurrency: int, bot: str, as_json: bool) -> None:
-    """Matches between four random bots in real processes: throughput and the referee's own
-    cost per decision, against raw line round trips through `cat`; or, with --concurrency K,
-    K matches at once with the delay from each reply to the next request."""
-    if concurrency > 0:
-        many = bench_concurrent(variant, games, concurrency, bot, str(REPO))
-        if as_json:
-            click.echo(msgspec.json.encode(many).decode())
-        else:
-            click.echo(
-                f"{many.variant}: {many.matches} matches at concurrency {many.concurrency} in {many.seconds:.1f} s\n"
-                f"  {many.matches_per_second:,.2f} matches/s   {many.decisions_per_second:,.0f} decisions/s\n"
-                f"  reply -> next request: median {many.median_delay_us:,.0f} us, p99 {many.p99_delay_us:,.0f} us, "
-                f"worst {many.worst_delay_us:,.0f} us\n  timeouts {many.timeouts}, faults {many.faults}"
-            )
-        return
-    result = bench_match(variant, games, str(REPO), bot)
-    if as_json:
-        click.echo(msgspec.json.encode(result).decode())
-        return
-    click.echo(
-        f"{result.variant}: {result.games} matches, {result.decisions} decisions in {result.seconds:.2f} s\n"
-        f"  {result.matches_per_second:,.2f} matches/s   {result.decisions_per_second:,.0f} decisions/s\n"
-        f"  wall per decision {result.wall_us_per_decision:,.0f} us; referee CPU per decision "
-        f"{result.referee_us_per_decision:,.0f} us\n"
-        f"  echo round trip {result.echo_us_per_round_trip:,.0f} us; ratio {result.ratio:.2f} (target <= 2)"
-        f"; timeouts {result.timeouts}"
-    )
-
-
-# Commands that live in their own modules register here.
-from referee.cli_check import check  # noqa: E402
-from referee.cli_ladder import ladder  # noqa: E402
-from referee.cli_replay import replay  # noqa: E402
-
-main.add_command(ladder)
-main.add_command(replay)
-main.add_command(check)
-
-
-if __name__ == "__main__":
-    main()

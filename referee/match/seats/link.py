@@ -25,8 +25,8 @@ import trio
 
 from protocol.codec import MAX_LINE, LineSplitter
 from referee.errors import RefereeError
-from referee.sandbox import Sandbox
-from referee.spawn import SpawnedProcess, spawn
+from referee.match.seats.spawn import SpawnedProcess, spawn
+from referee.sandbox.bwrap import Sandbox
 
 STDERR_CAP = 64 * 1024
 """Bytes of a bot's stderr kept for the log; the rest is counted and dropped."""
@@ -52,7 +52,7 @@ class BotLimits(msgspec.Struct, frozen=True, kw_only=True):
     clean_env: bool = False
     """Start from an empty environment (plus PATH and HOME) instead of the referee's."""
     sandbox: Sandbox | None = None
-    """Run the bot in this bubblewrap sandbox (``referee.sandbox``); its environment is then
+    """Run the bot in this bubblewrap sandbox (``referee.sandbox.bwrap``); its environment is then
     always clean."""
     processes: int | None = None
     """Processes and threads (RLIMIT_NPROC) the bot's uid may have (default: none, or the

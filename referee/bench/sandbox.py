@@ -15,9 +15,9 @@ import time
 import msgspec
 import trio
 
-from referee.connection import say_goodbye, start_bot
-from referee.link import BotLimits
-from referee.sandbox import Sandbox
+from referee.match.seats.connection import say_goodbye, start_bot
+from referee.match.seats.link import BotLimits
+from referee.sandbox.bwrap import Sandbox
 
 
 class StartupBench(msgspec.Struct, frozen=True, kw_only=True):

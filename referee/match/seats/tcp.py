@@ -38,8 +38,8 @@ import trio
 
 from protocol.codec import encode
 from protocol.messages import BotHello, Error
-from referee.connection import BotConnection, Failure, handshake, send_error
-from referee.link import SocketLink
+from referee.match.seats.connection import BotConnection, Failure, handshake, send_error
+from referee.match.seats.link import SocketLink
 from referee.names import printable
 
 DEFAULT_HOST = "127.0.0.1"

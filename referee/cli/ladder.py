@@ -11,8 +11,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from referee.bot_config import BotConfigError, config_folder, read_bots
-from referee.cli_types import (
+from referee.cli.options import (
     CONCURRENCY,
     MATCH_COUNT,
     MAX_CONCURRENCY,
@@ -22,6 +21,7 @@ from referee.cli_types import (
     TIME_PER_MOVE_OPTION,
     Seconds,
     check_output_file,
+    parse_options,
 )
 from referee.ladder.errors import LadderError
 from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
@@ -37,11 +37,12 @@ from referee.ladder.report import (
 )
 from referee.ladder.setup import DEFAULT_GAMES
 from referee.ladder.store import LadderStore
-from referee.link import BotStartError
+from referee.match.config import MatchConfig
+from referee.match.seats.bot_config import BotConfigError, config_folder, read_bots
+from referee.match.seats.link import BotStartError
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
-from referee.runner import MatchConfig
-from referee.sandbox import SandboxMode, SandboxUnavailable
+from referee.sandbox.bwrap import SandboxMode, SandboxUnavailable
 
 DB_OPTION = click.option(
     "--db",
@@ -132,7 +133,6 @@ def run_command(
 ) -> None:
     """Play the ladder of the bots in CONFIG (a TOML bot list, as sample_bots/bots.toml),
     or go on with the one in --db where it stopped."""
-    from referee.cli import parse_options  # noqa: PLC0415 - referee.cli imports this module at its end
 
     try:
         entries = read_bots(config)
@@ -182,8 +182,10 @@ def run_command(
     restarts = ", ".join(f"{name} {n}" for name, n in sorted(result.restarts.items()))
     played = f"{result.played} match{'' if result.played == 1 else 'es'}"
     console.print(
-        Text(f"played {played} in {result.seconds:.1f} s ({result.matches_per_minute:.1f} matches/min)"
-        + (f"; bots restarted: {restarts}" if restarts else ""))
+        Text(
+            f"played {played} in {result.seconds:.1f} s ({result.matches_per_minute:.1f} matches/min)"
+            + (f"; bots restarted: {restarts}" if restarts else "")
+        )
     )
 
 

@@ -19,12 +19,16 @@ import msgspec
 import trio
 
 from protocol.ruleset import RuleSet
-from referee.connection import BotConnection, Failure, handshake, say_goodbye
-from referee.link import BotLimits, BotStartError, NullLink, ProcessLink
-from referee.match_log import MatchLog, create_private
-from referee.runner import MatchConfig, MatchOutcome, MatchRunner, Reconnect
+from referee.match.asking import Reconnect
+from referee.match.config import MatchConfig
+from referee.match.log import MatchLog
+from referee.match.outcome import MatchOutcome
+from referee.match.runner import MatchRunner
+from referee.match.seats.connection import BotConnection, Failure, handshake, say_goodbye
+from referee.match.seats.link import BotLimits, BotStartError, NullLink, ProcessLink
+from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, DEFAULT_HOST, OnRefusal, TcpSeat, TcpSeatServer
+from referee.private_files import create_private
 from referee.seeds import random_seed
-from referee.tcp import DEFAULT_HELLO_TIMEOUT, DEFAULT_HOST, OnRefusal, TcpSeat, TcpSeatServer
 
 TCP_PREFIX = "tcp:"
 

@@ -16,7 +16,7 @@ kernel's keyrings, and leave processes behind. Inside the sandbox it has:
 - the referee's own files (logs, the ladder's database and logs, token files) hidden even where
   they lie inside a folder it sees (an empty tmpfs or ``/dev/null`` mounted over them);
 - a clean environment: ``PATH``, ``HOME``, ``LANG``, ``TMPDIR`` and what its configuration sets;
-- a seccomp filter (``referee.seccomp``) against the kernel keyrings and new user namespaces;
+- a seccomp filter (``referee.sandbox.seccomp``) against the kernel keyrings and new user namespaces;
 - when the referee runs as root: a random unprivileged uid of its own (``setpriv``: no
   capabilities, no new privileges), so it cannot read the referee's 0600 files even if it
   found them, and its process limit is its own. An unprivileged referee gets the same
@@ -42,7 +42,7 @@ from typing import Final, Literal, TypeAlias
 import msgspec
 
 from referee.errors import RefereeError
-from referee.seccomp import bot_filter
+from referee.sandbox.seccomp import bot_filter
 
 SandboxMode: TypeAlias = Literal["auto", "on", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "on", "off")
@@ -64,7 +64,7 @@ WARNING: Final = (
     "referee's files and other processes); install bubblewrap or pass --sandbox off to silence this"
 )
 
-KIT: Final = str(Path(__file__).resolve().parent.parent / "protocol")
+KIT: Final = str(Path(__file__).resolve().parents[2] / "protocol")
 """The Python bot kit (``protocol/``): bots written with it import it from here when the
 referee is installed in place (``pip install -e``)."""
 

@@ -20,7 +20,7 @@ from protocol.codec import MAX_LINE, MAX_MESSAGE, ProtocolError, clip, decode_bo
 from protocol.messages import PROTOCOL, VERSIONS, BotHello, Error, ErrorCode, Goodbye, Hello, RefereeMessage
 from referee import __version__
 from referee.hints import exit_text
-from referee.link import BotLimits, BotLink, LinkClosed, ProcessLink
+from referee.match.seats.link import BotLimits, BotLink, LinkClosed, ProcessLink
 from referee.names import safe_name, seat_label
 
 REFEREE_NAME = f"hearts-referee {__version__}"

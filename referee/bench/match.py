@@ -1,4 +1,5 @@
-"""Benchmarks. ``engine``: random legal hands through the rules API, timed in one process.
+"""``referee bench match``: matches between bots in real processes, the referee's own CPU per
+decision against raw line round trips through the same trio I/O path.
 
 The figures go to ``docs/performance.md`` with the command that produced them; no test
 asserts a speed (timed assertions flake on shared machines).
@@ -6,7 +7,6 @@ asserts a speed (timed assertions flake on shared machines).
 
 from __future__ import annotations
 
-import random
 import sys
 import time
 
@@ -14,55 +14,12 @@ import msgspec
 import trio
 
 from protocol.ruleset import RuleSet
-from referee.connection import BotConnection, handshake, say_goodbye
-from referee.link import ProcessLink
-from referee.match_log import MatchLog
-from referee.rules.match import Match
+from referee.match.config import MatchConfig
+from referee.match.log import MatchLog
+from referee.match.runner import MatchRunner
+from referee.match.seats.connection import BotConnection, handshake, say_goodbye
+from referee.match.seats.link import ProcessLink
 from referee.rules.presets import ruleset
-from referee.rules.random_play import play_round
-from referee.runner import MatchConfig, MatchRunner
-
-
-class EngineBench(msgspec.Struct, frozen=True, kw_only=True):
-    """The result of ``referee bench engine``."""
-
-    variant: str
-    seconds: float
-    hands: int
-    decisions: int
-    hands_per_second: float
-    decisions_per_second: float
-
-
-def bench_engine(variant: str = "american", seconds: float = 5.0, seed: int = 1) -> EngineBench:
-    """Play random legal matches of ``variant`` for about ``seconds`` and count complete hands
-    (deal, passing, every trick, scoring) and decisions (passes, plays, declarations, moon
-    choices). Uses ``Match`` and ``Round`` exactly as the referee does."""
-    rules = ruleset(variant)
-    rng = random.Random(seed)
-    hands = decisions = 0
-    match_seed = seed
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        match = Match(rules, match_seed)
-        match_seed += 1
-        while not match.over:
-            round_ = match.next_round()
-            decisions += play_round(round_, rng)
-            match.record(round_)
-            hands += 1
-        if time.perf_counter() >= deadline:
-            break
-    elapsed = time.perf_counter() - start
-    return EngineBench(
-        variant=variant,
-        seconds=round(elapsed, 3),
-        hands=hands,
-        decisions=decisions,
-        hands_per_second=round(hands / elapsed, 1),
-        decisions_per_second=round(decisions / elapsed, 1),
-    )
 
 
 class MatchBench(msgspec.Struct, frozen=True, kw_only=True):

@@ -10,20 +10,21 @@ written. Ranges are documented in each option's help and in docs/architecture.md
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
 import resource
 import socket
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import click
 
-from referee.bot_config import BotConfigError, command_words
-from referee.play import TCP_PREFIX
-from referee.runner import MatchConfig
-from referee.sandbox import SANDBOX_MODES, Sandbox, SandboxUnavailable, choose_sandbox
+from referee.match.config import MatchConfig
+from referee.match.play import TCP_PREFIX
+from referee.match.seats.bot_config import BotConfigError, command_words
+from referee.sandbox.bwrap import SANDBOX_MODES, Sandbox, SandboxUnavailable, choose_sandbox
 
 MAX_SECONDS: Final = 86_400.0
 """Longest time any option takes (one day): longer is a typo, and would overflow the
@@ -230,7 +231,10 @@ def check_output_folder(path: str | Path, option: str) -> None:
 
 TIME_PER_MOVE_OPTION = click.option(
     "--time-per-move",
-    default=MatchConfig().per_decision, show_default=True, type=Seconds(), help="Seconds per decision (> 0)."
+    default=MatchConfig().per_decision,
+    show_default=True,
+    type=Seconds(),
+    help="Seconds per decision (> 0).",
 )
 """The decision limit, the same on every command that plays matches."""
 TIME_BANK_OPTION = click.option(
@@ -267,3 +271,23 @@ def sandbox_for(mode: str, binds: tuple[str, ...]) -> Sandbox | None:
         return choose_sandbox(mode, lambda text: click.echo(text, err=True), binds)  # type: ignore[arg-type]
     except SandboxUnavailable as err:
         raise click.ClickException(str(err)) from None
+
+
+REPO: Final = Path(__file__).resolve().parents[2]
+"""The repository (sample bots and their bots file live here)."""
+
+
+def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``OPTION=VALUE`` pairs as a dict; a VALUE is read as JSON when it parses
+    (``players=5``, ``remove=["2D"]``, ``moon_points=null``), else as a string."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"expected OPTION=VALUE, got {pair!r}", param_hint="--set")
+        try:
+            value: Any = json.loads(text)
+        except json.JSONDecodeError:
+            value = text
+        options[key.strip()] = value
+    return options

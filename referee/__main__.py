@@ -1,0 +1,5 @@
+"""``python -m referee``: the command line."""
+
+from referee.cli import main
+
+main()

@@ -1,0 +1,121 @@
+"""`referee bench`: the benchmarks whose figures are recorded in docs/performance.md."""
+
+from __future__ import annotations
+
+import click
+import msgspec
+
+from referee.bench.engine import bench_engine
+from referee.bench.hostile import bench_hostile
+from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
+from referee.bench.sandbox import bench_startup
+from referee.cli.options import (
+    MATCH_COUNT,
+    MAX_CONCURRENCY,
+    REPO,
+    BotTemplate,
+    Seconds,
+    sandbox_for,
+)
+from referee.rules.presets import DEFAULT_PRESET, PRESETS
+
+
+@click.group()
+def bench() -> None:
+    """Benchmarks (figures recorded in docs/performance.md)."""
+
+
+@bench.command()
+@click.option("--variant", default=DEFAULT_PRESET, show_default=True, type=click.Choice(list(PRESETS)))
+@click.option("--seconds", default=5.0, show_default=True, type=Seconds(), help="How long to play (> 0).")
+@click.option("--seed", default=1, show_default=True, type=int)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def engine(variant: str, seconds: float, seed: int, as_json: bool) -> None:
+    """Random legal hands through the rules API: hands and decisions per second."""
+    result = bench_engine(variant, seconds, seed)
+    if as_json:
+        click.echo(msgspec.json.encode(result).decode())
+        return
+    click.echo(
+        f"{result.variant}: {result.hands} hands, {result.decisions} decisions in {result.seconds:.2f} s\n"
+        f"  {result.hands_per_second:,.0f} hands/s   {result.decisions_per_second:,.0f} decisions/s"
+    )
+
+
+@bench.command("hostile")
+@click.option("--repeat", default=20, show_default=True, type=click.IntRange(1, 10_000), help="Tries per line.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per line.")
+def bench_hostile_command(repeat: int, as_json: bool) -> None:
+    """What the worst lines a bot can send cost the referee to decode or refuse."""
+    for case in bench_hostile(repeat):
+        if as_json:
+            click.echo(msgspec.json.encode(case).decode())
+        else:
+            click.echo(f"{case.name:<24} {case.bytes:>7,} bytes  {case.outcome:<16} {case.microseconds:>9,.0f} us")
+
+
+@bench.command("sandbox")
+@click.option("--bot", default=RANDOM_BOT, show_default=True, type=BotTemplate(), help="Bot command ({python}).")
+@click.option("--starts", default=30, show_default=True, type=click.IntRange(1, 10_000), help="Starts each way.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_sandbox_command(bot: str, starts: int, as_json: bool) -> None:
+    """Start-up of a bot (process start to its hello) with and without the sandbox."""
+    sandbox = sandbox_for("on", ())
+    assert sandbox is not None
+    result = bench_startup(sandbox, bot, starts, str(REPO))
+    if as_json:
+        click.echo(msgspec.json.encode(result).decode())
+        return
+    click.echo(
+        f"{result.bot}: {result.starts} starts each way\n"
+        f"  plain     median {result.plain_ms:7.1f} ms   p90 {result.plain_p90_ms:7.1f} ms\n"
+        f"  sandboxed median {result.sandboxed_ms:7.1f} ms   p90 {result.sandboxed_p90_ms:7.1f} ms\n"
+        f"  the sandbox adds {result.added_ms:.1f} ms per bot start"
+    )
+
+
+@bench.command("match")
+@click.option("--variant", default=DEFAULT_PRESET, show_default=True, type=click.Choice(list(PRESETS)))
+@click.option("--games", default=20, show_default=True, type=MATCH_COUNT, help="Matches to play (>= 1).")
+@click.option(
+    "--concurrency",
+    default=0,
+    type=click.IntRange(0, MAX_CONCURRENCY),
+    help="Matches at once (each with its own bots); 0: the echo comparison.",
+)
+@click.option(
+    "--bot",
+    default=RANDOM_BOT,
+    show_default=True,
+    type=BotTemplate(),
+    help="Bot command ({python} and {seed} are filled in).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_match_command(variant: str, games: int, concurrency: int, bot: str, as_json: bool) -> None:
+    """Matches between four random bots in real processes: throughput and the referee's own
+    cost per decision, against raw line round trips through `cat`; or, with --concurrency K,
+    K matches at once with the delay from each reply to the next request."""
+    if concurrency > 0:
+        many = bench_concurrent(variant, games, concurrency, bot, str(REPO))
+        if as_json:
+            click.echo(msgspec.json.encode(many).decode())
+        else:
+            click.echo(
+                f"{many.variant}: {many.matches} matches at concurrency {many.concurrency} in {many.seconds:.1f} s\n"
+                f"  {many.matches_per_second:,.2f} matches/s   {many.decisions_per_second:,.0f} decisions/s\n"
+                f"  reply -> next request: median {many.median_delay_us:,.0f} us, p99 {many.p99_delay_us:,.0f} us, "
+                f"worst {many.worst_delay_us:,.0f} us\n  timeouts {many.timeouts}, faults {many.faults}"
+            )
+        return
+    result = bench_match(variant, games, str(REPO), bot)
+    if as_json:
+        click.echo(msgspec.json.encode(result).decode())
+        return
+    click.echo(
+        f"{result.variant}: {result.games} matches, {result.decisions} decisions in {result.seconds:.2f} s\n"
+        f"  {result.matches_per_second:,.2f} matches/s   {result.decisions_per_second:,.0f} decisions/s\n"
+        f"  wall per decision {result.wall_us_per_decision:,.0f} us; referee CPU per decision "
+        f"{result.referee_us_per_decision:,.0f} us\n"
+        f"  echo round trip {result.echo_us_per_round_trip:,.0f} us; ratio {result.ratio:.2f} (target <= 2)"
+        f"; timeouts {result.timeouts}"
+    )

@@ -1,0 +1,139 @@
+"""One decision: the request written, the reply read and timed, and every way that can fail.
+
+The reply is timed on trio's clock from the written request to the complete reply line. A
+reply that cannot be read, answers the wrong request or comes too late drops the seat (its
+``Failure`` is named); a TCP bot that disconnects may come back within its time when the
+match allows it."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeAlias, TypeVar
+
+import trio
+
+from protocol.codec import ProtocolError, decode_bot
+from protocol.messages import Declare, Moon, Pass, Play, RefereeMessage, TimeLeft
+from referee.match.clock import DecisionClock
+from referee.match.config import MatchConfig
+from referee.match.faults import Faults
+from referee.match.outbox import Outbox
+from referee.match.recorder import MatchRecorder
+from referee.match.seat import SeatFault, SeatState
+from referee.match.seats.connection import BotConnection, Failure, classify_closed
+from referee.match.seats.link import LinkClosed
+
+ReplyT = TypeVar("ReplyT", Pass, Play, Declare, Moon)
+
+Reconnect: TypeAlias = Callable[[int, float], Awaitable[BotConnection | None]]
+"""Waits up to the given seconds for a seat's bot to connect again."""
+
+Restate: TypeAlias = Callable[[SeatState], None]
+"""Queues the match and the round again for a seat whose bot has reconnected."""
+
+
+class Asker:
+    """Asks seats for decisions."""
+
+    def __init__(
+        self,
+        *,
+        config: MatchConfig,
+        clock: DecisionClock,
+        outbox: Outbox,
+        recorder: MatchRecorder,
+        faults: Faults,
+        reconnect: Reconnect | None,
+        restate: Restate,
+    ) -> None:
+        self._config = config
+        self._clock = clock
+        self._outbox = outbox
+        self._recorder = recorder
+        self._faults = faults
+        self._reconnect = reconnect if config.reconnect else None
+        self._restate = restate
+        self.decisions = 0
+
+    async def ask(
+        self, seat: SeatState, make: Callable[[int, TimeLeft], RefereeMessage], expect: type[ReplyT]
+    ) -> ReplyT | None:
+        """Send a request and wait for its reply; ``None`` when the seat is (or becomes)
+        dropped, in which case the caller plays the fallback."""
+        if not seat.active:
+            return None
+        self.decisions += 1
+        drop = self._faults.drop
+        while True:
+            rid = next(seat.connection.ids)
+            self._outbox.post(seat, make(rid, self._clock.time_left(seat)))
+            link = seat.connection.link
+            try:
+                return await self._exchange(seat, rid, expect)
+            except trio.TooSlowError:
+                await drop(seat, self._clock.ran_out(seat), rid)
+            except ProtocolError as err:
+                await drop(seat, Failure(err.code, err.message), rid)
+            except LinkClosed as err:
+                failure = await classify_closed(link, err)
+                if failure.reason == "disconnect" and await self._reconnected(seat, failure):
+                    continue  # ask the new connection again
+                await drop(seat, failure, rid)
+            except SeatFault as fault:
+                await drop(seat, fault.failure, rid)
+            except Exception as err:  # whatever a bot's bytes cause is that bot's fault
+                failure = Failure("protocol_violation", f"the reply could not be read: {type(err).__name__}: {err}")
+                await drop(seat, failure, rid)
+            return None
+
+    async def _exchange(self, seat: SeatState, rid: int, expect: type[ReplyT]) -> ReplyT:
+        """Write the seat's queued lines and read the reply to request ``rid``, timed from the
+        written request to the complete reply line."""
+        link = seat.connection.link
+        clock = self._clock
+        with trio.CancelScope(deadline=trio.current_time() + clock.allowance(seat)) as scope:
+            await self._outbox.flush(seat)  # a bot that does not read its input times out here
+            start = trio.current_time()
+            clock.request_written(start)
+            seat.last_line = None
+            line = await link.receive_line()
+            seat.last_line = line
+        if scope.cancelled_caught:
+            raise trio.TooSlowError
+        clock.reply_read(seat, start)
+        problem: ProtocolError | None = None
+        try:
+            reply = decode_bot(line)
+        except ProtocolError as err:
+            self._recorder.received(seat, line, None)
+            problem = err
+        else:
+            self._recorder.received(seat, line, reply)
+        flood = link.flood(self._config.stderr_flood, self._config.queued_lines_flood)
+        if flood:
+            raise SeatFault(Failure("output_flood", flood))
+        if problem is not None:
+            raise problem
+        if not isinstance(reply, expect):
+            want = expect.__struct_config__.tag
+            got = type(reply).__struct_config__.tag
+            raise SeatFault(Failure("protocol_violation", f"expected a {want!r} reply to request {rid}, got {got!r}"))
+        if reply.id != rid:
+            raise SeatFault(Failure("wrong_id", f"reply id {reply.id} does not answer request {rid}"))
+        return reply
+
+    async def _reconnected(self, seat: SeatState, failure: Failure) -> bool:
+        """Wait for a disconnected TCP bot to come back (if the match allows it) and tell it
+        the match and the round again. The wait is the decision limit plus its bank."""
+        if self._reconnect is None:
+            return False
+        self._faults.record(seat, failure, "reconnect")
+        seat.connection.failure = failure  # frees the seat for a new connection
+        connection = await self._reconnect(seat.index, self._clock.allowance(seat))
+        if connection is None or connection is seat.connection or not connection.alive:
+            return False
+        connection.label = connection.label or seat.connection.label
+        seat.connection = connection
+        seat.outbox.clear()
+        self._restate(seat)
+        return True

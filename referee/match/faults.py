@@ -1,0 +1,127 @@
+"""What a fault costs a seat, and how it is explained.
+
+A bot that breaks a rule meets the match's policy (``forfeit``, ``penalty`` or
+``substitute``, up to ``illegal_move_cap`` times); a bot that fails in any other way
+(timeout, crash, garbage) is dropped, told why unless it is gone, and its program ended in
+the background; the referee's fallback plays the seat from then on. Every fault is logged and
+kept as a ``FaultReport`` for the bot's author."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import get_args
+
+import trio
+
+from protocol.codec import clip
+from protocol.messages import ErrorCode
+from referee.hints import exit_text, hint
+from referee.match.config import MatchConfig
+from referee.match.outbox import Outbox
+from referee.match.outcome import MAX_REPORTS, STDERR_TAIL, FaultReport
+from referee.match.recorder import MatchRecorder
+from referee.match.seat import SeatState
+from referee.match.seats.connection import Failure
+from referee.names import printable
+from referee.rules.errors import IllegalMove
+from referee.rules.round import Round
+
+_ERROR_CODES = frozenset(get_args(ErrorCode))
+_LINE_FAULTS = frozenset({"bad_json", "unknown_message", "protocol_violation", "wrong_id", "illegal_move"})
+"""Faults caused by one line, which the report quotes."""
+
+
+class Faults:
+    """The faults of one match: the policy applied, the log written, the reports kept."""
+
+    def __init__(self, config: MatchConfig, outbox: Outbox, recorder: MatchRecorder, nursery: trio.Nursery) -> None:
+        self._config = config
+        self._outbox = outbox
+        self._recorder = recorder
+        self._nursery = nursery
+        self.reports: list[FaultReport] = []
+
+    def absent(self, seat: SeatState) -> None:
+        """A seat whose bot failed before the match began (its handshake) forfeits."""
+        failure = seat.connection.failure
+        assert failure is not None
+        said = [line for _, way, line in seat.connection.transcript if way == "recv"]
+        seat.last_line = said[-1] if said else None
+        seat.status = failure.reason
+        self.record(seat, failure, "forfeit")
+
+    async def illegal(self, seat: SeatState, round_: Round, err: IllegalMove, request_id: int | None) -> bool:
+        """Apply the policy to an illegal move. True: the caller plays the fallback move for
+        the seat; False: the round is over (revoke penalty)."""
+        policy = self._config.policy
+        failure = Failure("illegal_move", err.message, err.rule)
+        forgiven = seat.penalties + seat.substitutions
+        if policy == "penalty" and forgiven < self._config.illegal_move_cap:
+            seat.penalties += 1
+            self.record(seat, failure, "penalty")
+            await self._outbox.tell(
+                seat, "illegal_move", err.message, rule=err.rule, fatal=False, request_id=request_id
+            )
+            round_.apply_revoke(seat.index)
+            return False
+        if policy == "substitute" and forgiven < self._config.illegal_move_cap:
+            seat.substitutions += 1
+            self.record(seat, failure, "substitute")
+            await self._outbox.tell(
+                seat, "illegal_move", err.message, rule=err.rule, fatal=False, request_id=request_id
+            )
+            return True
+        await self.drop(seat, failure, request_id)
+        return True
+
+    async def drop(self, seat: SeatState, failure: Failure, request_id: int | None = None) -> None:
+        """Drop a seat: tell the bot why (unless it is gone), log it, end its program in the
+        background; the fallback plays the seat from now on."""
+        seat.status = failure.reason
+        seat.connection.failure = failure
+        self.record(seat, failure, "forfeit")
+        tell = self._outbox.tell
+        if failure.reason not in ("crash", "disconnect", "timeout"):
+            code: ErrorCode = failure.reason if failure.reason in _ERROR_CODES else "protocol_violation"  # type: ignore[assignment]
+            await tell(seat, code, failure.message, rule=failure.rule, fatal=True, force=True, request_id=request_id)
+        elif failure.reason == "timeout":
+            await tell(seat, "timeout", failure.message, fatal=True, force=True, request_id=request_id)
+        self._nursery.start_soon(seat.connection.link.close, self._config.grace)
+
+    def record(self, seat: SeatState, failure: Failure, action: str) -> None:
+        """Log a fault and keep its report (a few per seat: a bot under the penalty policy may
+        fault often, and the first ones say it all)."""
+        self._recorder.fault(seat.index, failure, action)
+        if sum(r.seat == seat.index for r in self.reports) >= MAX_REPORTS:
+            return
+        line = None
+        if seat.last_line is not None and failure.reason in _LINE_FAULTS:
+            line = clip(seat.last_line.decode("utf-8", errors="replace"), 200)
+        self.reports.append(
+            FaultReport(
+                seat=seat.index,
+                name=seat.connection.name(seat.index),
+                reason=failure.reason,
+                message=failure.message,
+                action=action,
+                rule=failure.rule,
+                line=line,
+                hint=hint(failure.reason, failure.message, line),
+            )
+        )
+
+    def add_stderr(self, seats: Sequence[SeatState]) -> None:
+        """Log each bot's stderr of this match (after the programs have ended), and add its
+        last lines and exit status to the seat's fault reports."""
+        for seat in seats:
+            text, dropped = seat.connection.link.take_stderr()
+            code = seat.connection.link.exit_code()
+            self._recorder.stderr(seat.index, text, dropped, code)
+            lines = text.splitlines()
+            for report in self.reports:
+                if report.seat == seat.index:
+                    report.stderr = [printable(line, 300) for line in lines[-STDERR_TAIL:]]
+                    report.stderr_lines = len(lines)
+                    report.exit = exit_text(code) if code is not None else None
+                    report.hint = hint(report.reason, report.message, report.line, code)
+        self._recorder.flush()

@@ -1,0 +1,92 @@
+"""What each seat is told. Events for a seat are queued and written together with its next
+request, so a decision costs one write and one read per bot; a message every seat sees is
+encoded once. Every line is checked against the protocol's line limit where it is encoded."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+
+import trio
+
+from protocol.codec import MAX_LINE, MAX_MESSAGE, clip, encode
+from protocol.messages import Error, ErrorCode, RefereeMessage
+from referee.match.recorder import MatchRecorder
+from referee.match.seat import SeatState
+from referee.match.seats.link import LinkClosed
+
+
+class OverlongLine(Exception):
+    """A referee message over the protocol's line limit: a bug in the referee, never a bot's
+    doing (names are cut, quoted text is clipped), so it is raised rather than sent."""
+
+
+def bounded(message: RefereeMessage) -> bytes:
+    """A referee message as a line, checked against the protocol's ``MAX_LINE`` promise: every
+    line a bot receives is at most that long, whatever the bots at the table said."""
+    line = encode(message)
+    if len(line) > MAX_LINE + 1:
+        tag = type(message).__struct_config__.tag
+        raise OverlongLine(f"a {tag!r} message of {len(line) - 1} bytes is over the line limit of {MAX_LINE}")
+    return line
+
+
+class Outbox:
+    """The lines queued for each seat of one match, and their writing."""
+
+    def __init__(self, seats: Sequence[SeatState], recorder: MatchRecorder) -> None:
+        self._seats = seats
+        self._recorder = recorder
+
+    def post(self, seat: SeatState, message: RefereeMessage, force: bool = False) -> None:
+        """Queue a message for a seat (and log it); it is written with the seat's next flush.
+        Only active seats are told, unless ``force`` (the error that drops a seat)."""
+        if seat.active or force:
+            self._queue(seat, bounded(message))
+
+    def broadcast(self, message: RefereeMessage) -> None:
+        """Queue a message that every seat at the table sees, encoded once."""
+        line = bounded(message)
+        for seat in self._seats:
+            if seat.active:
+                self._queue(seat, line)
+
+    def _queue(self, seat: SeatState, line: bytes) -> None:
+        seat.outbox.append(line)
+        if self._recorder.enabled:
+            self._recorder.sent(seat.index, line)
+
+    async def flush(self, seat: SeatState) -> None:
+        """Write a seat's queued lines in one write (the caller bounds the time)."""
+        if not seat.outbox:
+            return
+        data = b"".join(seat.outbox)
+        seat.outbox.clear()
+        await seat.connection.link.send(data)
+
+    async def flush_active(self, grace: float) -> None:
+        """Write what every active seat has queued, each within ``grace`` seconds."""
+        for seat in self._seats:
+            if seat.active:
+                with trio.move_on_after(grace):
+                    with contextlib.suppress(LinkClosed):
+                        await self.flush(seat)
+
+    async def tell(
+        self,
+        seat: SeatState,
+        code: ErrorCode,
+        message: str,
+        *,
+        rule: str | None = None,
+        fatal: bool,
+        force: bool = False,
+        request_id: int | None = None,
+    ) -> None:
+        """Send an error message now (queued events first), without waiting on a stuck bot.
+        The message is clipped: it may quote what the bot sent."""
+        error = Error(code=code, message=clip(message, MAX_MESSAGE), fatal=fatal, rule=rule, request_id=request_id)
+        self.post(seat, error, force=force)
+        with trio.move_on_after(1.0):
+            with contextlib.suppress(LinkClosed):
+                await self.flush(seat)

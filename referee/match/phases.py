@@ -1,0 +1,172 @@
+"""The decisions of one round, phase by phase: passing (all seats at once), declarations,
+play, the moon shooter's choice. Each asks a seat, checks the answer with the rules engine,
+applies the policy to an illegal one, plays the fallback for a dropped seat, and broadcasts
+what every player at the table sees."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import trio
+
+from protocol.cards import Card, card_code
+from protocol.messages import (
+    CardPlayed,
+    Declare,
+    Declared,
+    DeclareRequest,
+    Moon,
+    MoonRequest,
+    Pass,
+    PassRequest,
+    PassResult,
+    Play,
+    PlayRequest,
+    TrickEnd,
+)
+from referee.match.asking import Asker
+from referee.match.faults import Faults
+from referee.match.outbox import Outbox
+from referee.match.recorder import MatchRecorder
+from referee.match.seat import SeatState
+from referee.rules.errors import IllegalMove
+from referee.rules.fallback import fallback_declare, fallback_moon, fallback_pass, fallback_play
+from referee.rules.round import DECLARE, MOON, PASS, PLAY, Round
+from referee.rules.wire import bot_card, bot_cards, codes_of
+
+
+class RoundPhases:
+    """Plays the decisions of one round at a table of seats."""
+
+    def __init__(
+        self, seats: Sequence[SeatState], asker: Asker, outbox: Outbox, faults: Faults, recorder: MatchRecorder
+    ) -> None:
+        self._seats = seats
+        self._asker = asker
+        self._outbox = outbox
+        self._faults = faults
+        self._recorder = recorder
+
+    async def play(self, round_: Round) -> None:
+        """Every decision of the round, until it is over (scored by the caller)."""
+        if round_.phase == PASS:
+            await self._passing(round_)
+        while round_.phase == DECLARE:
+            await self._declaring(round_)
+        while round_.phase == PLAY:
+            await self._playing(round_)
+        if round_.phase == MOON:
+            await self._moon(round_)
+
+    async def _passing(self, round_: Round) -> None:
+        n = len(self._seats)
+        offset = round_.table.pass_offset(round_.pass_direction)
+        count = round_.table.rules.pass_count
+        replies: dict[int, Pass | None] = {}
+
+        async def ask(seat: SeatState) -> None:
+            hand = [card_code(c) for c in round_.legal_passes(seat.index)]
+            to_seat = (seat.index + offset) % n
+            replies[seat.index] = await self._asker.ask(
+                seat, lambda rid, t: PassRequest(id=rid, count=count, legal=hand, to_seat=to_seat, time=t), Pass
+            )
+
+        async with trio.open_nursery() as nursery:
+            for seat in self._seats:
+                if seat.active:
+                    nursery.start_soon(ask, seat)
+        for seat in self._seats:
+            if round_.phase != PASS:
+                return  # a revoke penalty ended the round
+            reply = replies.get(seat.index)
+            if reply is not None:
+                try:
+                    round_.pass_cards(seat.index, bot_cards(reply.cards))
+                    continue
+                except IllegalMove as err:
+                    if not await self._faults.illegal(seat, round_, err, reply.id):
+                        return
+            cards = fallback_pass(round_, seat.index)
+            self._recorder.fallback(seat.index, "pass", [card_code(c) for c in cards])
+            round_.pass_cards(seat.index, cards)
+        for seat in self._seats:
+            self._outbox.post(
+                seat,
+                PassResult(
+                    given=codes_of(round_.passes[seat.index] or 0),
+                    to_seat=(seat.index + offset) % n,
+                    received=codes_of(round_.received[seat.index] or 0),
+                    from_seat=(seat.index - offset) % n,
+                    hand=[card_code(c) for c in round_.hand(seat.index)],
+                ),
+            )
+
+    async def _declaring(self, round_: Round) -> None:
+        seat = self._seats[round_.turn]
+        made = round_.declarations_made()
+        points = round_.table.rules.declaration_points
+        reply = await self._asker.ask(
+            seat, lambda rid, t: DeclareRequest(id=rid, declarations=made, points=points, time=t), Declare
+        )
+        if reply is None:
+            declare = fallback_declare()
+            self._recorder.fallback(seat.index, "declare", declare)
+        else:
+            declare = reply.declare
+        round_.declare(seat.index, declare)
+        self._outbox.broadcast(Declared(seat=seat.index, declared=declare))
+
+    async def _playing(self, round_: Round) -> None:
+        seat = self._seats[round_.turn]
+        trick_number = round_.trick_number
+        legal = [card_code(c) for c in round_.legal_plays()]
+        trick = [card_code(c) for c in round_.trick]
+        leader = round_.leader
+        broken = round_.broken
+        reply = await self._asker.ask(
+            seat,
+            lambda rid, t: PlayRequest(
+                id=rid, legal=legal, trick=trick, leader=leader, trick_number=trick_number, hearts_broken=broken, time=t
+            ),
+            Play,
+        )
+        card: Card | None = None
+        if reply is not None:
+            try:
+                card = bot_card(reply.card)
+                round_.play(seat.index, card)
+            except IllegalMove as err:
+                card = None
+                if not await self._faults.illegal(seat, round_, err, reply.id):
+                    return
+        if card is None:
+            card = fallback_play(round_)
+            self._recorder.fallback(seat.index, "play", card_code(card))
+            round_.play(seat.index, card)
+        self._outbox.broadcast(CardPlayed(seat=seat.index, card=card_code(card), trick_number=trick_number))
+        if round_.trick_number != trick_number:
+            done = round_.tricks[-1]
+            end = TrickEnd(
+                trick_number=trick_number,
+                leader=done.leader,
+                cards=[card_code(c) for c in done.cards],
+                winner=done.winner,
+                points=done.points,
+            )
+            self._outbox.broadcast(end)
+            self._recorder.flush()
+
+    async def _moon(self, round_: Round) -> None:
+        seat = self._seats[round_.turn]
+        points = round_.table.moon_points
+        reply = await self._asker.ask(
+            seat,
+            lambda rid, t: MoonRequest(
+                id=rid, options=["add_to_others", "subtract_from_shooter"], points=points, time=t
+            ),
+            Moon,
+        )
+        choice = fallback_moon() if reply is None else reply.choice
+        if reply is None:
+            self._recorder.fallback(seat.index, "moon", choice)
+        round_.choose_moon(seat.index, choice)

@@ -1,0 +1,214 @@
+"""The match runner: where the rules meet the bots.
+
+The runner deals each round, tells every seat the match and the round, lets ``RoundPhases``
+play its decisions, scores it and tells the table. The pieces it joins each do one job:
+``DecisionClock`` (times and banks), ``Outbox`` (what each seat is told, one write per
+decision), ``Asker`` (a request and its reply), ``Faults`` (policies and fault reports) and
+``MatchRecorder`` (the replay log).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+
+import msgspec
+import trio
+
+from protocol.cards import card_code
+from protocol.messages import MatchEnd, MatchStart, Player, RoundStart, SeatOutcome
+from protocol.ruleset import RuleSet
+from referee.match.asking import Asker, Reconnect
+from referee.match.clock import DecisionClock
+from referee.match.config import MatchConfig
+from referee.match.faults import Faults
+from referee.match.log import MatchLog
+from referee.match.outbox import Outbox
+from referee.match.outcome import FaultReport, MatchOutcome
+from referee.match.phases import RoundPhases
+from referee.match.recorder import MatchRecorder
+from referee.match.seat import SeatState
+from referee.match.seats.connection import BotConnection
+from referee.rules.events import round_end
+from referee.rules.match import Match
+from referee.rules.round import Round
+
+
+class MatchRunner:
+    """Runs one match over already-connected bots."""
+
+    def __init__(
+        self,
+        connections: Sequence[BotConnection],
+        rules: RuleSet,
+        *,
+        seed: int,
+        config: MatchConfig,
+        log: MatchLog,
+        nursery: trio.Nursery,
+        match_id: str | None = None,
+        reconnect: Reconnect | None = None,
+    ) -> None:
+        if len(connections) != rules.players:
+            raise ValueError(f"{len(connections)} bots for {rules.players} seats")
+        self.rules = rules
+        self.seed = seed
+        self.config = config
+        self.log = log
+        self.match = Match(rules, seed)
+        # never derived from the seed: the seed and the rules give away every hand
+        self.match_id = match_id or secrets.token_hex(6)
+        self.seats = [SeatState(i, c, config.bank) for i, c in enumerate(connections)]
+        self.clock = DecisionClock(config)
+        self.recorder = MatchRecorder(log, self.clock, config)
+        self.outbox = Outbox(self.seats, self.recorder)
+        self.faults_ = Faults(config, self.outbox, self.recorder, nursery)
+        self.asker = Asker(
+            config=config,
+            clock=self.clock,
+            outbox=self.outbox,
+            recorder=self.recorder,
+            faults=self.faults_,
+            reconnect=reconnect,
+            restate=self._restate,
+        )
+        self.phases = RoundPhases(self.seats, self.asker, self.outbox, self.faults_, self.recorder)
+        self._round: Round | None = None
+        self._round_number = 0
+
+    @property
+    def decisions(self) -> int:
+        """Decisions asked of the bots so far."""
+        return self.asker.decisions
+
+    @property
+    def faults(self) -> list[FaultReport]:
+        """Every fault so far, explained (at most ``MAX_REPORTS`` per seat)."""
+        return self.faults_.reports
+
+    @property
+    def delays(self) -> list[float] | None:
+        """When a list: the referee's delay from each reply's arrival to its next request in
+        this match (what the match benchmark reports)."""
+        return self.clock.delays
+
+    @delays.setter
+    def delays(self, delays: list[float] | None) -> None:
+        self.clock.delays = delays
+
+    # -- the match ---------------------------------------------------------------------------
+    async def run(self) -> MatchOutcome:
+        self.clock.begin()
+        self.recorder.header(self.match_id, self.seed, self.match.first_dealer, self.rules, self.seats)
+        for seat in self.seats:
+            if not seat.connection.alive:
+                self.faults_.absent(seat)
+        for seat in self.seats:
+            self.outbox.post(seat, self._match_start(seat))
+        reason_override: str | None = None
+        while not self.match.over:
+            if not any(s.active for s in self.seats):
+                reason_override = "all_bots_dropped"
+                break
+            await self._play_round(self.match.next_round())
+        return await self._finish(reason_override)
+
+    async def _play_round(self, round_: Round) -> None:
+        self._round = round_
+        number = self._round_number
+        self._round_number += 1
+        self.recorder.deal(number, round_, self.rules.players)
+        for seat in self.seats:
+            self.outbox.post(seat, self._round_start(round_, seat, number))
+        await self.phases.play(round_)
+        result = self.match.record(round_)
+        self.recorder.round_scored(number, result, self.match.scores)
+        self.outbox.broadcast(round_end(number, result, self.match.scores, self.match.phase))
+        self.recorder.flush()
+
+    def _match_start(self, seat: SeatState) -> MatchStart:
+        return MatchStart(
+            match_id=self.match_id,
+            seat=seat.index,
+            players=[Player(seat=s.index, name=s.connection.name(s.index)) for s in self.seats],
+            rules=self.rules,
+            time=self.config.time_control(),
+        )
+
+    def _round_start(self, round_: Round, seat: SeatState, number: int) -> RoundStart:
+        """The round as the seat holds it now (its current hand, after a reconnection)."""
+        n = self.rules.players
+        offset = round_.table.pass_offset(round_.pass_direction)
+        return RoundStart(
+            round=number,
+            dealer=round_.dealer,
+            hand=[card_code(c) for c in round_.hand(seat.index)],
+            pass_direction=round_.pass_direction,
+            pass_count=0 if offset == 0 else self.rules.pass_count,
+            pass_to=None if offset == 0 else (seat.index + offset) % n,
+            match_phase=round_.match_phase,
+            scores=list(self.match.scores),
+        )
+
+    def _restate(self, seat: SeatState) -> None:
+        """Tell a reconnected bot the match and the round in play again."""
+        self.outbox.post(seat, self._match_start(seat))
+        if self._round is not None:
+            self.outbox.post(seat, self._round_start(self._round, seat, self._round_number - 1))
+
+    # -- the end -----------------------------------------------------------------------------
+    async def _finish(self, reason_override: str | None) -> MatchOutcome:
+        match = self.match
+        scores = list(match.scores)
+        if reason_override is None and match.result is not None:
+            reason: str = match.result.reason
+            winners = [w for w in match.result.winners if self.seats[w].active]
+            if not winners:
+                live = [s.index for s in self.seats if s.active]
+                best = min((scores[i] for i in live), default=0)
+                winners = [i for i in live if scores[i] == best]
+        else:
+            reason = reason_override or "interrupted"
+            winners = []
+        outcomes = [
+            SeatOutcome(
+                seat=s.index,
+                name=s.connection.name(s.index),
+                status=s.status,
+                substitutions=s.substitutions,
+                penalties=s.penalties,
+            )
+            for s in self.seats
+        ]
+        rounds = len(match.results)
+        self.outbox.broadcast(
+            MatchEnd(
+                match_id=self.match_id, scores=scores, winners=winners, reason=reason, rounds=rounds, seats=outcomes
+            )
+        )
+        await self.outbox.flush_active(self.config.grace)
+        self.recorder.result(scores, winners, reason, rounds, [msgspec.to_builtins(o) for o in outcomes])
+        return MatchOutcome(
+            match_id=self.match_id,
+            seed=self.seed,
+            variant=self.rules.name,
+            scores=scores,
+            winners=winners,
+            reason=reason,
+            rounds=rounds,
+            seats=outcomes,
+            round_scores=[r.score_changes for r in match.results],
+            decisions=self.decisions,
+            log=str(self.log.path) if self.log.path else None,
+            faults=self.faults,
+        )
+
+    async def interrupted(self) -> MatchOutcome:
+        """End the match now (SIGINT or SIGTERM): the bots and the log are told the reason
+        ``interrupted``; the round in play is not scored."""
+        return await self._finish("interrupted")
+
+    def write_stderr(self) -> None:
+        """Log each bot's stderr of this match (after the programs have ended), and add its
+        last lines and exit status to the seat's fault reports."""
+        self.faults_.add_stderr(self.seats)

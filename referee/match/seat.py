@@ -1,0 +1,37 @@
+"""One seat for one match: the connection that plays it, its bank of time, its status and its
+queue of lines not yet written."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from referee.match.seats.connection import BotConnection, Failure
+
+
+@dataclass(slots=True)
+class SeatState:
+    """One seat for one match."""
+
+    index: int
+    connection: BotConnection
+    bank: float
+    status: str = "ok"
+    substitutions: int = 0
+    penalties: int = 0
+    outbox: list[bytes] = field(default_factory=list)
+    logged: int = 0
+    """Bytes of this seat's replies kept verbatim in this match's log."""
+    last_line: bytes | None = None
+    """The bot's latest line (the offending one when a reply is refused)."""
+
+    @property
+    def active(self) -> bool:
+        return self.status == "ok"
+
+
+class SeatFault(Exception):
+    """A seat's failure during one decision."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure

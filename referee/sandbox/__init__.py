@@ -1,0 +1,2 @@
+"""The sandbox around every started bot: bubblewrap namespaces (``bwrap``) and a seccomp
+filter (``seccomp``)."""
