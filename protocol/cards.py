@@ -74,6 +74,9 @@ def _build_codes() -> tuple[dict[str, Card], list[str]]:
 
 
 _BY_CODE, _CODES = _build_codes()
+CODES: Final[tuple[str, ...]] = tuple(_CODES)
+"""The wire code of each card id (``CODES[card]``, both copies of a double deck); ``""`` for
+an id that is no card. For hot loops over ids known to be cards; ``card_code`` checks."""
 
 
 def card_code(card: Card) -> str:
@@ -96,6 +99,9 @@ def parse_card(code: str) -> Card:
 
     Raises ``ValueError`` naming the code when it is not a card.
     """
+    card = _BY_CODE.get(code)
+    if card is not None:  # the usual case: a code exactly as the referee writes it
+        return card
     text = code.strip().upper()
     if text.startswith("10"):
         text = "T" + text[2:]

@@ -171,6 +171,19 @@ def test_bench_engine_json() -> None:
     assert data["hands"] > 0 and data["decisions"] > data["hands"]
 
 
+def test_bench_match_json_puts_cpu_against_cpu() -> None:
+    """The headline ratio is the referee's CPU per decision over the echo's CPU per round trip,
+    both measured in the same run (issue 13); the old figure against echo wall time is kept."""
+    data = json.loads(ok("bench", "match", "--games", "1", "--json").strip())
+    assert data["games"] == 1 and data["decisions"] > 50 and data["timeouts"] == 0
+    assert data["echo_round_trips"] == data["decisions"]
+    assert data["referee_us_per_decision"] > 0 and data["echo_cpu_us_per_round_trip"] > 0
+    cpu_ratio = data["referee_us_per_decision"] / data["echo_cpu_us_per_round_trip"]
+    assert data["ratio"] == pytest.approx(cpu_ratio, rel=0.02, abs=0.01)
+    wall_ratio = data["referee_us_per_decision"] / data["echo_us_per_round_trip"]
+    assert data["ratio_to_echo_wall"] == pytest.approx(wall_ratio, rel=0.02, abs=0.01)
+
+
 def test_bench_engine_text_and_variant_choice() -> None:
     output = ok("bench", "engine", "--seconds", "0.05", "--variant", "dutch")
     assert output.startswith("dutch: ")

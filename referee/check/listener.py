@@ -15,7 +15,6 @@ counterpart of closing the bot's stdin).
 from __future__ import annotations
 
 import contextlib
-import secrets
 from dataclasses import dataclass
 
 import trio
@@ -23,7 +22,7 @@ import trio
 from protocol.codec import encode
 from protocol.messages import Error
 from referee.match.seats.link import SocketLink
-from referee.match.seats.tcp import DEFAULT_HOST, Refusal
+from referee.match.seats.tcp import DEFAULT_HOST, Refusal, new_token
 
 TCP_PREFIX = "tcp:"
 CONNECT_TIMEOUT = 60.0
@@ -58,7 +57,7 @@ def tcp_target(
     name, _, token = spec[len(TCP_PREFIX) :].partition(":")
     return TcpTarget(
         name=name or "bot",
-        token=token or secrets.token_urlsafe(12),
+        token=token or new_token(),
         host=host,
         port=port,
         connect_timeout=connect_timeout,

@@ -114,8 +114,8 @@ def bench_match_command(variant: str, games: int, concurrency: int, bot: str, as
     click.echo(
         f"{result.variant}: {result.games} matches, {result.decisions} decisions in {result.seconds:.2f} s\n"
         f"  {result.matches_per_second:,.2f} matches/s   {result.decisions_per_second:,.0f} decisions/s\n"
-        f"  wall per decision {result.wall_us_per_decision:,.0f} us; referee CPU per decision "
-        f"{result.referee_us_per_decision:,.0f} us\n"
-        f"  echo round trip {result.echo_us_per_round_trip:,.0f} us; ratio {result.ratio:.2f} (target <= 2)"
-        f"; timeouts {result.timeouts}"
+        f"  referee CPU per decision {result.referee_us_per_decision:,.1f} us; echo CPU per round trip "
+        f"{result.echo_cpu_us_per_round_trip:,.1f} us; ratio {result.ratio:.2f} (target <= 1.5)\n"
+        f"  wall per decision {result.wall_us_per_decision:,.0f} us; echo wall per round trip "
+        f"{result.echo_us_per_round_trip:,.0f} us; timeouts {result.timeouts}"
     )

@@ -91,15 +91,19 @@ class Asker:
         written request to the complete reply line."""
         link = seat.connection.link
         clock = self._clock
-        with trio.CancelScope(deadline=trio.current_time() + clock.allowance(seat)) as scope:
-            await self._outbox.flush(seat)  # a bot that does not read its input times out here
-            start = trio.current_time()
-            clock.request_written(start)
-            seat.last_line = None
-            line = await link.receive_line()
-            seat.last_line = line
-        if scope.cancelled_caught:
-            raise trio.TooSlowError
+        wait = clock.arm(seat, link)
+        seat.last_line = None
+        try:
+            line = await link.exchange(self._outbox.take(seat))  # a bot that does not read times out
+        except LinkClosed:
+            if wait.fired:  # the watchdog interrupted the write or the read: time is up
+                raise trio.TooSlowError from None
+            raise
+        finally:
+            clock.disarm(seat)
+        seat.last_line = line
+        start = link.written_at
+        clock.request_written(start)
         clock.reply_read(seat, start)
         problem: ProtocolError | None = None
         try:

@@ -47,14 +47,23 @@ class Outbox:
     def broadcast(self, message: RefereeMessage) -> None:
         """Queue a message that every seat at the table sees, encoded once."""
         line = bounded(message)
+        recorder = self._recorder if self._recorder.enabled else None
         for seat in self._seats:
             if seat.active:
-                self._queue(seat, line)
+                seat.outbox.append(line)
+                if recorder is not None:
+                    recorder.sent(seat.index, line)
 
     def _queue(self, seat: SeatState, line: bytes) -> None:
         seat.outbox.append(line)
         if self._recorder.enabled:
             self._recorder.sent(seat.index, line)
+
+    def take(self, seat: SeatState) -> bytes:
+        """A seat's queued lines as one write, taken off its queue."""
+        data = b"".join(seat.outbox)
+        seat.outbox.clear()
+        return data
 
     async def flush(self, seat: SeatState) -> None:
         """Write a seat's queued lines in one write (the caller bounds the time)."""

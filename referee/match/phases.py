@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import trio
 
-from protocol.cards import Card, card_code
+from protocol.cards import CODES, Card, card_code
 from protocol.messages import (
     CardPlayed,
     Declare,
@@ -119,8 +119,8 @@ class RoundPhases:
     async def _playing(self, round_: Round) -> None:
         seat = self._seats[round_.turn]
         trick_number = round_.trick_number
-        legal = [card_code(c) for c in round_.legal_plays()]
-        trick = [card_code(c) for c in round_.trick]
+        legal = [CODES[c] for c in round_.legal_plays()]  # ids from the engine: all cards
+        trick = [CODES[c] for c in round_.trick]
         leader = round_.leader
         broken = round_.broken
         reply = await self._asker.ask(
@@ -143,13 +143,13 @@ class RoundPhases:
             card = fallback_play(round_)
             self._recorder.fallback(seat.index, "play", card_code(card))
             round_.play(seat.index, card)
-        self._outbox.broadcast(CardPlayed(seat=seat.index, card=card_code(card), trick_number=trick_number))
+        self._outbox.broadcast(CardPlayed(seat=seat.index, card=CODES[card], trick_number=trick_number))
         if round_.trick_number != trick_number:
             done = round_.tricks[-1]
             end = TrickEnd(
                 trick_number=trick_number,
                 leader=done.leader,
-                cards=[card_code(c) for c in done.cards],
+                cards=[CODES[c] for c in done.cards],
                 winner=done.winner,
                 points=done.points,
             )

@@ -106,11 +106,14 @@ class MatchRunner:
         for seat in self.seats:
             self.outbox.post(seat, self._match_start(seat))
         reason_override: str | None = None
-        while not self.match.over:
-            if not any(s.active for s in self.seats):
-                reason_override = "all_bots_dropped"
-                break
-            await self._play_round(self.match.next_round())
+        async with trio.open_nursery() as watchdog:
+            watchdog.start_soon(self.clock.watch)
+            while not self.match.over:
+                if not any(s.active for s in self.seats):
+                    reason_override = "all_bots_dropped"
+                    break
+                await self._play_round(self.match.next_round())
+            watchdog.cancel_scope.cancel()
         return await self._finish(reason_override)
 
     async def _play_round(self, round_: Round) -> None:

@@ -15,7 +15,6 @@ class SeatState:
     index: int
     connection: BotConnection
     bank: float
-    status: str = "ok"
     substitutions: int = 0
     penalties: int = 0
     outbox: list[bytes] = field(default_factory=list)
@@ -24,9 +23,20 @@ class SeatState:
     last_line: bytes | None = None
     """The bot's latest line (the offending one when a reply is refused)."""
 
+    active: bool = True
+    """Whether the seat's bot still plays (``status`` is ``ok``); a field, not a property,
+    because the runner reads it for every message it sends."""
+    _status: str = "ok"
+
     @property
-    def active(self) -> bool:
-        return self.status == "ok"
+    def status(self) -> str:
+        """``ok``, or the reason the bot was dropped (``timeout``, ``crash``, ...)."""
+        return self._status
+
+    @status.setter
+    def status(self, status: str) -> None:
+        self._status = status
+        self.active = status == "ok"
 
 
 class SeatFault(Exception):

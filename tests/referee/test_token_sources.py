@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from protocol.bot import seat_token
 from referee.cli import main
 from referee.match.play import _hide_from_bots, tcp_seat
 from referee.match.seats.link import BotLimits, BotStartError
+from referee.match.seats.tcp import TcpSeat, new_token
 from referee.sandbox.bwrap import Sandbox
 
 
@@ -58,3 +60,13 @@ def test_a_token_file_is_hidden_from_the_started_bots(tmp_path: Path) -> None:
     options = limits.sandbox.options(["cat", str(path)], folder, {"PATH": "/usr/bin"})
     masked = options.index("/dev/null")
     assert options[masked - 1 : masked + 2] == ["--ro-bind", "/dev/null", str(path)]
+
+
+def test_printed_tokens_never_start_with_a_dash() -> None:
+    """``--token -abc`` is an option to argparse, not a value: a bot started with the printed
+    token failed one time in 64 (found as a flaky serve test under load)."""
+    tokens = [new_token() for _ in range(5000)]
+    assert not [t for t in tokens if t.startswith("-")]
+    assert all(len(t) == 16 and re.fullmatch(r"[A-Za-z0-9_-]+", t) for t in tokens)
+    assert len(set(tokens)) == len(tokens)
+    assert TcpSeat(seat=0, name="n").token != TcpSeat(seat=1, name="e").token

@@ -17,7 +17,7 @@ import shlex
 import shutil
 import signal
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import msgspec
@@ -82,6 +82,9 @@ class BotLimits(msgspec.Struct, frozen=True, kw_only=True):
             resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 
 
+INTERRUPTED = "interrupted: the time for the decision ran out"
+
+
 class LinkClosed(RefereeError):
     """The bot's output ended (it closed stdout, exited or crashed)."""
 
@@ -97,6 +100,7 @@ class BotLink:
         self._splitter = LineSplitter(max_line)
         self._lines: deque[bytes] = deque()
         self._cut_off = False
+        self._waiting: trio.CancelScope | None = None
 
     @property
     def description(self) -> str:
@@ -109,29 +113,75 @@ class BotLink:
         raise NotImplementedError
 
     async def send(self, data: bytes) -> None:
-        """Write encoded lines. Raises ``LinkClosed`` when the bot no longer reads. One task
-        at a time sends to a link (trio raises ``BusyResourceError`` otherwise)."""
+        """Write encoded lines. Raises ``LinkClosed`` when the bot no longer reads (or the write
+        is interrupted). One task at a time sends to a link (trio raises
+        ``BusyResourceError`` otherwise)."""
         if self._cut_off:
             raise LinkClosed("an earlier write to the bot was cut off (it stopped reading)")
-        self._cut_off = True  # stays set if this write is cancelled half-way
+        self._cut_off = True  # stays set if this write is cancelled or interrupted half-way
         try:
-            await self._send_all(data)
+            if self.wakes_directly:
+                await self._send_all(data)
+            else:
+                with self._interruptible() as scope:
+                    await self._send_all(data)
+                if scope.cancelled_caught:
+                    raise trio.ClosedResourceError(INTERRUPTED)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as err:
             raise LinkClosed(f"cannot write to the bot: {err}") from None
         self._cut_off = False
 
     async def receive_line(self) -> bytes:
         """The next complete line (without its newline). Raises ``ProtocolError``
-        (``line_too_long``) or ``LinkClosed``."""
+        (``line_too_long``) or ``LinkClosed`` (also when the read is interrupted)."""
         while not self._lines:
             try:
-                data = await self._receive_some()
+                if self.wakes_directly:
+                    data = await self._receive_some()
+                else:
+                    with self._interruptible() as scope:
+                        data = await self._receive_some()
+                    if scope.cancelled_caught:
+                        raise trio.ClosedResourceError(INTERRUPTED)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as err:
                 raise LinkClosed(f"cannot read from the bot: {err}") from None
             if not data:
                 raise LinkClosed("the bot closed its output")
             self._lines.extend(self._splitter.feed(data))
         return self._lines.popleft()
+
+    written_at = 0.0
+    """trio's time when the last ``exchange`` finished writing: its request's clock starts then."""
+
+    async def exchange(self, data: bytes) -> bytes:
+        """Write ``data`` (queued lines ending with a request) and read the next line: a
+        decision's whole conversation. Raises as ``send`` and ``receive_line`` do."""
+        await self.send(data)
+        self.written_at = trio.current_time()
+        return await self.receive_line()
+
+    wakes_directly = False
+    """Whether ``interrupt`` wakes a blocked read or write itself (links over file descriptors);
+    otherwise each read and write runs in a cancel scope that ``interrupt`` cancels."""
+
+    def interrupt(self) -> None:
+        """Wake a task blocked writing to or reading from this link: the write or read raises
+        ``LinkClosed``. The match clock calls it when a decision's time has run out; a task
+        that is not blocked here (its reply has arrived) is not disturbed."""
+        if self._waiting is not None:
+            self._waiting.cancel()
+
+    @contextlib.contextmanager
+    def _interruptible(self) -> Iterator[trio.CancelScope]:
+        """The cancel scope ``interrupt`` cancels, around one read or write. A reply that has
+        arrived is kept even when the cancel comes just after: only a cancel that reached the
+        wait (``cancelled_caught``) interrupts it."""
+        with trio.CancelScope() as scope:
+            self._waiting = scope
+            try:
+                yield scope
+            finally:
+                self._waiting = None
 
     async def close(self, grace: float = 1.0) -> None:
         """End the link and whatever runs behind it; never raises, safe to call twice."""
@@ -158,7 +208,59 @@ class BotLink:
         return None
 
 
-class ProcessLink(BotLink):
+class FdLink(BotLink):
+    """A link over file descriptors (pipes or a socket), with a direct path for a decision.
+
+    ``exchange`` writes the request with one non-blocking ``write`` and then waits for the
+    reply with trio's ``wait_readable``: one pass through trio's scheduler per decision, where
+    a ``send`` and a ``receive_line`` take two (each starts with a checkpoint) and a read that
+    fails with ``EAGAIN``. Anything unusual (a full pipe, an error, a closed descriptor) takes
+    the general path, which names the failure exactly as before."""
+
+    wakes_directly = True
+
+    def _fds(self) -> tuple[int, int]:
+        """The descriptors written to and read from (``-1`` once closed)."""
+        raise NotImplementedError
+
+    def interrupt(self) -> None:
+        """Wake a read or write blocked in trio's I/O manager (``notify_closing``: the wait
+        raises ``ClosedResourceError``, read as ``LinkClosed``). Cheaper than a cancel scope
+        around every read, and only a task waiting on these descriptors is woken."""
+        for fd in set(self._fds()):
+            if fd >= 0:
+                trio.lowlevel.notify_closing(fd)
+
+    async def exchange(self, data: bytes) -> bytes:
+        out, into = self._fds()
+        if self._cut_off or out < 0 or into < 0 or self._lines:
+            return await super().exchange(data)
+        try:
+            written = os.write(out, data)
+        except OSError:
+            written = 0  # a full pipe, or a failure the general path names
+        if written < len(data):
+            return await super().exchange(data[written:])
+        self.written_at = trio.current_time()
+        lines = self._lines
+        while not lines:
+            try:
+                await trio.lowlevel.wait_readable(into)
+            except (trio.ClosedResourceError, trio.BusyResourceError, OSError) as err:
+                raise LinkClosed(f"cannot read from the bot: {err}") from None
+            try:
+                chunk = os.read(into, 65536)
+            except BlockingIOError:
+                continue
+            except OSError:
+                return await self.receive_line()  # names the failure
+            if not chunk:
+                raise LinkClosed("the bot closed its output")
+            lines.extend(self._splitter.feed(chunk))
+        return lines.popleft()
+
+
+class ProcessLink(FdLink):
     """A bot program started by the referee, talking over its stdin and stdout."""
 
     def __init__(self, process: SpawnedProcess, command: str, max_line: int = MAX_LINE) -> None:
@@ -221,6 +323,9 @@ class ProcessLink(BotLink):
     @property
     def description(self) -> str:
         return self.command
+
+    def _fds(self) -> tuple[int, int]:
+        return self._stdin.fileno(), self._stdout.fileno()
 
     async def _receive_some(self) -> bytes | bytearray:
         return await self._stdout.receive_some(65536)
@@ -304,7 +409,7 @@ class ProcessLink(BotLink):
             os.killpg(self.process.pid, sig)
 
 
-class SocketLink(BotLink):
+class SocketLink(FdLink):
     """A bot that connected over TCP."""
 
     def __init__(self, stream: trio.SocketStream, max_line: int = MAX_LINE) -> None:
@@ -320,6 +425,10 @@ class SocketLink(BotLink):
     @property
     def description(self) -> str:
         return f"tcp {self.peer}"
+
+    def _fds(self) -> tuple[int, int]:
+        fd = -1 if self._closed else self.stream.socket.fileno()
+        return fd, fd
 
     async def _receive_some(self) -> bytes | bytearray:
         return await self.stream.receive_some(65536)

@@ -55,13 +55,23 @@ ACCEPT_RETRY = 0.1
 """Seconds to wait before accepting again after ``accept`` failed (out of file descriptors)."""
 
 
+def new_token() -> str:
+    """A random seat token (96 bits, URL-safe) that a command line takes as a value: never
+    starting with ``-``, which ``--token -x...`` would read as an option (a bot author pasting
+    the printed token would see an argparse error; one token in 64 did)."""
+    while True:
+        token = secrets.token_urlsafe(12)
+        if not token.startswith("-"):
+            return token
+
+
 @dataclass
 class TcpSeat:
     """A seat waiting for (or held by) a bot that connects."""
 
     seat: int
     name: str
-    token: str = field(default_factory=lambda: secrets.token_urlsafe(12))
+    token: str = field(default_factory=new_token)
     connection: BotConnection | None = None
     arrived: trio.Event = field(default_factory=trio.Event)
     reconnect: bool = False
