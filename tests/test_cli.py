@@ -184,6 +184,14 @@ def test_bench_match_json_puts_cpu_against_cpu() -> None:
     assert data["ratio_to_echo_wall"] == pytest.approx(wall_ratio, rel=0.02, abs=0.01)
 
 
+def test_bench_openspiel_plays_both_engines_side_by_side() -> None:
+    pytest.importorskip("pyspiel", reason="OpenSpiel is in the test extra; this machine lacks it")
+    data = json.loads(ok("bench", "openspiel", "--blocks", "2", "--seconds", "0.1", "--json").strip())
+    assert len(data["ours"]) == len(data["openspiel"]) == 2
+    assert all(h > 0 for h in data["ours"] + data["openspiel"])
+    assert data["ratio"] == pytest.approx(data["ours_median"] / data["openspiel_median"], rel=0.01)
+
+
 def test_bench_engine_text_and_variant_choice() -> None:
     output = ok("bench", "engine", "--seconds", "0.05", "--variant", "dutch")
     assert output.startswith("dutch: ")

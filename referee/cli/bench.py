@@ -8,6 +8,7 @@ import msgspec
 from referee.bench.engine import bench_engine
 from referee.bench.hostile import bench_hostile
 from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
+from referee.bench.openspiel import OpenSpielMissing, bench_openspiel
 from referee.bench.sandbox import bench_startup
 from referee.cli.options import (
     MATCH_COUNT,
@@ -39,6 +40,28 @@ def engine(variant: str, seconds: float, seed: int, as_json: bool) -> None:
     click.echo(
         f"{result.variant}: {result.hands} hands, {result.decisions} decisions in {result.seconds:.2f} s\n"
         f"  {result.hands_per_second:,.0f} hands/s   {result.decisions_per_second:,.0f} decisions/s"
+    )
+
+
+@bench.command("openspiel")
+@click.option("--blocks", default=6, show_default=True, type=click.IntRange(1, 1000), help="Blocks of each engine.")
+@click.option("--seconds", default=3.0, show_default=True, type=Seconds(), help="Seconds per block (> 0).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_openspiel_command(blocks: int, seconds: float, as_json: bool) -> None:
+    """Our engine against OpenSpiel's C++ Hearts, random American hands side by side in one
+    run (needs `pip install -e '.[compare]'`)."""
+    try:
+        result = bench_openspiel(blocks, seconds)
+    except OpenSpielMissing as err:
+        raise click.ClickException(str(err)) from None
+    if as_json:
+        click.echo(msgspec.json.encode(result).decode())
+        return
+    for block, (ours, theirs) in enumerate(zip(result.ours, result.openspiel, strict=True), 1):
+        click.echo(f"block {block}: ours {ours:,.0f} hands/s, OpenSpiel {theirs:,.0f}, ratio {ours / theirs:.2f}")
+    click.echo(
+        f"median: ours {result.ours_median:,.0f} hands/s, OpenSpiel {result.openspiel_median:,.0f} hands/s, "
+        f"ratio {result.ratio:.2f}"
     )
 
 

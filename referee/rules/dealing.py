@@ -14,25 +14,43 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from operator import mod
+from typing import TypeVar
 
 from protocol.cards import Card
-from referee.rules.cardset import mask_of
 from referee.rules.table import Table
+
+_T = TypeVar("_T")
+
+_UNPACK: dict[int, Callable[[bytes], tuple[int, ...]]] = {}
+"""``struct`` unpackers of ``n`` little-endian uint64 words, by ``n``."""
 
 
 def _words(label: str, n: int) -> tuple[int, ...]:
-    data = hashlib.shake_256(label.encode()).digest(8 * n)
-    return struct.unpack(f"<{n}Q", data)
+    unpack = _UNPACK.get(n)
+    if unpack is None:
+        unpack = _UNPACK[n] = struct.Struct(f"<{n}Q").unpack
+    return unpack(hashlib.shake_256(label.encode()).digest(8 * n))
+
+
+def _shuffle(deck: list[_T], seed: int, deal_number: int) -> None:
+    """Fisher-Yates in place, as the module docstring spells it: the draws ``word[k] mod (i+1)``
+    are all taken in one ``map``, so the loop only swaps."""
+    size = len(deck)
+    # The stream is read as far as the draws go: size - 1 words (the last one of the size words
+    # the docstring's loop could index is never drawn), which is a prefix of the same stream.
+    words = _words(f"hearts-deal:{seed}:{deal_number}", size - 1) if size > 1 else ()
+    i = size - 1
+    for j in map(mod, words, range(size, 1, -1)):  # j = word[k] mod (i + 1), i = size-1-k
+        deck[i], deck[j] = deck[j], deck[i]
+        i -= 1
 
 
 def shuffled(cards: Sequence[Card], seed: int, deal_number: int) -> list[Card]:
     """The cards in the shuffled order of deal ``deal_number`` of a match with ``seed``."""
     deck = list(cards)
-    words = _words(f"hearts-deal:{seed}:{deal_number}", len(deck))
-    for i, word in zip(range(len(deck) - 1, 0, -1), words, strict=False):
-        j = word % (i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
+    _shuffle(deck, seed, deal_number)
     return deck
 
 
@@ -43,12 +61,15 @@ def draw_seat(seed: int, label: str, players: int) -> int:
 
 def deal(table: Table, seed: int, deal_number: int, dealer: int) -> list[int]:
     """The hands (as masks, indexed by seat) of one deal."""
-    deck = shuffled(table.cards, seed, deal_number)
+    # The deck is shuffled as card bits (1 << card) rather than ids: the same permutation, and
+    # a hand is then the sum of its bits (distinct powers of two add up to their union).
+    deck = list(table.card_bits)
+    _shuffle(deck, seed, deal_number)
     n = table.players
     hands = [0] * n
     if table.rules.deal_packets == (1,):
         for k in range(n):
-            hands[(dealer + 1 + k) % n] = mask_of(deck[k::n])
+            hands[(dealer + 1 + k) % n] = sum(deck[k::n])
         return hands
     held = [0] * n
     packets = table.rules.deal_packets
@@ -57,8 +78,7 @@ def deal(table: Table, seed: int, deal_number: int, dealer: int) -> list[int]:
     packet = 0
     while position < len(deck):
         size = min(packets[packet % len(packets)], table.hand_size - held[seat])
-        for card in deck[position : position + size]:
-            hands[seat] |= 1 << card
+        hands[seat] |= sum(deck[position : position + size])
         held[seat] += size
         position += size
         seat = (seat + 1) % n

@@ -10,16 +10,25 @@ from __future__ import annotations
 import random
 
 from referee.rules.match import Match
-from referee.rules.round import DECLARE, DONE, MOON, PASS, Round
+from referee.rules.round import DECLARE, MOON, PASS, PLAY, Round
 
 
 def play_round(round_: Round, rng: random.Random) -> int:
     """Finish a round with random legal actions; return how many decisions were made."""
     decisions = 0
     need = round_.table.rules.pass_count
-    while round_.phase != DONE:
+    choice = rng.choice
+    while True:
         phase = round_.phase
-        if phase == PASS:
+        if phase == PLAY:
+            # Every card left in a hand is one play; the loop re-checks the phase afterwards.
+            plays = sum(map(int.bit_count, round_.hands))
+            play = round_.play
+            legal_plays = round_.legal_plays
+            for _ in range(plays):
+                play(round_.turn, choice(legal_plays()))
+            decisions += plays
+        elif phase == PASS:
             for seat in round_.awaiting():
                 round_.pass_cards(seat, rng.sample(round_.hand(seat), need))
                 decisions += 1
@@ -27,12 +36,10 @@ def play_round(round_: Round, rng: random.Random) -> int:
             round_.declare(round_.turn, rng.random() < 0.2)
             decisions += 1
         elif phase == MOON:
-            round_.choose_moon(round_.turn, rng.choice(("add_to_others", "subtract_from_shooter")))
+            round_.choose_moon(round_.turn, choice(("add_to_others", "subtract_from_shooter")))
             decisions += 1
         else:
-            round_.play(round_.turn, rng.choice(round_.legal_plays()))
-            decisions += 1
-    return decisions
+            return decisions
 
 
 def play_match(match: Match, rng: random.Random) -> tuple[int, int]:

@@ -2,8 +2,10 @@
 
 The ``Round`` holds the hands as bit masks and checks every pass, declaration and play against
 the ``Table``. It does no I/O and never trusts its caller: an illegal action raises
-``IllegalMove`` naming the broken rule and leaves the state unchanged. Legal plays are computed
-once per turn and cached, so a caller that asks for them and then plays pays for one check.
+``IllegalMove`` naming the broken rule and leaves the state unchanged. The legal plays (a mask)
+are computed as each turn begins, so ``legal_plays`` and ``play`` only read them; the common
+cases (follow suit, lead after the first trick) are inlined in ``play`` and ``_finish_trick``,
+every other case goes through ``_compute_legal``. See docs/performance.md for the measurements.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import msgspec
 
 from protocol.cards import COPY_STRIDE, QUEEN, SPADES, SUIT_NAMES, Card, card_code
 from protocol.ruleset import MoonChoice, PassDirection
-from referee.rules.cardset import cards_of, mask_of
+from referee.rules.cardset import CLUB_IDS, DIAMOND_IDS, HEART_IDS, RANK_BITS, SPADE_IDS, cards_of, mask_of
 from referee.rules.errors import IllegalMove
 from referee.rules.scoring import RoundResult, moon_rule_for, moon_shooter, revoke_result, score_round
 from referee.rules.table import Table
@@ -31,6 +33,11 @@ _HIGH_SPADES: Final = mask_of(
     SPADES * 16 + rank + copy * COPY_STRIDE for rank in range(QUEEN + 1, 15) for copy in (0, 1)
 )
 _LOW64: Final = (1 << COPY_STRIDE) - 1
+_TWO_DECKS: Final = 2 * COPY_STRIDE
+_SUIT_IDS: Final = (CLUB_IDS, DIAMOND_IDS, SPADE_IDS, HEART_IDS)
+_BITS: Final = tuple(1 << card for card in range(_TWO_DECKS))
+_SUIT_FACES: Final = tuple(RANK_BITS << (suit * 16 + 2) for suit in range(4))
+"""The first-copy ids of each suit (ranks 2..14) as a mask."""
 
 
 class Trick(msgspec.Struct, frozen=True):
@@ -54,10 +61,16 @@ class Round:
     """A deal from passing to the round result. Seats are numbered 0..players-1 clockwise."""
 
     __slots__ = (
+        "_breaker",
         "_carry",
         "_carry_points",
         "_declared_count",
+        "_double",
+        "_follow",
+        "_follow_shift",
         "_legal",
+        "_players",
+        "_special",
         "broken",
         "dealer",
         "dealt",
@@ -113,7 +126,21 @@ class Round:
         self.broken = table.rules.hearts_lead == "any_time"
         self._carry = 0
         self._carry_points = 0
-        self._legal = -1
+        self._legal: int | None = None
+        """The legal plays (a mask) of the seat to play while the phase is ``play``, else
+        ``None``: computed as each turn begins, so ``legal_plays`` and ``play`` only read it."""
+        self._follow = 0
+        """The mask of the led suit once a trick is led."""
+        self._follow_shift = 0
+        """Once a trick is led, where the led suit's ranks start in a mask (``suit * 16 + 2``),
+        else 0: the ``legal_plays`` of a seat that follows suit are one entry of that suit's
+        table of card ids (see ``cardset``)."""
+        self._special = False
+        """Whether following suit needs ``_compute_legal`` (first-trick or queen rules) rather
+        than "the led suit if held, else anything"."""
+        self._players = n
+        self._breaker = table.breaker_mask
+        self._double = table.double
         self.moon_shooter: int | None = None
         self.result: RoundResult | None = None
         self.phase: Phase = PASS
@@ -124,6 +151,8 @@ class Round:
     def awaiting(self) -> list[int]:
         """The seats that must act now: every seat yet to pass while passing (passing is
         simultaneous), else the one seat whose turn it is; empty when the round is done."""
+        if self._legal is not None:
+            return [self.turn]
         if self.phase == PASS:
             return [s for s, given in enumerate(self.passes) if given is None]
         if self.phase == DONE:
@@ -152,24 +181,28 @@ class Round:
         if len(cards) != need:
             raise IllegalMove("wrong_pass_count", f"must pass exactly {need} cards, not {len(cards)}", seat)
         hand = self.hands[seat]
-        given = 0
+        left = hand
         for card in cards:
-            bit = self._resolve(hand & ~given, card, seat)
-            given |= bit
-        self.passes[seat] = given
-        if all(p is not None for p in self.passes):
+            bit = 1 << card if 0 <= card < _TWO_DECKS else 0
+            if not left & bit:
+                bit = self._resolve(left, card, seat)
+            left ^= bit
+        passes = self.passes
+        passes[seat] = hand ^ left
+        if None not in passes:
             self._exchange()
 
     def _exchange(self) -> None:
-        n = self.table.players
+        n = self._players
         offset = self.table.pass_offset(self.pass_direction)
-        passes = [p or 0 for p in self.passes]
-        for seat in range(n):
-            self.hands[seat] &= ~passes[seat]
-        for seat in range(n):
+        hands = self.hands
+        received = self.received
+        for seat, passed in enumerate(self.passes):
+            given = passed or 0
             to = (seat + offset) % n
-            self.hands[to] |= passes[seat]
-            self.received[to] = passes[seat]
+            hands[seat] ^= given  # the passed cards leave the hand (they are in it)...
+            hands[to] |= given  # ...and join the receiver's (distinct cards: the order is free)
+            received[to] = given
         self._after_passing()
 
     def _after_passing(self) -> None:
@@ -204,9 +237,8 @@ class Round:
         self.phase = PLAY
         n = self.table.players
         leader = (self.dealer + 1) % n
-        lead = self.table.lead_card
-        if lead is not None:
-            both = (1 << lead) | (1 << (lead + COPY_STRIDE))
+        both = self.table.lead_mask
+        if both:
             for i in range(n):
                 seat = (self.dealer + 1 + i) % n
                 if self.hands[seat] & both:
@@ -214,23 +246,38 @@ class Round:
                     break
         self.leader = leader
         self.turn = leader
+        self._special = self.table.queen_must_drop or self.table.first_trick_no_points
+        self._legal = self._compute_legal()
 
     def legal_plays(self) -> list[Card]:
         """The cards the seat to play may play now (identical double-deck cards once)."""
-        if self.phase != PLAY:
+        legal = self._legal
+        if legal is None:
             return []
-        legal = self._legal if self._legal >= 0 else self._compute_legal()
-        if self.table.double:
+        if self._double:  # both copies of a card are one play, listed as the first copy
             legal = (legal | (legal >> COPY_STRIDE)) & _LOW64
-        return cards_of(legal)
+        shift = self._follow_shift
+        if shift:
+            # Following suit: a legal play in the led suit means they all are in it.
+            ids = _SUIT_IDS[shift >> 4][(legal >> shift) & RANK_BITS]
+            if ids:
+                return [*ids]
+        return [  # cards_of, inlined
+            *CLUB_IDS[(legal >> 2) & RANK_BITS],
+            *DIAMOND_IDS[(legal >> 18) & RANK_BITS],
+            *SPADE_IDS[(legal >> 34) & RANK_BITS],
+            *HEART_IDS[(legal >> 50) & RANK_BITS],
+        ]
 
     def legal_mask(self) -> int:
         """The legal plays as a mask over card ids (both copies of a double-deck card)."""
-        if self.phase != PLAY:
-            return 0
-        return self._legal if self._legal >= 0 else self._compute_legal()
+        legal = self._legal
+        return 0 if legal is None else legal
 
     def _compute_legal(self) -> int:
+        """The legal plays of the seat to play, every rule considered. ``play`` and
+        ``_finish_trick`` inline the common cases (following suit without first-trick or queen
+        rules; leading after the first trick)."""
         table = self.table
         rules = table.rules
         hand = self.hands[self.turn]
@@ -267,7 +314,6 @@ class Round:
                         legal = rest
                 if rules.queen_must_drop and legal & table.queen_mask:
                     legal &= table.queen_mask
-        self._legal = legal
         return legal
 
     def _queen_loses(self) -> bool:
@@ -285,22 +331,37 @@ class Round:
 
     def play(self, seat: int, card: Card) -> None:
         """Play ``card`` from ``seat`` to the current trick."""
-        if self.phase != PLAY or seat != self.turn:
-            self._expect(PLAY, seat)
-        legal = self._legal if self._legal >= 0 else self._compute_legal()
-        if card < 0 or not legal >> card & 1:
+        legal = self._legal
+        if legal is None or seat != self.turn:  # _legal is None exactly when the phase is not play
+            raise self._refusal(PLAY, seat)
+        bit = 1 << card if 0 <= card < _TWO_DECKS else 0
+        if not legal & bit:
             card = self._resolve_play(seat, card, legal)
-        table = self.table
-        self.hands[seat] ^= 1 << card
+            bit = 1 << card
+        hands = self.hands
+        hands[seat] ^= bit
         trick = self.trick
         trick.append(card)
-        if table.breaker_mask >> card & 1:
+        if not self.broken and self._breaker & bit:
             self.broken = True
-        self._legal = -1
-        if len(trick) == table.players:
+        played = len(trick)
+        n = self._players
+        if played == n:
             self._finish_trick()
+            return
+        if played == 1:
+            suit = (card >> 4) & 3
+            self._follow = self.table.suit_masks[suit]
+            self._follow_shift = suit * 16 + 2
+        seat += 1
+        if seat == n:
+            seat = 0
+        self.turn = seat
+        if self._special:
+            self._legal = self._compute_legal()
         else:
-            self.turn = (seat + 1) % table.players
+            hand = hands[seat]
+            self._legal = hand & self._follow or hand  # follow suit if you can
 
     def _resolve_play(self, seat: int, card: Card, legal: int) -> Card:
         """An illegal-looking play: accept the other copy of a double-deck card, or explain."""
@@ -340,59 +401,84 @@ class Round:
             seat,
         )
 
-    def _winner_index(self) -> int | None:
+    def _double_winner_index(self, mask: int) -> int | None:
+        """The index in the current double-deck trick (``mask`` its cards) of the card that
+        takes it: the highest face of the led suit, where two identical cards cancel each other
+        (``None`` when every face of the led suit cancelled) or, under ``later_wins``, the later
+        of the two wins."""
         trick = self.trick
-        led = (trick[0] >> 4) & 3
-        if not self.table.double:
-            best = trick[0]
-            best_i = 0
-            for i in range(1, len(trick)):
-                card = trick[i]
-                if card > best and (card >> 4) & 3 == led:
-                    best = card
-                    best_i = i
-            return best_i
-        faces = [c & 63 if (c >> 4) & 3 == led else -1 for c in trick]
+        faces = _SUIT_FACES[(trick[0] >> 4) & 3]
+        first = mask & faces  # the led suit's first-copy cards, as faces
+        second = (mask >> COPY_STRIDE) & faces  # its second-copy cards, as faces
         if self.table.rules.identical_cards == "cancel":
-            best_face = max((f for f in faces if f >= 0 and faces.count(f) == 1), default=-1)
-            return faces.index(best_face) if best_face >= 0 else None
-        best_face = max(faces)
-        return len(faces) - 1 - faces[::-1].index(best_face)
+            single = first ^ second
+            if not single:
+                return None
+            face = single.bit_length() - 1
+            return trick.index(face if first >> face & 1 else face + COPY_STRIDE)
+        face = (first | second).bit_length() - 1
+        if not second >> face & 1:
+            return trick.index(face)
+        if not first >> face & 1:
+            return trick.index(face + COPY_STRIDE)
+        return max(trick.index(face), trick.index(face + COPY_STRIDE))
 
     def _finish_trick(self) -> None:
         table = self.table
-        n = table.players
         trick = self.trick
         points = table.points
+        bits = _BITS
         worth = 0
         mask = 0
         for card in trick:
             worth += points[card]
-            mask |= 1 << card
-        index = self._winner_index()
+            mask |= bits[card]
+        if self._double:
+            winner = self._settle_double(mask, worth)
+        else:
+            leader = self.leader
+            winner = leader + trick.index((mask & self._follow).bit_length() - 1)  # the highest of the led suit
+            if winner >= self._players:
+                winner -= self._players
+            self.taken[winner] |= mask
+            self.points[winner] += worth
+            self.tricks.append(Trick(leader, trick, winner, worth))
+        self.trick = []
+        self._follow_shift = 0
+        number = self.trick_number + 1
+        self.trick_number = number
+        if number == table.hand_size:
+            self._legal = None
+            self._end_of_play()
+            return
+        self.leader = winner
+        self.turn = winner
+        self._special = table.queen_must_drop
+        hand = self.hands[winner]  # the lead of a later trick: no heart before they are broken
+        self._legal = hand if self.broken else hand & table.non_hearts_mask or hand
+
+    def _settle_double(self, mask: int, worth: int) -> int:
+        """Record a double-deck trick (``mask`` its cards, ``worth`` their points) and return
+        the seat that leads next: a trick whose led suit cancelled out carries its cards to
+        the next trick's winner."""
+        trick = self.trick
         leader = self.leader
-        if index is None and self.trick_number + 1 == table.hand_size:
+        index = self._double_winner_index(mask)
+        if index is None and self.trick_number + 1 == self.table.hand_size:
             index = 0  # the last trick cancelled out: nothing follows, so its leader takes it
         if index is None:
             self._carry |= mask
             self._carry_points += worth
             self.tricks.append(Trick(leader, trick, None, 0))
-            winner = leader
-        else:
-            winner = (leader + index) % n
-            worth += self._carry_points
-            self.taken[winner] |= mask | self._carry
-            self.points[winner] += worth
-            self._carry = 0
-            self._carry_points = 0
-            self.tricks.append(Trick(leader, trick, winner, worth))
-        self.trick = []
-        self.trick_number += 1
-        if self.trick_number == table.hand_size:
-            self._end_of_play()
-        else:
-            self.leader = winner
-            self.turn = winner
+            return leader
+        winner = (leader + index) % self._players
+        worth += self._carry_points
+        self.taken[winner] |= mask | self._carry
+        self.points[winner] += worth
+        self._carry = 0
+        self._carry_points = 0
+        self.tricks.append(Trick(leader, trick, winner, worth))
+        return winner
 
     # -- moon and result ---------------------------------------------------------------------
     def _end_of_play(self) -> None:
@@ -427,16 +513,21 @@ class Round:
         self.result = revoke_result(self.table, self.match_phase, seat)
         self.phase = DONE
         self.turn = -1
+        self._legal = None
         return self.result
 
     # -- helpers -----------------------------------------------------------------------------
     def _expect(self, phase: Phase, seat: int) -> None:
-        if not 0 <= seat < self.table.players:
-            raise IllegalMove("not_your_turn", f"there is no seat {seat}", seat)
+        if not 0 <= seat < self._players or self.phase != phase or (phase != PASS and seat != self.turn):
+            raise self._refusal(phase, seat)
+
+    def _refusal(self, phase: Phase, seat: int) -> IllegalMove:
+        """Why ``seat`` may not act in ``phase`` now (for a seat that may not)."""
+        if not 0 <= seat < self._players:
+            return IllegalMove("not_your_turn", f"there is no seat {seat}", seat)
         if self.phase != phase:
-            raise IllegalMove("wrong_phase", f"cannot {_VERB[phase]} now: the round is in phase {self.phase!r}", seat)
-        if phase != PASS and seat != self.turn:
-            raise IllegalMove("not_your_turn", f"it is seat {self.turn}'s turn, not seat {seat}'s", seat)
+            return IllegalMove("wrong_phase", f"cannot {_VERB[phase]} now: the round is in phase {self.phase!r}", seat)
+        return IllegalMove("not_your_turn", f"it is seat {self.turn}'s turn, not seat {seat}'s", seat)
 
     def _resolve(self, hand: int, card: Card, seat: int) -> int:
         """The bit of ``card`` (or its double-deck twin) in ``hand``."""

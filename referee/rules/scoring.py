@@ -65,7 +65,7 @@ def score_round(
     """Score a finished round. ``moon_choice`` is the shooter's decision where the rule is
     ``shooter_choice`` (required then)."""
     sign = 1 if match_phase == 1 else -1
-    changes = [sign * p for p in points]
+    changes = list(points) if sign == 1 else [-p for p in points]
     shooter = moon_shooter(table, taken)
     scoring: MoonRule | None = None
     if shooter is not None:
@@ -83,14 +83,13 @@ def score_round(
                     changes[seat] += amount
         elif scoring == "subtract_from_shooter":
             changes[shooter] -= sign * penalty_taken + amount
-    success: list[bool | None] = []
-    for seat, made in enumerate(declared):
-        if not made:
-            success.append(None)
-            continue
-        kept = not taken[seat] & table.penalty_mask
-        success.append(kept)
-        changes[seat] += -table.rules.declaration_points if kept else table.rules.declaration_points
+    success: list[bool | None] = [None] * len(declared)
+    if any(declared):
+        for seat, made in enumerate(declared):
+            if made:
+                kept = not taken[seat] & table.penalty_mask
+                success[seat] = kept
+                changes[seat] += -table.rules.declaration_points if kept else table.rules.declaration_points
     return RoundResult(
         points_taken=list(points),
         score_changes=changes,

@@ -53,18 +53,23 @@ class Table:
 
     __slots__ = (
         "breaker_mask",
+        "card_bits",
         "cards",
         "double",
+        "first_trick_no_points",
         "full_mask",
         "hand_size",
         "hearts_mask",
         "lead_card",
+        "lead_mask",
         "moon_points",
+        "non_hearts_mask",
         "penalty_mask",
         "penalty_total",
         "players",
         "points",
         "queen_mask",
+        "queen_must_drop",
         "rules",
         "suit_masks",
     )
@@ -97,11 +102,19 @@ class Table:
             raise InvalidRuleSet("card_points: no card in play is worth points, so no score can change")
         self.suit_masks = [mask_of(c for c in self.cards if suit_of(c) == s) for s in range(4)]
         self.hearts_mask = self.suit_masks[HEARTS]
+        self.non_hearts_mask = self.full_mask & ~self.hearts_mask
         queen = make_card(SPADES, QUEEN)
         self.queen_mask = self.full_mask & ((1 << queen) | (1 << (queen + COPY_STRIDE)))
         self.breaker_mask = self.hearts_mask | (self.queen_mask if rules.queen_breaks_hearts else 0)
         self.lead_card = self._opening_card()
+        lead = self.lead_card
+        self.lead_mask = 0 if lead is None else (1 << lead) | (1 << (lead + COPY_STRIDE))
+        """Both copies of the opening card (0 for a free lead)."""
         self.moon_points = self.penalty_total if rules.moon_points is None else rules.moon_points
+        self.card_bits = tuple(1 << c for c in self.cards)
+        """``1 << card`` for each card in ``cards``: the deal shuffles these and adds them up."""
+        self.first_trick_no_points = rules.first_trick_no_points
+        self.queen_must_drop = rules.queen_must_drop
 
     def _opening_card(self) -> Card | None:
         """The card that must open the first trick, or ``None`` for a free lead."""

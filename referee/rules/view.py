@@ -8,12 +8,15 @@ the messages it sends a bot from this view only, so a leak would have to be writ
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Final
+
 import msgspec
 
-from protocol.cards import card_code
+from protocol.cards import COPY_STRIDE, card_code
 from protocol.ruleset import PassDirection
 from referee.rules.cardset import cards_of
-from referee.rules.round import DONE, PASS, Round
+from referee.rules.round import DONE, PASS, PLAY, Round
 
 
 class TrickView(msgspec.Struct, frozen=True):
@@ -53,15 +56,30 @@ class SeatView(msgspec.Struct, frozen=True, kw_only=True):
     """The legal plays when it is this seat's turn to play, else empty."""
 
 
+def _code_or_empty(card: int) -> str:
+    try:
+        return card_code(card)
+    except ValueError:
+        return ""
+
+
+_CODE: Final = tuple(_code_or_empty(card) for card in range(2 * COPY_STRIDE))
+"""``card_code`` by card id ("" for an id that is no card: ``card_code`` then explains)."""
+
+
+def _code_list(cards: Iterable[int]) -> list[str]:
+    return [_CODE[c] or card_code(c) for c in cards]
+
+
 def _codes(mask: int | None) -> list[str] | None:
-    return None if mask is None else [card_code(c) for c in cards_of(mask)]
+    return None if mask is None else _code_list(cards_of(mask))
 
 
 def seat_view(round_: Round, seat: int) -> SeatView:
     """The view of ``round_`` from ``seat``."""
     n = round_.table.players
     exchanged = round_.phase != PASS
-    own_turn = round_.phase == "play" and round_.turn == seat
+    own_turn = round_.phase == PLAY and round_.turn == seat
     return SeatView(
         seat=seat,
         players=n,
@@ -69,15 +87,15 @@ def seat_view(round_: Round, seat: int) -> SeatView:
         match_phase=round_.match_phase,
         phase=round_.phase,
         pass_direction=round_.pass_direction,
-        hand=[card_code(c) for c in round_.hand(seat)],
+        hand=_code_list(round_.hand(seat)),
         passed=_codes(round_.passes[seat]),
         received=_codes(round_.received[seat]) if exchanged else None,
         declared=round_.declarations_made(),
-        tricks=[TrickView(t.leader, [card_code(c) for c in t.cards], t.winner, t.points) for t in round_.tricks],
+        tricks=[TrickView(t.leader, _code_list(t.cards), t.winner, t.points) for t in round_.tricks],
         trick_leader=round_.leader,
-        trick=[card_code(c) for c in round_.trick],
+        trick=_code_list(round_.trick),
         hearts_broken=round_.broken,
         points_taken=list(round_.points),
         turn=round_.turn if round_.phase not in (PASS, DONE) else -1,
-        legal=[card_code(c) for c in round_.legal_plays()] if own_turn else [],
+        legal=_code_list(round_.legal_plays()) if own_turn else [],
     )

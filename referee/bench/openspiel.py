@@ -1,0 +1,92 @@
+"""``referee bench openspiel``: our rules engine against OpenSpiel's C++ Hearts engine, side by
+side in one run.
+
+Both play random legal American hands in this process, in alternating blocks so that both see
+the same machine load: ours through the referee's API (``bench engine``'s driver), OpenSpiel
+through ``pyspiel`` (its chance nodes, the pass direction and the deal, sampled uniformly with
+one ``choice`` over ``chance_outcomes()``: Hearts' chance outcomes are uniform, so that is the
+cheapest correct driver, the fair one for the side we compare against; its decisions, three
+passes per seat and 52 plays, with ``choice`` over ``legal_actions()`` as ours are). OpenSpiel
+is optional: ``pip install -e '.[compare]'``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import msgspec
+
+from referee.bench.engine import bench_engine
+
+
+class OpenSpielMissing(Exception):
+    """``pyspiel`` cannot be imported."""
+
+
+class OpenSpielBench(msgspec.Struct, frozen=True, kw_only=True):
+    """The result of ``referee bench openspiel``: hands per second of each block, in order."""
+
+    blocks: int
+    seconds: float
+    ours: list[float]
+    openspiel: list[float]
+    ours_median: float
+    openspiel_median: float
+    ratio: float
+    """``ours_median / openspiel_median`` (the aim of issue 13: 2)."""
+
+
+def _pyspiel() -> Any:
+    try:
+        import pyspiel  # type: ignore[import-not-found]  # noqa: PLC0415 - optional, and slow to import
+    except ImportError as err:
+        raise OpenSpielMissing(f"OpenSpiel is not installed ({err}): pip install -e '.[compare]'") from None
+    return pyspiel
+
+
+def openspiel_hands(game: Any, seconds: float, seed: int) -> float:
+    """Random American hands of OpenSpiel's ``hearts`` per second, for about ``seconds``."""
+    choice = random.Random(seed).choice
+    hands = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(20):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    state.apply_action(choice(state.chance_outcomes())[0])
+                else:
+                    state.apply_action(choice(state.legal_actions()))
+            state.returns()
+            hands += 1
+        if time.perf_counter() >= deadline:
+            return hands / (time.perf_counter() - start)
+
+
+def bench_openspiel(blocks: int = 6, seconds: float = 3.0) -> OpenSpielBench:
+    """``blocks`` pairs of ``seconds`` each, the order swapped every block."""
+    game = _pyspiel().load_game("hearts")
+    bench_engine("american", 0.2, 0)  # warm up both: imports, tables, caches
+    openspiel_hands(game, 0.2, 0)
+    ours: list[float] = []
+    theirs: list[float] = []
+    for block in range(blocks):
+        for side in ("ours", "theirs") if block % 2 == 0 else ("theirs", "ours"):
+            if side == "ours":
+                ours.append(bench_engine("american", seconds, block + 1).hands_per_second)
+            else:
+                theirs.append(openspiel_hands(game, seconds, block + 1))
+    ours_median = sorted(ours)[len(ours) // 2]
+    theirs_median = sorted(theirs)[len(theirs) // 2]
+    return OpenSpielBench(
+        blocks=blocks,
+        seconds=seconds,
+        ours=[round(h, 1) for h in ours],
+        openspiel=[round(h, 1) for h in theirs],
+        ours_median=round(ours_median, 1),
+        openspiel_median=round(theirs_median, 1),
+        ratio=round(ours_median / theirs_median, 2),
+    )
