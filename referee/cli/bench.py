@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 import msgspec
 
+from referee.bench.cluster import bench_cluster
 from referee.bench.engine import bench_engine
 from referee.bench.hostile import bench_hostile
 from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
@@ -18,6 +19,7 @@ from referee.cli.options import (
     Seconds,
     sandbox_for,
 )
+from referee.ladder.errors import LadderError
 from referee.rules.presets import DEFAULT_PRESET, PRESETS
 
 
@@ -62,6 +64,27 @@ def bench_openspiel_command(blocks: int, seconds: float, as_json: bool) -> None:
     click.echo(
         f"median: ours {result.ours_median:,.0f} hands/s, OpenSpiel {result.openspiel_median:,.0f} hands/s, "
         f"ratio {result.ratio:.2f}"
+    )
+
+
+@bench.command("cluster")
+@click.option("--matches", default=16, show_default=True, type=click.IntRange(1, 10_000), help="Matches each way.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_cluster_command(matches: int, as_json: bool) -> None:
+    """What a ladder match costs through Dask (needs `pip install -e '.[cluster]'`): the same
+    matches played in-process and through a one-worker local cluster, and the coordinator's
+    check of each returned log."""
+    try:
+        result = bench_cluster(matches, str(REPO))
+    except LadderError as err:
+        raise click.ClickException(str(err)) from None
+    if as_json:
+        click.echo(msgspec.json.encode(result).decode())
+        return
+    click.echo(
+        f"{result.matches} matches: in-process {result.direct_ms:,.1f} ms, through Dask {result.dask_ms:,.1f} ms "
+        f"a match: overhead {result.overhead_ms:,.1f} ms ({result.result_bytes:,} bytes a result)\n"
+        f"the coordinator's check of a returned log: {result.check_ms:,.1f} ms of CPU"
     )
 
 

@@ -59,6 +59,24 @@ def ladder() -> None:
     """A bot ladder: duplicate play, OpenSkill ratings, resumable (docs/ladder.md)."""
 
 
+def _cluster_address(value: str | None) -> str | None:
+    """``--cluster``: ``local:N`` (N from 1 to 64) or a scheduler address ``tcp://host:port``."""
+    if value is None:
+        return None
+    if value.startswith("local:"):
+        count = value[len("local:") :]
+        if not count.isdigit() or not 1 <= int(count) <= 64:
+            raise click.BadParameter(f"local:N needs N from 1 to 64, not {count!r}", param_hint="--cluster")
+        return f"local:{int(count)}"
+    scheme, sep, rest = value.partition("://")
+    host, colon, port = rest.rpartition(":")
+    if not sep or scheme not in ("tcp", "tls") or not colon or not host or not port.isdigit() or int(port) > 65535:
+        raise click.BadParameter(
+            f"expected tcp://HOST:PORT (a Dask scheduler) or local:N, not {value!r}", param_hint="--cluster"
+        )
+    return value
+
+
 def _open(db: str) -> LadderStore:
     """An existing ladder, or a ``ClickException`` that says how to make one."""
     missing = click.ClickException(f"{db}: no such ladder (run `referee ladder run CONFIG --db {db}` first)")
@@ -113,6 +131,14 @@ def _open(db: str) -> LadderStore:
 )
 @SANDBOX_OPTION
 @SANDBOX_BIND_OPTION
+@click.option(
+    "--cluster",
+    default=None,
+    metavar="ADDRESS|local:N",
+    callback=lambda ctx, param, value: _cluster_address(value),
+    help="Play the matches on a Dask cluster: a scheduler's address (tcp://host:8786) or local:N for a "
+    "local cluster of N worker processes (needs pip install -e '.[cluster]'; see docs/ladder.md).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress and no table: for scripts.")
 def run_command(
     config: str,
@@ -129,6 +155,7 @@ def run_command(
     keep_bots: bool,
     sandbox_mode: str,
     sandbox_binds: tuple[str, ...],
+    cluster: str | None,
     quiet: bool,
 ) -> None:
     """Play the ladder of the bots in CONFIG (a TOML bot list, as sample_bots/bots.toml),
@@ -162,6 +189,7 @@ def run_command(
             sandbox_binds=sandbox_binds,
             warn=lambda line: click.echo(line, err=True),
             keep_bots=keep_bots,
+            cluster=cluster,
         )
     except LadderInterrupted as err:
         click.echo(str(err), err=True)

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 from rich.console import Console
@@ -18,11 +19,15 @@ from protocol.ruleset import RuleSet
 from referee.ladder.errors import LadderError
 from referee.ladder.progress import LiveProgress
 from referee.ladder.runner import LadderRun, RunOptions, make_private_folder
+
+if TYPE_CHECKING:
+    from referee.ladder.cluster import ClusterRun
+from referee.ladder.bots import prepare_bots
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.match.config import MatchConfig
-from referee.match.seats.bot_config import BotEntry, build, command_words, missing_program
+from referee.match.seats.bot_config import BotEntry
 from referee.match.seats.link import BotLimits
-from referee.sandbox.bwrap import Sandbox, SandboxMode, choose_sandbox
+from referee.sandbox.bwrap import SandboxMode, choose_sandbox
 
 
 class LadderInterrupted(LadderError):
@@ -44,29 +49,6 @@ class LadderResult:
         return 60 * self.played / self.seconds if self.seconds > 0 else 0.0
 
 
-def prepare_bots(entries: Sequence[BotEntry], cwd: Path | None, sandbox: Sandbox | None = None) -> None:
-    """Before any match: every bot's programs must exist and its build (if any) succeed, so a
-    bot that could never start is named now rather than found crashing in every match.
-    Programs looked up on PATH are checked before any build runs; a program or a script given
-    as a path after the builds (a build may make it), relative to ``cwd`` (default: the
-    current folder). Raises ``LadderError`` naming the bot, the program and where it was
-    looked for, or ``BotConfigError`` for a failed build."""
-    folder = cwd or Path.cwd()
-    for entry in entries:
-        if "/" not in command_words(entry.command)[0]:
-            _refuse_missing(entry, folder)
-    for entry in entries:
-        build(entry, folder, sandbox)
-    for entry in entries:
-        _refuse_missing(entry, folder)
-
-
-def _refuse_missing(entry: BotEntry, folder: Path) -> None:
-    problem = missing_program(entry.command, folder)
-    if problem is not None:
-        raise LadderError(f"bot {entry.name}: its command {entry.command!r} {problem}")
-
-
 def play_ladder(
     db: str | Path,
     entries: Sequence[BotEntry],
@@ -84,15 +66,24 @@ def play_ladder(
     sandbox_binds: Sequence[str] = (),
     warn: Callable[[str], None] | None = None,
     keep_bots: bool = False,
+    cluster: str | None = None,
 ) -> LadderResult:
     """Create or resume the ladder in ``db`` and play every pending match, each with freshly
     started bots (``keep_bots``: live processes kept between matches), in the sandbox of
     ``sandbox_mode`` (``referee.sandbox.bwrap.choose_sandbox``; the ladder's own files hidden in it;
     ``warn`` gets its one-line warning). Raises ``LadderError`` (``LadderInterrupted`` on
-    Ctrl-C), ``SandboxUnavailable``, ``BotConfigError`` or ``BotStartError``."""
+    Ctrl-C), ``SandboxUnavailable``, ``BotConfigError`` or ``BotStartError``.
+
+    With ``cluster`` (``tcp://host:port`` or ``local:N``) the matches are played by the workers
+    of a Dask cluster (``referee.ladder.cluster``), which build the bots and choose their
+    sandbox themselves; this process keeps the store and the logs."""
     if concurrency < 1:
         raise LadderError("--concurrency must be at least 1")
     check_same_ladder(db, entries, rules, seed)
+    if cluster is not None:
+        return _play_on_cluster(db, entries, rules, cluster, default_rules=default_rules, games=games, seed=seed,
+                                config=config, cwd=cwd, quiet=quiet, console=console, sandbox_mode=sandbox_mode,
+                                sandbox_binds=sandbox_binds, warn=warn)  # fmt: skip
     sandbox = choose_sandbox(sandbox_mode, warn or (lambda line: None), sandbox_binds)
     existed = Path(db).exists()
     prepare_bots(entries, cwd, sandbox.hiding(*private_files(db)) if sandbox is not None else None)
@@ -149,7 +140,66 @@ def play_ladder(
             store.close()
 
 
-async def _with_sigterm(run: LadderRun, live: LiveProgress | None) -> None:
+def _play_on_cluster(
+    db: str | Path,
+    entries: Sequence[BotEntry],
+    rules: RuleSet | None,
+    cluster: str,
+    *,
+    default_rules: RuleSet,
+    games: int | None,
+    seed: int | None,
+    config: MatchConfig | None,
+    cwd: Path | None,
+    quiet: bool,
+    console: Console | None,
+    sandbox_mode: SandboxMode,
+    sandbox_binds: Sequence[str],
+    warn: Callable[[str], None] | None,
+) -> LadderResult:
+    """``play_ladder`` on a Dask cluster: the store, its lock and the logs stay here."""
+    from referee.ladder.cluster import ClusterRun, cluster_client  # noqa: PLC0415 - Dask is optional
+
+    with run_lock(db):
+        store, notes = open_ladder(db, entries, rules, games=games, seed=seed, default_rules=default_rules)
+        try:
+            settings = store.settings()
+            close_up(db)
+            make_private_folder(logs_folder(db))
+            options = RunOptions(logs=logs_folder(db), config=config or MatchConfig(), cwd=cwd)
+            client, local = cluster_client(cluster)
+            try:
+                run = ClusterRun(store, settings.rules, entries, options, client=client, sandbox_mode=sandbox_mode,
+                                 sandbox_binds=sandbox_binds, on_refused=warn)  # fmt: skip
+                start = time.perf_counter()
+                try:
+                    if quiet:
+                        trio.run(_with_sigterm, run, None)
+                    else:
+                        for note in notes:
+                            (console or Console()).print(Text(note))
+                        with LiveProgress(store, console, workers=run.workers) as live:
+                            run.on_result = live.on_result
+                            trio.run(_with_sigterm, run, live)
+                except BaseException as error:
+                    if _is_interrupt(error):
+                        done, total = store.progress()
+                        raise LadderInterrupted(
+                            f"interrupted: {done} of {total} matches done and kept; run the same command again to go on"
+                        ) from None
+                    raise
+                seconds = time.perf_counter() - start
+            finally:
+                client.close()
+                if local is not None:
+                    local.close()
+            done, total = store.progress()
+            return LadderResult(played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes)
+        finally:
+            store.close()
+
+
+async def _with_sigterm(run: LadderRun | ClusterRun, live: LiveProgress | None) -> None:
     """Run the ladder (with its progress ticker); SIGTERM stops it like Ctrl-C: every bot is
     ended and the finished matches are kept."""
     try:

@@ -4,6 +4,7 @@ after every match and twice a second."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import TracebackType
 
 import trio
@@ -40,8 +41,12 @@ class RateColumn(ProgressColumn):
 class LiveProgress:
     """A context manager around a ladder run; pass ``on_result`` to the run."""
 
-    def __init__(self, store: LadderStore, console: Console | None = None) -> None:
+    def __init__(
+        self, store: LadderStore, console: Console | None = None, workers: Callable[[], int] | None = None
+    ) -> None:
         self.store = store
+        self.workers = workers
+        """On a cluster: how many workers it has now (shown under the bar)."""
         self.console = console or Console()
         self.bar = Progress(
             TextColumn("ladder"),
@@ -61,7 +66,10 @@ class LiveProgress:
 
     def _view(self) -> Group:
         rows = standings(self.store)[:TOP]
-        parts: list[Text | Progress | Table] = [self.bar, standings_table(rows, title=f"top {min(TOP, len(rows))}")]
+        parts: list[Text | Progress | Table] = [self.bar]
+        if self.workers is not None:
+            parts.append(Text(f"cluster: {self.workers()} workers"))
+        parts.append(standings_table(rows, title=f"top {min(TOP, len(rows))}"))
         drops = self.store.drop_counts()
         if drops:
             shown = ", ".join(f"{bot} {n}" for bot, n in drops.items())

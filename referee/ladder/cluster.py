@@ -1,0 +1,335 @@
+"""A ladder's matches on a Dask cluster: a match is the unit of work.
+
+The coordinator (``referee ladder run --cluster ADDRESS``, or ``local:N`` for a local cluster
+of N worker processes) owns the SQLite store and the logs folder, as a local run does. It sends
+each pending match to the cluster as one task; a worker plays it (its own trio run, fresh bot
+processes sandboxed on that worker, the log in a temporary file) and returns the outcome and
+the log's bytes (``MatchDone``, encoded with msgspec: the coordinator decodes it as untrusted
+input). The coordinator trusts no worker: the log must be one complete match whose header is
+the match it asked for (seed, rules, the command of every seat) and that the rules engine
+verifies move by move; the outcome must agree with the verified log. Only then is the log
+written and the result recorded, in one transaction, exactly once (the store keys a match by
+set and rotation; a second result for a finished match changes nothing). A refused result is
+named and its match sent again, up to ``MAX_TRIES`` times. A worker that dies mid-match is
+Dask's to handle: the scheduler runs the task again on another worker.
+
+Dask is optional (``pip install -e '.[cluster]'``): it is imported only here, when
+``--cluster`` is given. Bots are found on a worker as on the coordinator: the same commands,
+run from the same folder; each worker runs the bots' builds once, before its first match.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import socket
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import trio
+
+from protocol.ruleset import RuleSet
+from referee.ladder.bots import prepare_bots
+from referee.ladder.errors import LadderError
+from referee.ladder.runner import RunOptions, RunSummary, TableSlot, match_record
+from referee.ladder.schedule import ScheduledMatch
+from referee.ladder.store import LadderStore, MatchRecord
+from referee.log_format import RoundScored
+from referee.match.config import MatchConfig
+from referee.match.log import MatchLog
+from referee.match.outcome import MatchOutcome
+from referee.match.runner import MatchRunner
+from referee.match.seats.bot_config import BotConfigError, BotEntry
+from referee.match.seats.link import BotLimits, BotStartError
+from referee.private_files import open_private
+from referee.replay.reader import LogError, parse_log
+from referee.replay.verify import verify
+from referee.sandbox.bwrap import SandboxMode, SandboxUnavailable, choose_sandbox
+
+MAX_TRIES = 3
+"""Times a match is sent to the cluster before a refused result stops the ladder."""
+LOCAL_PREFIX = "local:"
+
+
+class MatchTask(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything a worker needs to play one match (plain data: it crosses the network)."""
+
+    set_index: int
+    rotation: int
+    seats: tuple[str, ...]
+    seed: int
+    rules: RuleSet
+    bots: list[BotEntry]
+    cwd: str | None
+    config: MatchConfig
+    sandbox_mode: SandboxMode
+    sandbox_binds: tuple[str, ...] = ()
+
+
+class MatchDone(msgspec.Struct, frozen=True, kw_only=True):
+    """What a worker returns: the outcome and the log, or why it could not play."""
+
+    set_index: int
+    rotation: int
+    worker: str
+    outcome: MatchOutcome | None = None
+    log: bytes = b""
+    sandboxed: bool = False
+    error: str | None = None
+    """A bot could not be built or started on this worker (the message names it)."""
+
+
+class ResultRefused(LadderError):
+    """A worker's result that the coordinator does not accept (named in the message)."""
+
+
+# -- the worker's side --------------------------------------------------------------------------
+_built: set[str] = set()
+_build_lock = threading.Lock()
+
+
+def play_task(task_bytes: bytes) -> bytes:
+    """Play one match on this worker (a Dask task): the encoded ``MatchTask`` in, the encoded
+    ``MatchDone`` out. A bot that cannot be built or started is a result naming it, not an
+    exception, so that Dask does not retry what cannot work."""
+    task = msgspec.json.decode(task_bytes, type=MatchTask)
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    done = MatchDone(set_index=task.set_index, rotation=task.rotation, worker=worker)
+    try:
+        sandbox = choose_sandbox(task.sandbox_mode, lambda line: None, task.sandbox_binds)
+        _build_once(task, sandbox)
+        with tempfile.TemporaryDirectory(prefix="hearts-match-") as folder:
+            path = Path(folder) / "match.jsonl"
+            limits = BotLimits(sandbox=sandbox.hiding(folder) if sandbox is not None else None, cwd=task.cwd)
+            outcome = trio.run(_play, task, path, limits)
+            return msgspec.json.encode(
+                msgspec.structs.replace(done, outcome=outcome, log=path.read_bytes(), sandboxed=sandbox is not None)
+            )
+    except (BotStartError, BotConfigError, SandboxUnavailable, LadderError) as err:
+        return msgspec.json.encode(msgspec.structs.replace(done, error=f"on worker {worker}: {err}"))
+
+
+def _build_once(task: MatchTask, sandbox: Any) -> None:
+    """Run the bots' builds once per worker process (and check their programs)."""
+    key = msgspec.json.encode([task.bots, task.cwd]).decode()
+    with _build_lock:
+        if key not in _built:
+            prepare_bots(task.bots, Path(task.cwd) if task.cwd else None, sandbox)
+            _built.add(key)
+
+
+async def _play(task: MatchTask, path: Path, limits: BotLimits) -> MatchOutcome:
+    options = RunOptions(logs=path.parent, config=task.config, cwd=Path(task.cwd) if task.cwd else None, limits=limits)
+    commands = {bot.name: bot.command for bot in task.bots}
+    log = MatchLog(path)
+    try:
+        async with trio.open_nursery() as nursery:
+            slot = TableSlot(commands, nursery, options, RunSummary())
+            try:
+                connections = await slot.take(task.seats)
+                runner = MatchRunner(
+                    connections, task.rules, seed=task.seed, config=task.config, log=log, nursery=nursery
+                )
+                outcome = await runner.run()
+                await slot.give_back(task.seats, connections, runner)
+            finally:
+                await slot.close()
+    finally:
+        log.close()
+    return outcome
+
+
+# -- the coordinator's side ---------------------------------------------------------------------
+def check_result(
+    match: ScheduledMatch,
+    rules: RuleSet,
+    commands: Mapping[str, str],
+    done: MatchDone,
+    log_path: Path,
+) -> MatchRecord:
+    """The store's record of a worker's result, or ``ResultRefused`` naming what is wrong: the
+    log must hold the one match asked for (seed, rules, seats), complete and verified by the
+    rules engine, and the outcome must say what the log says."""
+    where = f"match {match.key} from worker {done.worker}"
+    if (done.set_index, done.rotation) != (match.set_index, match.rotation):
+        raise ResultRefused(f"{where}: the result is for match {done.set_index}-{done.rotation}")
+    if done.outcome is None:
+        raise ResultRefused(f"{where}: no outcome")
+    try:
+        replay = parse_log(done.log, where)
+    except LogError as err:
+        raise ResultRefused(f"{where}: the log cannot be read: {err}") from None
+    if len(replay.matches) != 1 or replay.cut_line is not None:
+        raise ResultRefused(f"{where}: the log holds {len(replay.matches)} matches, or ends cut off")
+    logged = replay.matches[0]
+    header = logged.header
+    if header.seed != match.seed:
+        raise ResultRefused(f"{where}: the log's seed is not the match's")
+    if header.rules != rules:
+        raise ResultRefused(f"{where}: the log's rules are not the ladder's")
+    wanted = [commands[name] for name in match.seats]
+    if [s.command for s in header.seats] != wanted:
+        raise ResultRefused(f"{where}: the log's seats are not the match's seating")
+    record = verify(logged)
+    assert record.verification is not None
+    if record.verification.status != "verified" or record.result is None:
+        raise ResultRefused(f"{where}: the log does not verify: {record.verification.describe()}")
+    outcome = done.outcome
+    result = record.result
+    claims = (outcome.seed, outcome.match_id, outcome.scores, outcome.winners, outcome.reason, outcome.rounds)
+    facts = (header.seed, header.match_id, result.scores, result.winners, result.reason, result.rounds)
+    if claims != facts or [s.status for s in outcome.seats] != [s.status for s in record.seats]:
+        raise ResultRefused(f"{where}: the outcome does not agree with its verified log")
+    rounds = [line.entry.result for line in logged.entries if isinstance(line.entry, RoundScored)]
+    return match_record(match, outcome, rounds, str(log_path), sandboxed=done.sandboxed, fresh_bots=True)
+
+
+def _distributed() -> Any:
+    """Dask's ``distributed`` (optional; untyped, hence ``Any``)."""
+    try:
+        return importlib.import_module("distributed")
+    except ImportError:
+        raise LadderError("--cluster needs Dask: pip install -e '.[cluster]'") from None
+
+
+def cluster_client(address: str) -> tuple[Any, Any]:
+    """A Dask client and the local cluster it started (``None`` for a running scheduler at
+    ``tcp://host:8786``; ``local:N``: N worker processes, one match at a time each). Raises
+    ``LadderError``."""
+    dask = _distributed()
+    if address.startswith(LOCAL_PREFIX):
+        workers = int(address[len(LOCAL_PREFIX) :])
+        cluster = dask.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+        )
+        return dask.Client(cluster), cluster
+    try:
+        return dask.Client(address, timeout=10), None
+    except OSError as err:
+        raise LadderError(f"--cluster {address}: cannot reach the scheduler: {err}") from None
+
+
+class ClusterRun:
+    """Plays a store's pending matches on a Dask cluster (the counterpart of ``LadderRun``)."""
+
+    def __init__(
+        self,
+        store: LadderStore,
+        rules: RuleSet,
+        bots: Sequence[BotEntry],
+        options: RunOptions,
+        *,
+        client: Any,
+        sandbox_mode: SandboxMode,
+        sandbox_binds: Sequence[str] = (),
+        on_result: Callable[[MatchRecord], None] | None = None,
+        on_refused: Callable[[str], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.rules = rules
+        self.bots = list(bots)
+        self.commands = dict(store.bots())
+        self.options = options
+        self.client = client
+        self.sandbox_mode = sandbox_mode
+        self.sandbox_binds = tuple(sandbox_binds)
+        self.on_result = on_result
+        self.on_refused = on_refused
+        self.summary = RunSummary()
+        self.refused: list[str] = []
+
+    def workers(self) -> int:
+        return len(self.client.scheduler_info().get("workers", {}))
+
+    def _task(self, match: ScheduledMatch) -> bytes:
+        return msgspec.json.encode(
+            MatchTask(
+                set_index=match.set_index,
+                rotation=match.rotation,
+                seats=match.seats,
+                seed=match.seed,
+                rules=self.rules,
+                bots=self.bots,
+                cwd=str(self.options.cwd) if self.options.cwd is not None else None,
+                config=self.options.config,
+                sandbox_mode=self.sandbox_mode,
+                sandbox_binds=self.sandbox_binds,
+            )
+        )
+
+    async def run(self) -> RunSummary:
+        """Play every pending match; return when each is recorded (or raise ``LadderError``)."""
+        pending = {m.key: m for m in self.store.pending()}
+        tries: dict[str, int] = dict.fromkeys(pending, 1)
+        futures = [self._submit(m) for m in pending.values()]
+        if not futures:
+            return self.summary
+        stream = _distributed().as_completed(list(futures), with_results=True, raise_errors=False)
+        try:
+            while True:
+                item = await trio.to_thread.run_sync(_next, stream, abandon_on_cancel=True)
+                if item is None:
+                    return self.summary
+                future, value = item
+                match = pending[future.key.split("/")[1]]
+                problem = self._accept(match, value)
+                if problem is None:
+                    continue
+                self.refused.append(problem)
+                if self.on_refused is not None:
+                    self.on_refused(problem)
+                if tries[match.key] >= MAX_TRIES:
+                    raise LadderError(f"{problem}; refused {MAX_TRIES} times: stopping (finished matches are kept)")
+                tries[match.key] += 1
+                futures.append(self._submit(match))
+                stream.add(futures[-1])
+        finally:
+            await trio.to_thread.run_sync(_cancel_all, futures)
+
+    def _submit(self, match: ScheduledMatch) -> Any:
+        key = f"hearts-match/{match.key}/{os.urandom(4).hex()}"
+        return self.client.submit(play_task, self._task(match), key=key, pure=False)
+
+    def _accept(self, match: ScheduledMatch, value: object) -> str | None:
+        """Record a worker's result; why it was refused, or ``None``."""
+        if isinstance(value, BaseException):
+            return f"match {match.key}: the task failed on the cluster: {type(value).__name__}: {value}"
+        try:
+            done = msgspec.json.decode(value, type=MatchDone) if isinstance(value, bytes) else None
+        except msgspec.DecodeError as err:
+            return f"match {match.key}: the worker's result cannot be read: {err}"
+        if done is None:
+            return f"match {match.key}: the worker's result is not bytes"
+        if done.error is not None:
+            raise LadderError(f"match {match.key}: a bot cannot be run {done.error}")
+        path = self.options.logs / f"{match.key}.jsonl"
+        try:
+            record = check_result(match, self.rules, self.commands, done, path)
+        except ResultRefused as err:
+            return str(err)
+        path.unlink(missing_ok=True)
+        with open_private(path) as file:
+            file.write(done.log)
+        if self.store.record(record) is not None:
+            self.summary.played += 1
+            if self.on_result is not None:
+                self.on_result(record)
+        return None
+
+
+def _next(stream: Any) -> tuple[Any, object] | None:
+    try:
+        future, value = next(stream)
+    except StopIteration:
+        return None
+    return future, value
+
+
+def _cancel_all(futures: Sequence[Any]) -> None:
+    for future in futures:
+        if not future.done():
+            future.cancel()
