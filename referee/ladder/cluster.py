@@ -228,6 +228,7 @@ class ClusterRun:
         sandbox_binds: Sequence[str] = (),
         on_result: Callable[[MatchRecord], None] | None = None,
         on_refused: Callable[[str], None] | None = None,
+        play: Callable[[bytes], bytes] = play_task,
     ) -> None:
         self.store = store
         self.rules = rules
@@ -241,6 +242,8 @@ class ClusterRun:
         self.on_refused = on_refused
         self.summary = RunSummary()
         self.refused: list[str] = []
+        self.play = play
+        """The task a worker runs (``play_task``; tests give a worker that cheats)."""
 
     def workers(self) -> int:
         return len(self.client.scheduler_info().get("workers", {}))
@@ -292,7 +295,7 @@ class ClusterRun:
 
     def _submit(self, match: ScheduledMatch) -> Any:
         key = f"hearts-match/{match.key}/{os.urandom(4).hex()}"
-        return self.client.submit(play_task, self._task(match), key=key, pure=False)
+        return self.client.submit(self.play, self._task(match), key=key, pure=False)
 
     def _accept(self, match: ScheduledMatch, value: object) -> str | None:
         """Record a worker's result; why it was refused, or ``None``."""

@@ -225,3 +225,49 @@ def test_bench_cluster_reports_the_overhead_per_match() -> None:
     assert data["matches"] == 1 and data["direct_ms"] > 0 and data["dask_ms"] > 0
     assert data["overhead_ms"] == pytest.approx(data["dask_ms"] - data["direct_ms"], abs=0.2)
     assert data["result_bytes"] > 1000 and data["check_ms"] > 0
+
+
+def cheating_worker(task_bytes: bytes) -> bytes:
+    """Plays the match, then (the first time for each match, as the marker file says) claims a
+    better score for seat 0 than the log shows."""
+    value = play_task(task_bytes)
+    task = msgspec.json.decode(task_bytes, type=MatchTask)
+    marker = Path(os.environ["CHEAT_DIR"]) / f"{task.set_index}-{task.rotation}"
+    if marker.exists():
+        return value
+    marker.touch()
+    done = msgspec.json.decode(value, type=MatchDone)
+    assert done.outcome is not None
+    scores = [done.outcome.scores[0] - 5, *done.outcome.scores[1:]]
+    return msgspec.json.encode(
+        msgspec.structs.replace(done, outcome=msgspec.structs.replace(done.outcome, scores=scores))
+    )
+
+
+def test_a_cheating_worker_is_refused_and_its_matches_played_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    distributed = pytest.importorskip("distributed")
+    cloudpickle = pytest.importorskip("cloudpickle")
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers need not import the tests
+    monkeypatch.setenv("CHEAT_DIR", str(tmp_path))
+    store, db = new_store(tmp_path, ["random", "heuristic"], games=1)
+    refused: list[str] = []
+    with (
+        distributed.LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None, silence_logs=50) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        run = ClusterRun(
+            store,
+            RULES,
+            read_bots(str(tmp_path / "bots.toml")),
+            RunOptions(logs=logs_folder(db), cwd=ROOT),
+            client=client,
+            sandbox_mode="auto",
+            on_refused=refused.append,
+            play=cheating_worker,
+        )
+        trio.run(run.run)
+    assert len(refused) == 4 and all("does not agree with its verified log" in r for r in refused), refused
+    assert check_consistent(db) == {"done": 4, "total": 4}
+    assert len(result_rows(db)) == 16
