@@ -19,6 +19,7 @@ from referee.cli.match import demo, match, serve
 from referee.cli.options import (
     parse_options,
 )
+from referee.cli.play import play
 from referee.cli.replay import replay
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, PRESETS, ruleset
@@ -73,5 +74,5 @@ def variants(name: str | None, pairs: tuple[str, ...], as_json: bool) -> None:
             click.echo(f"{'':<{width}}  follows seeds {PRESETS[n].sources}")
 
 
-for command in (match, serve, demo, bench, ladder, replay, check):
+for command in (match, serve, demo, play, bench, ladder, replay, check):
     main.add_command(command)

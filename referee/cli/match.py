@@ -37,11 +37,13 @@ from referee.match.outcome import MatchOutcome
 from referee.match.play import TCP_PREFIX, Interrupted, play_match, play_matches
 from referee.match.report import format_outcome
 from referee.match.seats.bot_config import BotConfigError, build, config_folder, read_bots, runnable
+from referee.match.seats.hosted import WEB_PREFIX
 from referee.match.seats.link import BotLimits, BotStartError
 from referee.match.seats.tcp import DEFAULT_HOST, RefusalReport, TcpSeat
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.seeds import random_seed, series_seed
+from referee.web.server import WebSeat, WebSeatServer
 
 
 @click.command()
@@ -113,7 +115,8 @@ def match(
 ) -> None:
     """Play one match between BOTS, in seat order. A BOT is a command line (the referee starts
     it and talks over its stdin/stdout) or tcp:NAME[:TOKEN] (the bot connects over TCP with
-    the token, which is printed unless given).
+    the token, which is printed unless given) or web:NAME (a person in the browser: the page's
+    address is printed; see `referee play`).
 
     Example: referee match "python3 mybot.py" "python3 sample_bots/python/random_bot.py"
     "node sample_bots/javascript/bot.js" tcp:debugger
@@ -134,7 +137,8 @@ def match(
         reconnect=reconnect,
     )
     env = dict(pair.partition("=")[::2] for pair in bot_env)
-    sandbox = sandbox_for(sandbox_mode, sandbox_binds) if not all(b.startswith(TCP_PREFIX) for b in bots) else None
+    remote = (TCP_PREFIX, WEB_PREFIX)
+    sandbox = sandbox_for(sandbox_mode, sandbox_binds) if not all(b.startswith(remote) for b in bots) else None
     limits = BotLimits(
         sandbox=sandbox,
         cpu_seconds=cpu_limit,
@@ -145,6 +149,9 @@ def match(
         clean_env=clean_env,
     )
     refusals = RefusalReport(_to_stderr)
+    web = WebSeatServer(host, on_listening=announce_web_seats, on_refusal=refusals) if any(
+        b.startswith(WEB_PREFIX) for b in bots
+    ) else None
     try:
         outcome = trio.run(
             lambda: play_match(
@@ -160,6 +167,7 @@ def match(
                 connect_timeout=connect_timeout,
                 handle_signals=True,
                 limits=limits,
+                seat_host=web,
             )
         )
     except BotStartError as err:
@@ -196,6 +204,12 @@ def announce_tcp_seats(address: tuple[str, int], seats: list[TcpSeat]) -> None:
     host, port = address
     for seat in seats:
         click.echo(f"tcp seat {seat.seat} {seat.name}: connect to {host}:{port} with token {seat.token}", err=True)
+
+
+def announce_web_seats(url: str, seats: list[WebSeat]) -> None:
+    """Tell the user (on stderr) which address each browser seat opens (its token inside)."""
+    for seat in seats:
+        click.echo(f"web seat {seat.seat} {seat.name}: open {url}/#token={seat.token}", err=True)
 
 
 @click.command()

@@ -51,7 +51,7 @@ class Asker:
         self._outbox = outbox
         self._recorder = recorder
         self._faults = faults
-        self._reconnect = reconnect if config.reconnect else None
+        self._reconnect = reconnect
         self._restate = restate
         self.decisions = 0
 
@@ -127,9 +127,11 @@ class Asker:
         return reply
 
     async def _reconnected(self, seat: SeatState, failure: Failure) -> bool:
-        """Wait for a disconnected TCP bot to come back (if the match allows it) and tell it
-        the match and the round again. The wait is the decision limit plus its bank."""
-        if self._reconnect is None:
+        """Wait for a disconnected TCP bot or browser to come back (if the match, or the
+        connection's ``reconnects``, allows it) and tell it the match and the round again.
+        The wait is the decision limit plus its bank."""
+        allowed = seat.connection.reconnects
+        if self._reconnect is None or not (self._config.reconnect if allowed is None else allowed):
             return False
         self._faults.record(seat, failure, "reconnect")
         seat.connection.failure = failure  # frees the seat for a new connection

@@ -3,7 +3,8 @@ say goodbye, clean up.
 
 This is what ``referee match`` and ``referee serve`` call. A seat is a command line (the
 referee starts the program and talks over its stdin/stdout) or ``tcp:NAME`` /
-``tcp:NAME:TOKEN`` (the bot connects and presents the token). Whatever happens (a bot that
+``tcp:NAME:TOKEN`` (the bot connects and presents the token) or ``web:NAME`` (a person in a
+browser: the ``SeatHost`` given, see ``referee.web``). Whatever happens (a bot that
 never starts talking, a crash, an exception, SIGINT or SIGTERM), every bot program is ended
 and reaped before this returns or raises.
 """
@@ -25,6 +26,7 @@ from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import MatchRunner
 from referee.match.seats.connection import BotConnection, Failure, handshake, say_goodbye
+from referee.match.seats.hosted import SeatHost, web_seat_name
 from referee.match.seats.link import BotLimits, BotStartError, NullLink, ProcessLink
 from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, DEFAULT_HOST, OnRefusal, TcpSeat, TcpSeatServer
 from referee.private_files import create_private
@@ -83,6 +85,7 @@ async def play_match(
     connect_timeout: float = 60.0,
     handle_signals: bool = False,
     limits: BotLimits | None = None,
+    seat_host: SeatHost | None = None,
 ) -> MatchOutcome:
     """Run one match between ``seats`` (in seat order). Raises ``BotStartError`` when a
     command cannot be started at all."""
@@ -103,6 +106,7 @@ async def play_match(
         connect_timeout=connect_timeout,
         handle_signals=handle_signals,
         limits=limits,
+        seat_host=seat_host,
     )
     return outcomes[0]
 
@@ -124,6 +128,7 @@ async def play_matches(
     connect_timeout: float = 60.0,
     handle_signals: bool = False,
     limits: BotLimits | None = None,
+    seat_host: SeatHost | None = None,
 ) -> list[MatchOutcome]:
     """Run one match per seed over the same connections (bots stay alive between matches).
     With ``handle_signals``, SIGINT or SIGTERM ends the match in play with the reason
@@ -134,6 +139,9 @@ async def play_matches(
     log_paths = list(log_paths or [None] * len(seeds))
     ids = list(match_ids or [None] * len(seeds))
     tcp_seats = [t for i, spec in enumerate(seats) if (t := tcp_seat(spec, i)) is not None]
+    hosted = {i: name for i, spec in enumerate(seats) if (name := web_seat_name(spec, i)) is not None}
+    if hosted and seat_host is None:
+        raise BotStartError(f"seat {min(hosted)}: web seats need a web server (referee play, or referee match)")
     token_files = [t.token_file for t in tcp_seats if t.token_file is not None]
     limits = _hide_from_bots(limits, [p for p in log_paths if p is not None], token_files)
     for t in tcp_seats:
@@ -150,7 +158,7 @@ async def play_matches(
             try:
                 with interrupter.scope():
                     for index, spec in enumerate(seats):
-                        if tcp_seat(spec, index) is None:
+                        if tcp_seat(spec, index) is None and index not in hosted:
                             link = await ProcessLink.start(spec, nursery, cwd=cwd, limits=limits)
                             connections[index] = BotConnection(link=link, command=spec)
                     if tcp_seats:
@@ -160,16 +168,27 @@ async def play_matches(
                         address = await nursery.start(server.serve, host, port)
                         if on_listening is not None:
                             on_listening(address, tcp_seats)
+                    if hosted and seat_host is not None:
+                        for index, name in hosted.items():
+                            seat_host.add_seat(index, name)
+                        await nursery.start(seat_host.serve)
                     async with trio.open_nursery() as handshakes:
                         for connection in connections:
                             if connection is not None:
                                 handshakes.start_soon(handshake, connection, config.startup)
                         if server is not None:
                             handshakes.start_soon(server.wait_for_all, connect_timeout)
+                        if hosted and seat_host is not None:
+                            handshakes.start_soon(seat_host.wait_for_all, connect_timeout)
                 for t in tcp_seats:
                     seated = t.connection or _absent(t, connect_timeout)
                     seated.label = t.name  # named by its seat spec when its hello names nothing usable
                     connections[t.seat] = seated
+                for index, name in hosted.items():
+                    found = seat_host.connection(index) if seat_host is not None else None
+                    seated = found or _absent(TcpSeat(seat=index, name=name), connect_timeout, WEB)
+                    seated.label = name
+                    connections[index] = seated
                 ready = [c for c in connections if c is not None]
                 for seed, log_path, match_id in zip(seeds, log_paths, ids, strict=True):
                     if interrupter.signum is not None:
@@ -185,7 +204,7 @@ async def play_matches(
                         log=log,
                         nursery=nursery,
                         match_id=match_id,
-                        reconnect=_reconnector(server) if config.reconnect else None,
+                        reconnect=_reconnector(server, seat_host if hosted else None),
                     )
                     last = (runner, log)
                     with interrupter.scope() as scope:
@@ -198,6 +217,8 @@ async def play_matches(
                 with trio.CancelScope(shield=True):
                     async with trio.open_nursery() as closing:
                         reconnected = [t.connection for t in tcp_seats if t.connection not in connections]
+                        if hosted and seat_host is not None:
+                            reconnected += [c for c in seat_host.connections() if c not in connections]
                         for connection in [*connections, *reconnected]:
                             if connection is not None:
                                 closing.start_soon(say_goodbye, connection, config.grace)
@@ -227,14 +248,18 @@ def _hide_from_bots(
     return msgspec.structs.replace(limits, sandbox=limits.sandbox.hiding(*paths, *secrets))
 
 
-def _reconnector(server: TcpSeatServer | None) -> Reconnect | None:
-    """How the runner waits for a TCP seat's bot to come back (``None``: no TCP seats)."""
-    if server is None:
+def _reconnector(server: TcpSeatServer | None, host: SeatHost | None = None) -> Reconnect | None:
+    """How the runner waits for a TCP seat's bot or a browser to come back (``None``: no such
+    seats). The asker calls it only for a connection that may reconnect (``--reconnect``, or a
+    browser seat's own ``reconnects``)."""
+    if server is None and host is None:
         return None
-    seats = {t.seat: t for t in server.seats}
+    seats = {t.seat: t for t in server.seats} if server is not None else {}
 
     async def reconnect(seat: int, timeout: float) -> BotConnection | None:
-        return await server.wait_for(seats[seat], timeout) if seat in seats else None
+        if server is not None and seat in seats:
+            return await server.wait_for(seats[seat], timeout)
+        return await host.wait_for(seat, timeout) if host is not None else None
 
     return reconnect
 
@@ -266,9 +291,13 @@ class Interrupter:
                 return
 
 
-def _absent(seat: TcpSeat, waited: float) -> BotConnection:
-    connection = BotConnection(link=NullLink(), command=f"tcp:{seat.name}", label=seat.name)
-    connection.failure = Failure("timeout", f"no bot connected to seat {seat.seat} within {waited:g} s")
+WEB = "web"
+
+
+def _absent(seat: TcpSeat, waited: float, kind: str = "tcp") -> BotConnection:
+    connection = BotConnection(link=NullLink(), command=f"{kind}:{seat.name}", label=seat.name)
+    who = "nobody" if kind == WEB else "no bot"
+    connection.failure = Failure("timeout", f"{who} connected to seat {seat.seat} within {waited:g} s")
     return connection
 
 

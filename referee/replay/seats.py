@@ -43,6 +43,9 @@ ReplyT = TypeVar("ReplyT", Pass, Play, Declare, Moon)
 
 UNSEEN: Final = ("timeout", "crash", "disconnect", "line_too_long")
 """Faults with no reply line in the log to judge them by."""
+UNSEEN_WEB: Final = (*UNSEEN, "protocol_violation")
+"""For a browser seat (``web:NAME``) also ``protocol_violation``: a binary WebSocket message
+is no line at all, so none is logged. A bot on a pipe or a socket always has its line logged."""
 _UNTOLD: Final = ("crash", "disconnect")
 """Faults after which the bot is not sent an ``error`` (it is gone)."""
 _REFUSALS: Final = ("bad_token", "seat_taken", "busy")
@@ -144,7 +147,7 @@ class Seats:
         if not isinstance(fault, Fault):
             raise cursor.differ("entry", f"fault of seat {s}", describe(fault), seat=s, line=line.number)
         # a well-formed hello may still be refused (a TCP seat's token); no reply: its fault
-        allowed = (failure,) if failure is not None else _REFUSALS if reply is not None else UNSEEN
+        allowed = (failure,) if failure is not None else _REFUSALS if reply is not None else self._unseen(s)
         if failure is None and reply is not None and "\ufffd" in reply:
             allowed = ("bad_json", *allowed)  # invalid UTF-8 on the wire: the log holds it replaced
         if fault.reason not in allowed:
@@ -185,8 +188,8 @@ class Seats:
                 rid = self._request(seat, request)
                 continue
             if isinstance(entry, Fault):
-                if entry.reason not in UNSEEN:
-                    want = " or ".join(UNSEEN)
+                if entry.reason not in self._unseen(seat):
+                    want = " or ".join(self._unseen(seat))
                     raise self.cursor.differ("fault.reason", want, entry.reason, seat=seat, line=line.number)
                 self._dropped(seat, line, rid, None)
                 return None
@@ -195,6 +198,10 @@ class Seats:
                     "entry", f"recv from seat {seat}", describe(entry), seat=seat, line=line.number
                 )
             return self._judge(seat, entry.line, expect, rid, cut=entry.cut is not None)
+
+    def _unseen(self, seat: int) -> tuple[str, ...]:
+        """The faults the seat may have with no reply line logged."""
+        return UNSEEN_WEB if self.header.seats[seat].command.startswith("web:") else UNSEEN
 
     def _request(self, seat: int, message: RefereeMessage) -> int:
         """Check a logged request (its id and time on their own); return its id."""

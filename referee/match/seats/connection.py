@@ -52,6 +52,9 @@ class BotConnection:
     request (or match) can never be taken for a new one."""
     transcript: list[tuple[float, str, bytes]] = field(default_factory=list)
     """The handshake lines as (time, "send" or "recv", line), for the first match's log."""
+    reconnects: bool | None = None
+    """Whether the seat may be taken by a new connection after this one disconnects (a browser
+    seat: on); ``None``: as the match's ``MatchConfig.reconnect`` says."""
 
     def name(self, seat: int) -> str:
         """The name the table knows this bot by in ``seat``: its hello name made safe

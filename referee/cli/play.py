@@ -1,0 +1,135 @@
+"""`referee play`: a person plays one seat in the browser against bots."""
+
+from __future__ import annotations
+
+import webbrowser
+
+import click
+import trio
+
+from referee.cli.options import (
+    PORT,
+    SANDBOX_OPTION,
+    BotCommand,
+    Seconds,
+    check_listen,
+    check_output_file,
+    parse_options,
+    resolvable_host,
+    sandbox_for,
+)
+from referee.match.config import POLICIES, MatchConfig
+from referee.match.play import Interrupted, play_match
+from referee.match.report import format_outcome
+from referee.match.seats.link import BotLimits, BotStartError
+from referee.match.seats.tcp import DEFAULT_HOST, Refusal, describe
+from referee.rules.errors import InvalidRuleSet
+from referee.rules.presets import DEFAULT_PRESET, ruleset
+from referee.web.server import WebSeat, WebSeatServer
+
+PERSON_DECISION = 30.0
+"""Seconds a person has per decision by default (a bot's default is 1 s)."""
+PERSON_BANK = 300.0
+
+
+@click.command()
+@click.argument("bots", nargs=-1, required=True, type=BotCommand())
+@click.option("--variant", default=DEFAULT_PRESET, show_default=True, help="A preset (see `referee variants`).")
+@click.option("--set", "pairs", multiple=True, metavar="OPTION=VALUE", help="Override one rule option.")
+@click.option("--seat", default=0, show_default=True, type=click.IntRange(0, 5), help="The seat you play (0-based).")
+@click.option(
+    "--name", default="you", show_default=True, help="Your name at the table (your page's hello may say another)."
+)
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in your browser.")
+@click.option("--seed", type=int, default=None, help="Seed of the deals, any integer (default: random).")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None, help="Write the replay log here.")
+@click.option(
+    "--time-per-move", default=PERSON_DECISION, show_default=True, type=Seconds(), help="Seconds per decision (> 0)."
+)
+@click.option(
+    "--time-bank", default=PERSON_BANK, show_default=True, type=Seconds(allow_zero=True), help="Extra seconds (>= 0)."
+)
+@click.option(
+    "--policy", type=click.Choice(POLICIES), default="forfeit", show_default=True, help="Answer to an illegal move."
+)
+@click.option("--host", default=DEFAULT_HOST, show_default=True, callback=resolvable_host, help="Address to listen on.")
+@click.option("--port", default=0, show_default=True, type=PORT, help="Port of the page (0..65535; 0: any free).")
+@click.option(
+    "--connect-timeout", default=600.0, show_default=True, type=Seconds(), help="Seconds to wait for the page (> 0)."
+)
+@SANDBOX_OPTION
+def play(
+    bots: tuple[str, ...],
+    variant: str,
+    pairs: tuple[str, ...],
+    seat: int,
+    name: str,
+    open_browser: bool,
+    seed: int | None,
+    log_path: str | None,
+    time_per_move: float,
+    time_bank: float,
+    policy: str,
+    host: str,
+    port: int,
+    connect_timeout: float,
+    sandbox_mode: str,
+) -> None:
+    """Play one seat yourself, in the browser, against BOTS (one command line per other seat,
+    in seat order; started and sandboxed as `referee match` does). The page's address, with its
+    secret token, is printed; reloading the page resumes your seat.
+
+    Example: referee play --open "python3 sample_bots/python/random_bot.py" (three times)
+    """
+    try:
+        rules = ruleset(variant, parse_options(pairs))
+    except InvalidRuleSet as err:
+        raise click.ClickException(str(err)) from None
+    if len(bots) != rules.players - 1:
+        raise click.UsageError(f"{rules.name} needs {rules.players - 1} bots besides you, got {len(bots)}")
+    if seat >= rules.players:
+        raise click.UsageError(f"--seat must be below {rules.players} for {rules.name}")
+    if log_path is not None:
+        check_output_file(log_path, "--log", make_folders=True)
+    check_listen(host, port)
+    seats = list(bots)
+    seats.insert(seat, f"web:{name.replace(':', ' ') or 'you'}")
+    config = MatchConfig(
+        per_decision=time_per_move,
+        bank=time_bank,
+        policy=policy,  # type: ignore[arg-type]
+    )
+
+    def listening(url: str, web_seats: list[WebSeat]) -> None:
+        for web in web_seats:
+            address = server.seat_url(web)
+            click.echo(f"your seat ({web.seat}): open {address}", err=True)
+            if open_browser:
+                webbrowser.open(address)
+
+    def refused(refusal: Refusal) -> None:
+        click.echo(describe(refusal), err=True)
+
+    server = WebSeatServer(host, port, on_listening=listening, on_refusal=refused)
+    limits = BotLimits(sandbox=sandbox_for(sandbox_mode, ()))
+    try:
+        outcome = trio.run(
+            lambda: play_match(
+                seats,
+                rules,
+                seed=seed,
+                config=config,
+                log_path=log_path,
+                connect_timeout=connect_timeout,
+                handle_signals=True,
+                limits=limits,
+                seat_host=server,
+            )
+        )
+    except BotStartError as err:
+        raise click.ClickException(str(err)) from None
+    except Interrupted as err:
+        raise click.exceptions.Exit(128 + err.signum) from None
+    click.echo(format_outcome(outcome))
+    if outcome.interrupted_by is not None:
+        raise click.exceptions.Exit(128 + outcome.interrupted_by)

@@ -1,0 +1,267 @@
+"""The web seat server: the page and its WebSocket, in the referee's own trio process.
+
+Library: Hypercorn's trio worker serves HTTP and WebSockets (HTTP/1.1, keep-alive, the
+WebSocket handshake, a bound on message size, control frames) and Starlette's ``StaticFiles``
+serves the page from this package (content types, ``HEAD``, ``ETag``, no path escaping its
+folder). Both are widely used and maintained, run on trio (Starlette through anyio), and
+leave only the ASGI glue here: no hand-written HTTP. trio-websocket was the other candidate;
+it speaks WebSocket only, so the page would have needed a hand-made HTTP server next to it.
+
+Each web seat has its own token (``new_token()``): the page's address carries it in its
+fragment (never sent in a page request or a ``Referer``), and the page opens
+``/ws?token=...``. The token is checked before the WebSocket is accepted: a wrong one is refused
+with HTTP 403 and nothing else happens. A right one for a seat that is taken is accepted, told
+``seat_taken`` and closed. Then the page does the protocol's handshake (``hello`` both ways,
+``referee.match.seats.connection.handshake``) and is seated; from there on it is a bot like any
+other (``WebLink``). Whatever it sends ends at most its own seat.
+
+Reloading the page resumes the seat: a seat whose page has disconnected is free for a new
+connection with its token (``reconnect``, on by default), and the match takes the new
+connection when it next needs the seat, within the decision's time and bank (the TCP seats'
+reconnection: the page is told the match and the round again and asked again).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve
+from starlette.staticfiles import StaticFiles
+
+from protocol.codec import MAX_LINE
+from protocol.messages import BotHello
+from referee.match.seats.connection import BotConnection, Failure, handshake, send_error
+from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, DEFAULT_HOST, Refusal, new_token
+from referee.web.link import AsgiSend, WebLink
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_MESSAGE_BYTES = 2 * MAX_LINE
+"""Hypercorn closes a connection whose message is longer than this (close code 1009); a message
+between ``MAX_LINE`` and this is read and refused as ``line_too_long``."""
+MAX_CONNECTIONS = 64
+"""WebSocket connections open at once; more are refused (HTTP 403)."""
+
+AsgiReceive = Callable[[], Any]
+
+
+@dataclass
+class WebSeat:
+    """A seat played in a browser."""
+
+    seat: int
+    name: str
+    token: str = field(default_factory=new_token)
+    connection: BotConnection | None = None
+    arrived: trio.Event = field(default_factory=trio.Event)
+    reconnect: bool = True
+    """Whether a new page (a reload) may take the seat once its page has disconnected."""
+    seated: list[BotConnection] = field(default_factory=list)
+    """Every connection that took the seat."""
+
+    @property
+    def free(self) -> bool:
+        connection = self.connection
+        if connection is None:
+            return True
+        link = connection.link
+        gone = not connection.alive or (isinstance(link, WebLink) and link.gone)
+        return self.reconnect and gone
+
+
+OnListening = Callable[[str, list[WebSeat]], None]
+"""Called once the server listens: its base URL and the seats (with their tokens)."""
+
+
+class WebSeatServer:
+    """Serves the page and seats the browsers that connect with a seat's token (a
+    ``referee.match.seats.hosted.SeatHost``)."""
+
+    def __init__(
+        self,
+        host: str = DEFAULT_HOST,
+        port: int = 0,
+        *,
+        reconnect: bool = True,
+        hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
+        on_listening: OnListening | None = None,
+        on_refusal: Callable[[Refusal], None] | None = None,
+        static: Path = STATIC,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.reconnect = reconnect
+        self.hello_timeout = hello_timeout
+        self.on_listening = on_listening
+        self.on_refusal = on_refusal
+        self.seats: dict[int, WebSeat] = {}
+        self.refusals: deque[Refusal] = deque(maxlen=1000)
+        self.url = ""
+        self.open_sockets = 0
+        self._files = StaticFiles(directory=static, html=True)
+
+    # -- SeatHost ------------------------------------------------------------------------------
+    def add_seat(self, seat: int, name: str) -> None:
+        self.seats[seat] = WebSeat(seat=seat, name=name, reconnect=self.reconnect)
+
+    def seat_url(self, seat: WebSeat) -> str:
+        """The address a person opens to play ``seat`` (its token in the fragment)."""
+        return f"{self.url}/#token={seat.token}"
+
+    async def serve(self, *, task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED) -> None:
+        config = Config()
+        config.bind = [f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"]
+        config.websocket_max_message_size = MAX_MESSAGE_BYTES
+        config.accesslog = None
+        config.errorlog = None  # faults are the match's to report; hypercorn's notes would clutter stderr
+        config.graceful_timeout = 1.0
+        config.include_server_header = False
+
+        async def started(*, task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED) -> None:
+            await serve(self._app, config, task_status=task_status)  # type: ignore[arg-type]
+
+        async with trio.open_nursery() as nursery:
+            binds: list[str] = await nursery.start(started)
+            self.url = binds[0]
+            if self.on_listening is not None:
+                self.on_listening(self.url, list(self.seats.values()))
+            task_status.started(self.url)
+
+    async def wait_for_all(self, timeout: float) -> None:
+        with trio.move_on_after(timeout):
+            for seat in self.seats.values():
+                await seat.arrived.wait()
+
+    def connection(self, seat: int) -> BotConnection | None:
+        web = self.seats.get(seat)
+        return web.connection if web is not None and web.connection is not None and web.connection.alive else None
+
+    async def wait_for(self, seat: int, timeout: float) -> BotConnection | None:
+        web = self.seats.get(seat)
+        if web is None or not web.reconnect:
+            return None
+        with trio.move_on_after(timeout):
+            while True:
+                current = web.connection
+                if current is not None and current.alive and not web.free:
+                    return current  # a reload already took the seat
+                web.arrived = trio.Event()
+                await web.arrived.wait()
+        return None
+
+    def connections(self) -> list[BotConnection]:
+        return [c for seat in self.seats.values() for c in seat.seated]
+
+    # -- ASGI ----------------------------------------------------------------------------------
+    async def _app(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
+        kind = scope.get("type")
+        if kind == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        elif kind == "websocket":
+            await self._websocket(scope, receive, send)
+        elif kind == "http":
+            await self._files(scope, receive, send)
+
+    def _refuse(self, peer: str, reason: str, message: str) -> None:
+        refusal = Refusal(peer, reason, message)
+        self.refusals.append(refusal)
+        if self.on_refusal is not None:
+            with contextlib.suppress(Exception):
+                self.on_refusal(refusal)
+
+    def _seat_of(self, scope: dict[str, Any]) -> WebSeat | None:
+        """The seat whose token the request's query carries (compared in constant time)."""
+        raw = scope.get("query_string", b"")
+        if not isinstance(raw, bytes) or len(raw) > 1024:
+            return None
+        tokens = parse_qs(raw.decode("latin-1"), max_num_fields=4).get("token", [])
+        if len(tokens) != 1:
+            return None
+        token = tokens[0].encode("utf-8", "surrogatepass")
+        return next((s for s in self.seats.values() if secrets.compare_digest(s.token.encode(), token)), None)
+
+    async def _websocket(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
+        client = scope.get("client") or ("?", 0)
+        peer = f"{client[0]}:{client[1]}"
+        first = await receive()
+        if first.get("type") != "websocket.connect":
+            return
+        seat = self._seat_of(scope) if scope.get("path") == "/ws" else None
+        if seat is None or self.open_sockets >= MAX_CONNECTIONS:
+            reason = "bad_token" if seat is None else "busy"
+            self._refuse(peer, reason, "no seat has this token" if seat is None else "too many connections")
+            await send({"type": "websocket.close", "code": 1008})  # before accepting: HTTP 403
+            return
+        self.open_sockets += 1
+        try:
+            await send({"type": "websocket.accept"})
+            link = WebLink(send, peer, MAX_LINE)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._pump, receive, link)
+                if await self._admit(seat, link):
+                    await link.closed.wait()
+                else:
+                    await link.close()
+                nursery.cancel_scope.cancel()
+            with contextlib.suppress(Exception):
+                await send({"type": "websocket.close", "code": 1000})
+        finally:
+            self.open_sockets -= 1
+
+    async def _pump(self, receive: AsgiReceive, link: WebLink) -> None:
+        """The socket's only reader: every event goes to the link's inbox; a disconnect frees
+        the seat at once and ends the connection task."""
+        try:
+            while True:
+                message = await receive()
+                if message.get("type") == "websocket.disconnect":
+                    break
+                await link.deliver(message)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # the referee closed the link
+        finally:
+            link.peer_left()
+            link.closed.set()
+
+    async def _admit(self, seat: WebSeat, link: WebLink) -> bool:
+        """The protocol's handshake; seat the page if it passes and its seat is free."""
+        connection = BotConnection(link=link, command=f"web:{seat.name} ({link.peer})", reconnects=seat.reconnect)
+
+        def check(hello: BotHello) -> Failure | None:
+            if not seat.free:
+                return Failure("seat_taken", f"seat {seat.seat} ({seat.name}) is being played in another page")
+            return None
+
+        if not seat.free:  # tell the page at once, without a handshake
+            message = f"seat {seat.seat} ({seat.name}) is being played in another page"
+            self._refuse(link.peer, "seat_taken", message)
+            await send_error(link, "seat_taken", message, fatal=True)
+            return False
+        try:
+            await handshake(connection, self.hello_timeout, admit=check)
+        except Exception as err:  # whatever a page sent ends this connection only
+            message = f"the referee could not handle this connection's handshake ({type(err).__name__})"
+            self._refuse(link.peer, "protocol_violation", message)
+            await send_error(link, "protocol_violation", message, fatal=True)
+            return False
+        if connection.failure is not None:
+            self._refuse(link.peer, connection.failure.reason, connection.failure.message)
+            return False
+        seat.connection = connection
+        seat.seated.append(connection)
+        seat.arrived.set()
+        return True

@@ -1,0 +1,353 @@
+// A person's seat: protocol v1 over a WebSocket. Every referee message is one text message;
+// every reply is one. The page only ever sets text (never HTML) from what it is sent.
+"use strict";
+
+const SUITS = { C: "♣", D: "♦", S: "♠", H: "♥" };
+const SUIT_ORDER = "CDSH";
+const RANKS = "23456789TJQKA";
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  ws: null, seat: 0, players: [], rules: null, hand: [], request: null, selected: new Set(),
+  cursor: 0, trick: [], leader: 0, taken: [], scores: [], lastTrick: [], deadline: 0, bankEnd: 0,
+  ended: false, round: -1, phase: 1,
+};
+
+function token() {
+  const match = /(?:^|[#&])token=([A-Za-z0-9_-]+)/.exec(location.hash);
+  return match ? match[1] : "";
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${scheme}//${location.host}/ws?token=${encodeURIComponent(token())}`);
+  state.ws = ws;
+  ws.onmessage = (event) => {
+    if (typeof event.data !== "string") return;
+    let message;
+    try { message = JSON.parse(event.data); } catch (err) { return; }
+    if (message && typeof message.type === "string") handle(message);
+  };
+  ws.onclose = () => {
+    if (!state.ended) setStatus("disconnected: reload the page to take your seat again");
+  };
+}
+
+function send(message) {
+  if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(message));
+}
+
+function setStatus(text) { $("status").textContent = text; }
+function say(text, refused = false) {
+  const node = $("message");
+  node.textContent = text;
+  node.className = refused ? "message refused" : "message";
+}
+
+function suitOf(code) { return code.slice(-1); }
+function rankOf(code) { return code.slice(0, -1); }
+function sortHand(cards) {
+  return [...cards].sort((a, b) =>
+    SUIT_ORDER.indexOf(suitOf(a)) - SUIT_ORDER.indexOf(suitOf(b)) || RANKS.indexOf(rankOf(a)) - RANKS.indexOf(rankOf(b)));
+}
+function cardNode(code) {
+  const node = document.createElement("span");
+  node.className = "card" + ("DH".includes(suitOf(code)) ? " red" : "");
+  const rank = document.createElement("span");
+  rank.textContent = rankOf(code) === "T" ? "10" : rankOf(code);
+  const suit = document.createElement("span");
+  suit.className = "suit";
+  suit.textContent = SUITS[suitOf(code)] || suitOf(code);
+  node.append(rank, suit);
+  node.dataset.card = code;
+  return node;
+}
+function nameOf(seat) {
+  const player = state.players.find((p) => p.seat === seat);
+  return player ? player.name : `seat ${seat}`;
+}
+
+function handle(m) {
+  switch (m.type) {
+    case "hello":
+      send({ type: "hello", version: 1, name: "person", bot_version: "web" });
+      setStatus("connected: waiting for the match");
+      break;
+    case "match_start":
+      state.seat = m.seat; state.players = m.players; state.rules = m.rules;
+      $("variant").textContent = m.rules.name || "";
+      $("my-name").textContent = `${nameOf(m.seat)} (seat ${m.seat})`;
+      if (!state.scores.length) state.scores = m.players.map(() => 0);
+      scoreHeader();
+      setStatus("match started");
+      break;
+    case "round_start":
+      if (m.round !== state.round) { state.taken = state.players.map(() => 0); state.trick = []; state.lastTrick = []; }
+      state.round = m.round; state.hand = m.hand; state.scores = m.scores; state.phase = m.match_phase;
+      state.selected.clear(); state.request = null;
+      setStatus(`round ${m.round + 1}` + (m.pass_count ? `: pass ${m.pass_count} to ${nameOf(m.pass_to)}` : ": no passing"));
+      break;
+    case "pass_request":
+      ask(m, `Choose ${m.count} cards to pass to ${nameOf(m.to_seat)}`);
+      break;
+    case "passed":
+      state.hand = m.hand;
+      setStatus(`round ${state.round + 1}: tricks`);
+      say(`You passed ${m.given.map(label).join(" ")} and received ${m.received.map(label).join(" ")} from ${nameOf(m.from_seat)}.`);
+      break;
+    case "play_request":
+      state.trick = m.trick.map((card, i) => ({ seat: (m.leader + i) % state.players.length, card }));
+      ask(m, "Your turn: play a raised card");
+      break;
+    case "declare_request":
+      ask(m, `Declare to take no penalty points this round (worth ${m.points})?`);
+      break;
+    case "moon_request":
+      ask(m, `You shot the moon (${m.points}): how is it scored?`);
+      break;
+    case "declared":
+      say(`${nameOf(m.seat)} ${m.declared ? "declares" : "does not declare"}.`);
+      break;
+    case "card_played":
+      if (!state.trick.length) state.leader = m.seat;
+      state.trick.push({ seat: m.seat, card: m.card });
+      if (m.seat === state.seat) state.hand = state.hand.filter((c) => c !== m.card);
+      break;
+    case "trick_end":
+      state.lastTrick = state.trick; state.trick = [];
+      setStatus(`round ${state.round + 1}: trick ${m.trick_number + 2}`);
+      if (m.winner !== null && m.winner !== undefined) state.taken[m.winner] += m.points;
+      break;
+    case "round_end":
+      state.scores = m.scores;
+      setStatus(`round ${m.round + 1} over`);
+      scoreRow(m);
+      break;
+    case "match_end":
+      state.ended = true; endScreen(m);
+      break;
+    case "error":
+      say(`The referee says (${m.code}${m.rule ? ", " + m.rule : ""}): ${m.message}`, true);
+      if (m.fatal) { state.request = null; setStatus("dropped: the referee plays your seat now"); }
+      break;
+    case "goodbye":
+      state.ended = true; setStatus("the match is over");
+      break;
+    default:
+      return; // protocol v1: unknown messages are ignored
+  }
+  render();
+}
+
+function label(code) { return (rankOf(code) === "T" ? "10" : rankOf(code)) + (SUITS[suitOf(code)] || ""); }
+
+function ask(m, prompt) {
+  state.request = m; state.selected.clear();
+  const now = performance.now();
+  state.deadline = now + m.time.decision_ms; state.bankEnd = state.deadline + m.time.bank_ms;
+  $("prompt").textContent = prompt;
+  const legal = legalCards();
+  const first = sortHand(state.hand).findIndex((c) => legal.has(c));
+  if (first >= 0) state.cursor = first;
+}
+
+function legalCards() {
+  const r = state.request;
+  return new Set(r && (r.type === "play_request" || r.type === "pass_request") ? r.legal : []);
+}
+
+// Why a card is not playable now, in the rules' own words (the request's legal list decides;
+// this only explains it, so a person is never dropped for a misclick).
+function whyNot(code) {
+  const r = state.request;
+  if (!r || r.type !== "play_request") return "It is not your turn.";
+  if (r.trick.length) {
+    const led = suitOf(r.trick[0]);
+    if (suitOf(code) !== led && state.hand.some((c) => suitOf(c) === led))
+      return `must_follow_suit: ${SUITS[led]} was led and you hold ${SUITS[led]}.`;
+  } else if (suitOf(code) === "H" && !r.hearts_broken) {
+    return "hearts_not_broken: you may not lead ♥ until hearts are broken.";
+  }
+  if (r.trick_number === 0 || r.trick_number === 1) {
+    if (!r.trick.length && r.legal.length === 1) return `first_lead: the first trick is led with ${label(r.legal[0])}.`;
+    return "no_points_first_trick: no penalty cards on the first trick while you have another card.";
+  }
+  return "not a legal play now: the raised cards are.";
+}
+
+function clickCard(code) {
+  const r = state.request;
+  if (!r) { say("It is not your turn.", true); return; }
+  if (r.type === "pass_request") {
+    if (state.selected.has(code)) state.selected.delete(code);
+    else if (state.selected.size < r.count) state.selected.add(code);
+    else say(`Pass exactly ${r.count} cards: unselect one first.`, true);
+    render();
+    return;
+  }
+  if (r.type !== "play_request") return;
+  if (!r.legal.includes(code)) { say(`Refused: ${whyNot(code)}`, true); return; }
+  send({ type: "play", id: r.id, card: code });
+  state.request = null; say("");
+  render();
+}
+
+function confirmPass() {
+  const r = state.request;
+  if (!r || r.type !== "pass_request" || state.selected.size !== r.count) return;
+  send({ type: "pass", id: r.id, cards: [...state.selected] });
+  state.request = null; say("");
+  render();
+}
+
+function choose(reply) {
+  const r = state.request;
+  if (!r) return;
+  send({ ...reply, id: r.id });
+  state.request = null;
+  render();
+}
+
+function render() {
+  const n = state.players.length || 4;
+  const seats = $("seats");
+  seats.textContent = "";
+  const spots = n === 3 ? [[50, 84], [14, 30], [86, 30]] : n === 5 ? [[50, 86], [10, 55], [22, 14], [78, 14], [90, 55]]
+    : n === 6 ? [[50, 88], [10, 66], [10, 24], [50, 10], [90, 24], [90, 66]] : [[50, 86], [15, 50], [50, 12], [85, 50]];
+  const turn = state.request ? state.seat : null;
+  state.players.forEach((p, i) => {
+    const rel = (p.seat - state.seat + n) % n;
+    const node = document.createElement("div");
+    node.className = "seat" + (p.seat === state.seat ? " me" : "") + (turn === p.seat ? " turn" : "");
+    const [x, y] = spots[rel] || [50, 50];
+    node.style.left = `${x}%`; node.style.top = `${y}%`;
+    const who = document.createElement("div");
+    who.className = "who";
+    const name = document.createElement("span");
+    name.className = "name"; name.textContent = p.name; name.title = p.name;
+    const stats = document.createElement("span");
+    stats.className = "stats";
+    stats.textContent = `${state.scores[i] ?? 0} pts · took ${state.taken[i] ?? 0}`;
+    who.append(name, stats);
+    node.append(who);
+    seats.append(node);
+  });
+  const trick = $("trick");
+  trick.textContent = "";
+  const at = n === 3 ? [[50, 80], [18, 30], [82, 30]] : [[50, 82], [14, 50], [50, 18], [86, 50], [30, 20], [70, 20]];
+  for (const { seat, card } of state.trick) {
+    const rel = (seat - state.seat + n) % n;
+    const spot = document.createElement("div");
+    spot.className = "played";
+    const [x, y] = at[rel] || [50, 50];
+    spot.style.left = `${x}%`; spot.style.top = `${y}%`;
+    const by = document.createElement("span");
+    by.className = "by"; by.textContent = nameOf(seat);
+    spot.append(cardNode(card), by);
+    trick.append(spot);
+  }
+  if (!state.request) $("prompt").textContent = state.ended ? "" : "waiting for the others…";
+  const hand = $("hand");
+  hand.textContent = "";
+  const legal = legalCards();
+  const sorted = sortHand(state.hand);
+  if (state.cursor >= sorted.length) state.cursor = Math.max(0, sorted.length - 1);
+  sorted.forEach((code, i) => {
+    const node = cardNode(code);
+    if (legal.has(code)) node.classList.add("legal");
+    if (state.selected.has(code)) node.classList.add("selected");
+    if (i === state.cursor && state.request) node.classList.add("cursor");
+    if (i > 0 && suitOf(sorted[i - 1]) !== suitOf(code)) node.classList.add("gap");
+    node.setAttribute("role", "option");
+    node.addEventListener("click", () => { state.cursor = i; clickCard(code); });
+    hand.append(node);
+  });
+  const choices = $("choices");
+  choices.textContent = "";
+  const r = state.request;
+  const button = (text, action, disabled = false) => {
+    const b = document.createElement("button");
+    b.textContent = text; b.disabled = disabled; b.addEventListener("click", action);
+    choices.append(b);
+  };
+  if (r && r.type === "pass_request")
+    button(`Pass ${state.selected.size}/${r.count}`, confirmPass, state.selected.size !== r.count);
+  if (r && r.type === "declare_request") {
+    button("Declare (take no points)", () => choose({ type: "declare", declare: true }));
+    button("Do not declare", () => choose({ type: "declare", declare: false }));
+  }
+  if (r && r.type === "moon_request")
+    for (const option of r.options) button(option.replaceAll("_", " "), () => choose({ type: "moon", choice: option }));
+  const last = $("last-trick");
+  last.textContent = "";
+  for (const { card } of state.lastTrick) last.append(cardNode(card));
+}
+
+function scoreHeader() {
+  const head = document.querySelector("#scores thead");
+  head.textContent = "";
+  const row = document.createElement("tr");
+  for (const text of ["round", ...state.players.map((p) => p.name)]) {
+    const th = document.createElement("th"); th.textContent = text; row.append(th);
+  }
+  head.append(row);
+}
+
+function scoreRow(m) {
+  const body = document.querySelector("#scores tbody");
+  const row = document.createElement("tr");
+  if (body.lastElementChild && body.lastElementChild.dataset.phase !== String(m.match_phase)) row.className = "phase";
+  row.dataset.phase = String(m.match_phase);
+  const cells = [`${m.round + 1}${m.match_phase === 2 ? " (phase 2)" : ""}${m.moon !== null ? " 🌙" : ""}`,
+    ...m.scores.map((s, i) => `${s} (${m.score_changes[i] >= 0 ? "+" : ""}${m.score_changes[i]})`)];
+  for (const text of cells) { const td = document.createElement("td"); td.textContent = text; row.append(td); }
+  body.append(row);
+}
+
+function endScreen(m) {
+  const text = $("result-text");
+  text.textContent = "";
+  const winners = m.winners.map(nameOf).join(", ") || "nobody";
+  const head = document.createElement("p");
+  head.textContent = `${m.winners.includes(state.seat) ? "You win!" : "Winner: " + winners} (${m.reason.replaceAll("_", " ")}, ${m.rounds} rounds)`;
+  text.append(head);
+  for (const s of m.seats) {
+    const p = document.createElement("p");
+    p.textContent = `${s.name}: ${m.scores[s.seat]}${s.status !== "ok" ? " (" + s.status + ")" : ""}`;
+    text.append(p);
+  }
+  $("result").hidden = false;
+  setStatus("the match is over");
+}
+
+function tick() {
+  const clock = $("clock");
+  if (!state.request) { clock.textContent = ""; clock.className = "clock"; return; }
+  const now = performance.now();
+  if (now < state.deadline) {
+    clock.textContent = `${((state.deadline - now) / 1000).toFixed(1)} s + bank ${((state.bankEnd - state.deadline) / 1000).toFixed(0)} s`;
+    clock.className = "clock";
+  } else {
+    clock.textContent = `bank ${(Math.max(0, state.bankEnd - now) / 1000).toFixed(1)} s`;
+    clock.className = "clock bank";
+  }
+}
+
+document.addEventListener("keydown", (event) => {
+  const sorted = sortHand(state.hand);
+  if (!state.request || !sorted.length) return;
+  if (event.key === "ArrowRight") state.cursor = (state.cursor + 1) % sorted.length;
+  else if (event.key === "ArrowLeft") state.cursor = (state.cursor - 1 + sorted.length) % sorted.length;
+  else if (event.key === " " && state.request.type === "pass_request") clickCard(sorted[state.cursor]);
+  else if (event.key === "Enter" && state.request.type === "pass_request") {
+    if (state.selected.size === state.request.count) confirmPass(); else clickCard(sorted[state.cursor]);
+  } else if (event.key === "Enter") clickCard(sorted[state.cursor]);
+  else return;
+  event.preventDefault();
+  render();
+});
+
+setInterval(tick, 200);
+if (!token()) setStatus("no token in the address: open the address the referee printed");
+else connect();
+render();

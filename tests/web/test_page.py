@@ -1,0 +1,172 @@
+"""The page in a real headless Chromium (Playwright, as the replay viewer's tests): a person plays
+a whole round of ``american`` by clicking (passing included) against the random sample bot, with
+`referee play` running for real; an illegal click is refused with the rule's reason; keyboard
+play; the log verifies.
+
+Run as a script to remake the screenshot in the docs:
+``python -m tests.web.test_page docs/play-seat.png``.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, sync_playwright
+
+from tests.replay.test_html import ARGS, chromium
+from tests.web.helpers import RANDOM, ROOT, verified
+
+URL = re.compile(r"open (http://\S+)")
+
+
+class Referee:
+    """`referee play` for one round, in a subprocess: its page address and its log."""
+
+    def __init__(self, log: Path, seed: int = 5) -> None:
+        self.log = log
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "referee.cli", "play", "--set", "end=rounds", "--set", "rounds=1",
+             "--seed", str(seed), "--log", str(log), "--sandbox", "off", RANDOM, RANDOM, RANDOM],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert self.process.stderr is not None
+        line = self.process.stderr.readline()
+        found = URL.search(line)
+        assert found, line
+        self.url = found.group(1)
+
+    def finish(self) -> str:
+        out, err = self.process.communicate(timeout=30)
+        assert self.process.returncode == 0, err
+        return out
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture
+def page() -> Iterator[Page]:
+    executable = chromium()
+    if executable is None:
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(executable), args=ARGS)
+        yield browser.new_page(viewport={"width": 1300, "height": 820})
+        browser.close()
+
+
+def play_round(page: Page, *, keyboard: bool = False, illegal: list[str] | None = None) -> None:
+    """Click (or key) through one round: pass the first legal cards, play the first raised one."""
+    page.wait_for_selector(".card.legal", timeout=10_000)
+    for _ in range(200):
+        if page.locator("#result:not([hidden])").count():
+            return
+        buttons = page.locator("#choices button:has-text('Pass')")
+        if buttons.count():
+            legal = page.locator("#hand .card.legal:not(.selected)")
+            for _ in range(3):
+                if keyboard:
+                    page.keyboard.press("Space")
+                    page.keyboard.press("ArrowRight")
+                else:
+                    legal.first.click()
+            if keyboard:
+                page.keyboard.press("Enter")
+            else:
+                buttons.first.click()
+        elif page.locator("#hand .card.legal").count():
+            if illegal is not None and not illegal and page.locator("#hand .card:not(.legal)").count():
+                page.locator("#hand .card:not(.legal)").first.click()
+                illegal.append(page.locator("#message").inner_text())
+            if keyboard:
+                page.keyboard.press("Enter")  # the cursor starts on the first legal card
+            else:
+                page.locator("#hand .card.legal").first.click()
+        page.wait_for_timeout(50)
+    raise AssertionError("the round did not end")
+
+
+def test_a_person_plays_a_whole_round_by_clicking(page: Page, tmp_path: Path) -> None:
+    referee = Referee(tmp_path / "match.jsonl")
+    try:
+        page.goto(referee.url)
+        refused: list[str] = []
+        play_round(page, illegal=refused)
+        out = referee.finish()
+    finally:
+        referee.stop()
+    assert "Match over" in page.locator("#result").inner_text()
+    assert refused and refused[0].startswith("Refused: ")
+    assert re.search(r"must_follow_suit|hearts_not_broken|no_points_first_trick|first_lead", refused[0])
+    assert "seat 0 person: ok" in out
+    assert verified(tmp_path / "match.jsonl") == "verified"
+    assert page.locator("#scores tbody tr").count() == 1
+
+
+def test_keyboard_play(page: Page, tmp_path: Path) -> None:
+    referee = Referee(tmp_path / "match.jsonl", seed=9)
+    try:
+        page.goto(referee.url)
+        play_round(page, keyboard=True)
+        referee.finish()
+    finally:
+        referee.stop()
+    assert verified(tmp_path / "match.jsonl") == "verified"
+
+
+def test_a_reload_mid_trick_resumes(page: Page, tmp_path: Path) -> None:
+    referee = Referee(tmp_path / "match.jsonl", seed=11)
+    try:
+        page.goto(referee.url)
+        page.wait_for_selector("#choices button:has-text('Pass')", timeout=10_000)
+        for _ in range(3):
+            page.locator("#hand .card.legal:not(.selected)").first.click()
+        page.locator("#choices button:has-text('Pass')").click()
+        for _ in range(3):
+            page.wait_for_selector("#hand .card.legal", timeout=10_000)
+            page.locator("#hand .card.legal").first.click()
+            page.wait_for_timeout(100)
+        page.reload()
+        play_round(page)
+        referee.finish()
+    finally:
+        referee.stop()
+    assert verified(tmp_path / "match.jsonl") == "verified"
+
+
+def screenshot(out: Path) -> None:
+    """The human seat mid-round, for docs/play-seat.png."""
+    executable = chromium()
+    assert executable is not None
+    log = Path("/tmp/play-seat.jsonl")
+    referee = Referee(log, seed=3)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(executable), args=ARGS)
+            page = browser.new_page(viewport={"width": 1300, "height": 820})
+            page.goto(referee.url)
+            page.wait_for_selector("#choices button:has-text('Pass')", timeout=10_000)
+            for _ in range(3):
+                page.locator("#hand .card.legal:not(.selected)").first.click()
+            page.locator("#choices button:has-text('Pass')").click()
+            for _ in range(4):
+                page.wait_for_selector("#hand .card.legal", timeout=10_000)
+                page.locator("#hand .card.legal").first.click()
+                page.wait_for_timeout(150)
+            page.wait_for_selector("#hand .card.legal", timeout=10_000)
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(out))
+            browser.close()
+    finally:
+        referee.stop()
+
+
+if __name__ == "__main__":
+    screenshot(Path(sys.argv[1]))

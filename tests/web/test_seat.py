@@ -1,0 +1,223 @@
+"""A person's seat over the real web server (Hypercorn on a loopback port, a wsproto client):
+a whole round of ``american`` with passing against the random sample bot, the log verified;
+tokens; hostile messages named as for any bot; a reload mid-trick; the seat's own cards only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from referee.match.config import MatchConfig
+from referee.web.server import WebSeat
+from tests.web.client import Closed, Refused, WsClient
+from tests.web.helpers import Person, play_web, verified
+
+
+async def test_a_person_plays_a_whole_round_and_the_log_verifies(tmp_path: Path) -> None:
+    person = Person()
+    outcome, log, _ = await play_web(tmp_path, person)
+    assert [s.status for s in outcome.seats] == ["ok"] * 4
+    assert outcome.rounds == 1
+    assert person.passes == 1 and person.plays == 13
+    kinds = [m["type"] for m in person.seen]
+    assert kinds[0] == "match_start" and "passed" in kinds and kinds[-1] == "goodbye"
+    assert person.leaks == []
+    assert verified(log) == "verified"
+
+
+async def test_the_page_is_served_and_a_wrong_token_is_refused(tmp_path: Path) -> None:
+    refused: list[int] = []
+    page: list[bytes] = []
+
+    async def players(url: str, seat: WebSeat, person: Person) -> None:
+        for token in ("wrong", seat.token[:-1], ""):
+            with pytest.raises(Refused) as caught:
+                await WsClient.connect(url, token)
+            refused.append(caught.value.status)
+        host, _, port = url.removeprefix("http://").rpartition(":")
+        stream = await trio.open_tcp_stream(host, int(port))
+        await stream.send_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        page.append(await read_response(stream))
+        await stream.aclose()
+        client = await person.join()
+        await person.play(client)
+
+    person = Person()
+    outcome, log, server = await play_web(tmp_path, person, players=players)
+    assert refused == [403, 403, 403]
+    assert [r.reason for r in server.refusals] == ["bad_token"] * 3
+    assert b"".join(page).startswith(b"HTTP/1.1 200") and b"<!doctype html>" in b"".join(page).lower()
+    assert outcome.seats[0].status == "ok"
+    assert verified(log) == "verified"
+
+
+async def read_response(stream: trio.SocketStream) -> bytes:
+    """One HTTP response (headers and a body of its content-length)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += await stream.receive_some(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(
+        next(line.split(b":")[1] for line in head.lower().split(b"\r\n") if line.startswith(b"content-length"))
+    )
+    while len(body) < length:
+        body += await stream.receive_some(65536)
+    return head + b"\r\n\r\n" + body
+
+
+def misbehave_once(send: Any) -> Any:
+    """A ``Person.on_request`` that sends something wrong at its third play request."""
+
+    async def on_request(person: Person, client: WsClient, message: dict[str, Any]) -> bool:
+        if message["type"] == "play_request" and person.plays == 2:
+            person.plays += 1
+            await send(client, message)
+            return True
+        return False
+
+    return on_request
+
+
+@pytest.mark.parametrize(
+    ("reason", "send"),
+    [
+        ("bad_json", lambda c, m: c.send_text("{not json")),
+        ("line_too_long", lambda c, m: c.send_text('{"type": "play", "card": "' + "x" * 70_000 + '"}')),
+        ("protocol_violation", lambda c, m: c.send_bytes(b'{"type": "play"}')),
+        ("unknown_message", lambda c, m: c.send({"type": "cheat", "id": m["id"]})),
+        ("wrong_id", lambda c, m: c.send({"type": "play", "id": m["id"] + 5, "card": m["legal"][0]})),
+    ],
+)
+async def test_a_misbehaving_page_gets_the_named_fault_and_the_match_goes_on(
+    tmp_path: Path, reason: str, send: Any
+) -> None:
+    person = Person(on_request=misbehave_once(send))
+    outcome, log, _ = await play_web(tmp_path, person)
+    assert outcome.seats[0].status == reason
+    assert [s.status for s in outcome.seats[1:]] == ["ok"] * 3
+    errors = [m for m in person.seen if m["type"] == "error"]
+    assert errors and errors[-1]["code"] == reason and errors[-1]["fatal"]
+    assert outcome.rounds == 1  # the fallback played the seat to the end
+    assert verified(log) == "verified"
+
+
+async def test_an_illegal_card_is_refused_with_the_rule(tmp_path: Path) -> None:
+    async def illegal(client: WsClient, message: dict[str, Any]) -> None:
+        wrong = next(c for c in ["2C", "3C", "AS", "QS", "AH", "2H", "KD"] if c not in message["legal"])
+        await client.send({"type": "play", "id": message["id"], "card": wrong})
+
+    person = Person(on_request=misbehave_once(illegal))
+    config = MatchConfig(per_decision=20.0, bank=20.0, startup=5.0, grace=0.3, policy="substitute")
+    outcome, log, _ = await play_web(tmp_path, person, config=config)
+    errors = [m for m in person.seen if m["type"] == "error"]
+    assert len(errors) == 1 and errors[0]["code"] == "illegal_move" and not errors[0]["fatal"]
+    assert errors[0]["rule"]  # the rule's name, for the page to show
+    assert outcome.seats[0].status == "ok" and outcome.seats[0].substitutions == 1
+    assert verified(log) == "verified"
+
+
+async def test_a_reload_mid_trick_resumes_the_seat(tmp_path: Path) -> None:
+    """The page drops its connection in the middle of the round (its turn pending) and a new
+    one with the same token takes the seat: told the match and the round again, asked again."""
+    rounds: list[dict[str, Any]] = []
+
+    async def hang_up(person: Person, client: WsClient, message: dict[str, Any]) -> bool:
+        if message["type"] == "play_request" and person.plays == 5 and not rounds:
+            rounds.append(message)
+            await client.aclose()
+            raise Closed("hung up")
+        return False
+
+    async def players(url: str, seat: WebSeat, person: Person) -> None:
+        first = await person.join()
+        await person.play(first)
+        second = await person.join()  # the reload
+        await person.play(second)
+
+    person = Person(on_request=hang_up)
+    outcome, log, _ = await play_web(tmp_path, person, players=players)
+    assert outcome.seats[0].status == "ok"
+    assert person.plays == 13
+    kinds = [m["type"] for m in person.seen]
+    assert kinds.count("match_start") == 2 and kinds.count("round_start") == 2
+    again = [m for m in person.seen if m["type"] == "play_request"][6]
+    assert again["trick"] == rounds[0]["trick"] and again["id"] != rounds[0]["id"]
+    assert [f.action for f in outcome.faults] == ["reconnect"]
+    assert person.leaks == []
+    assert verified(log) == "verified"
+
+
+async def test_a_reload_while_the_bots_play_takes_the_seat_at_the_next_request(tmp_path: Path) -> None:
+    async def hang_up(person: Person, client: WsClient, message: dict[str, Any]) -> bool:
+        return False
+
+    async def players(url: str, seat: WebSeat, person: Person) -> None:
+        first = await person.join()
+        message = await first.receive()  # match_start
+        person.check(message)
+        await first.aclose()  # gone before anything was asked
+        while not seat.free:
+            await trio.sleep(0.01)
+        second = await person.join()
+        await person.play(second)
+
+    person = Person(on_request=hang_up)
+    outcome, log, _ = await play_web(tmp_path, person, players=players)
+    assert outcome.seats[0].status == "ok" and person.plays == 13
+    assert verified(log) == "verified"
+
+
+async def test_a_second_page_for_a_seat_in_play_is_told_seat_taken(tmp_path: Path) -> None:
+    codes: list[str] = []
+
+    async def players(url: str, seat: WebSeat, person: Person) -> None:
+        client = await person.join()
+        while seat.connection is None:
+            await trio.sleep(0.01)
+        other = await WsClient.connect(url, seat.token)
+        codes.append((await other.receive())["code"])
+        await person.play(client)
+
+    person = Person()
+    outcome, _, _ = await play_web(tmp_path, person, players=players)
+    assert codes == ["seat_taken"]
+    assert outcome.seats[0].status == "ok"
+
+
+async def test_nobody_comes_the_seat_is_played_by_the_fallback(tmp_path: Path) -> None:
+    async def players(url: str, seat: WebSeat, person: Person) -> None:
+        return
+
+    outcome, log, _ = await play_web(
+        tmp_path, Person(), players=players, config=MatchConfig(startup=0.5, grace=0.3), connect_timeout=0.5
+    )
+    assert outcome.seats[0].status == "timeout"
+    assert verified(log) == "verified"
+
+
+@pytest.mark.parametrize("policy", ["forfeit", "substitute"])
+async def test_the_clock_running_out_plays_by_the_match_policy(tmp_path: Path, policy: str) -> None:
+    """A person who does not answer is timed out like any bot (a timeout always drops the
+    seat; the fallback plays on), whatever the policy for illegal moves; reconnection does not
+    stretch the clock, since the page is still connected. (On trio's real clock: under
+    ``MockClock`` the Hypercorn server never let the run go idle; a second for the decision and
+    one for the bank keep it short, and nothing is asserted about time.)"""
+
+    async def dawdle(person: Person, client: WsClient, message: dict[str, Any]) -> bool:
+        if message["type"] == "play_request" and person.plays == 3:
+            person.plays += 1
+            return True  # no answer: the decision's time and then the bank run out
+        return False
+
+    config = MatchConfig(per_decision=1.0, bank=1.0, startup=5.0, grace=0.3, policy=policy)  # type: ignore[arg-type]
+    person = Person(on_request=dawdle)
+    outcome, log, _ = await play_web(tmp_path, person, config=config)
+    assert outcome.seats[0].status == "timeout"
+    assert [s.status for s in outcome.seats[1:]] == ["ok"] * 3
+    errors = [m for m in person.seen if m["type"] == "error"]
+    assert [e["code"] for e in errors] == ["timeout"] and errors[0]["fatal"]
+    assert outcome.rounds == 1
+    assert verified(log) == "verified"
