@@ -171,6 +171,16 @@ def test_bench_engine_json() -> None:
     assert data["hands"] > 0 and data["decisions"] > data["hands"]
 
 
+def test_bench_engine_playouts() -> None:
+    """Playouts from mid-round positions: plain copies, and sampled worlds (the search bot's unit)."""
+    data = json.loads(ok("bench", "engine", "--playouts", "--seconds", "0.2", "--variant", "double-deck", "--json"))
+    assert data["variant"] == "double-deck" and data["policy"] == "greedy"
+    assert data["positions"] >= 1 and data["playouts"] > 0
+    assert data["playouts_per_second"] > 0 and data["worlds_per_second"] > 0
+    output = ok("bench", "engine", "--playouts", "--seconds", "0.1")
+    assert output.startswith("american: ") and "playouts/s" in output
+
+
 def test_bench_match_json_puts_cpu_against_cpu() -> None:
     """The headline ratio is the referee's CPU per decision over the echo's CPU per round trip,
     both measured in the same run (issue 13); the old figure against echo wall time is kept."""

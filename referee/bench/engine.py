@@ -12,8 +12,13 @@ import time
 import msgspec
 
 from referee.rules.match import Match
+from referee.rules.playout import Policy, finish
 from referee.rules.presets import ruleset
 from referee.rules.random_play import play_round
+from referee.rules.round import PLAY, Round
+from referee.rules.sampling import sample_round
+from referee.rules.table import table_for
+from referee.rules.view import seat_view
 
 
 class EngineBench(msgspec.Struct, frozen=True, kw_only=True):
@@ -55,4 +60,78 @@ def bench_engine(variant: str = "american", seconds: float = 5.0, seed: int = 1)
         decisions=decisions,
         hands_per_second=round(hands / elapsed, 1),
         decisions_per_second=round(decisions / elapsed, 1),
+    )
+
+
+class PlayoutBench(msgspec.Struct, frozen=True, kw_only=True):
+    """The result of ``referee bench engine --playouts``."""
+
+    variant: str
+    policy: str
+    seconds: float
+    positions: int
+    playouts: int
+    playouts_per_second: float
+    """Playouts alone: a copy of the position finished with the policy."""
+    worlds_per_second: float
+    """A sampled world (``sample_round`` from the seat's view) and one playout from it: the
+    unit of work of the search bot."""
+
+
+def _mid_round(round_: Round, rng: random.Random) -> None:
+    """Random legal play from the deal to a point in the first half of the tricks."""
+    need = round_.table.rules.pass_count
+    while round_.phase != PLAY:
+        if round_.phase == "pass":
+            for seat in round_.awaiting():
+                round_.pass_cards(seat, rng.sample(round_.hand(seat), need))
+        else:
+            round_.declare(round_.turn, False)
+    plays = rng.randrange(round_.table.hand_size * round_.table.players // 2)
+    for _ in range(plays):
+        round_.play(round_.turn, rng.choice(round_.legal_plays()))
+
+
+def bench_playouts(
+    variant: str = "american", seconds: float = 5.0, seed: int = 1, policy: Policy = "greedy"
+) -> PlayoutBench:
+    """Playouts per second from mid-round positions (random play to a point in the first half
+    of the round): half the time spent on plain playouts of copies of the true position, half
+    on sampled worlds (sample from the view of the seat to play, then one playout)."""
+    rules = ruleset(variant)
+    table = table_for(rules)
+    rng = random.Random(seed)
+    positions = playouts = worlds = 0
+    match_seed = seed
+    half = seconds / 2
+    plain = sampled = 0.0
+    while plain + sampled < seconds:
+        round_ = Match(rules, match_seed).next_round()
+        match_seed += 1
+        _mid_round(round_, rng)
+        positions += 1
+        view = seat_view(round_, round_.turn)
+        budget = 0.05
+        start = time.perf_counter()
+        while time.perf_counter() - start < budget:
+            for _ in range(20):
+                finish(round_.copy(), rng, policy)
+            playouts += 20
+        plain += time.perf_counter() - start
+        start = time.perf_counter()
+        while time.perf_counter() - start < budget:
+            for _ in range(20):
+                finish(sample_round(table, view, rng), rng, policy)
+            worlds += 20
+        sampled += time.perf_counter() - start
+        if plain >= half and sampled >= half:
+            break
+    return PlayoutBench(
+        variant=variant,
+        policy=policy,
+        seconds=round(plain + sampled, 3),
+        positions=positions,
+        playouts=playouts + worlds,
+        playouts_per_second=round(playouts / plain, 1),
+        worlds_per_second=round(worlds / sampled, 1),
     )

@@ -6,7 +6,7 @@ import click
 import msgspec
 
 from referee.bench.cluster import bench_cluster
-from referee.bench.engine import bench_engine
+from referee.bench.engine import bench_engine, bench_playouts
 from referee.bench.hostile import bench_hostile
 from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
 from referee.bench.openspiel import OpenSpielMissing, bench_openspiel
@@ -32,9 +32,26 @@ def bench() -> None:
 @click.option("--variant", default=DEFAULT_PRESET, show_default=True, type=click.Choice(list(PRESETS)))
 @click.option("--seconds", default=5.0, show_default=True, type=Seconds(), help="How long to play (> 0).")
 @click.option("--seed", default=1, show_default=True, type=int)
+@click.option(
+    "--playouts",
+    is_flag=True,
+    help="Instead: playouts (greedy policy) per second from mid-round positions, plain and from sampled worlds.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def engine(variant: str, seconds: float, seed: int, as_json: bool) -> None:
+def engine(variant: str, seconds: float, seed: int, playouts: bool, as_json: bool) -> None:
     """Random legal hands through the rules API: hands and decisions per second."""
+    if playouts:
+        found = bench_playouts(variant, seconds, seed)
+        if as_json:
+            click.echo(msgspec.json.encode(found).decode())
+            return
+        click.echo(
+            f"{found.variant}: {found.playouts} playouts ({found.policy}) from {found.positions} mid-round positions "
+            f"in {found.seconds:.2f} s\n"
+            f"  {found.playouts_per_second:,.0f} playouts/s   "
+            f"{found.worlds_per_second:,.0f} sampled worlds + playout/s"
+        )
+        return
     result = bench_engine(variant, seconds, seed)
     if as_json:
         click.echo(msgspec.json.encode(result).decode())

@@ -147,6 +147,24 @@ class Round:
         if pass_direction == "hold":
             self._after_passing()
 
+    def copy(self) -> Round:
+        """An independent copy of this round in its current state, sharing only the immutable
+        parts (the ``Table``, finished ``Trick``s, the result): for search, where a position is
+        copied once per candidate move. Cheaper than ``copy.deepcopy`` by far."""
+        twin = Round.__new__(Round)
+        for name in _SCALAR_SLOTS:
+            setattr(twin, name, getattr(self, name))
+        twin.dealt = self.dealt[:]
+        twin.hands = self.hands[:]
+        twin.passes = self.passes[:]
+        twin.received = self.received[:]
+        twin.declared = self.declared[:]
+        twin.trick = self.trick[:]
+        twin.tricks = self.tricks[:]
+        twin.taken = self.taken[:]
+        twin.points = self.points[:]
+        return twin
+
     # -- who acts ----------------------------------------------------------------------------
     def awaiting(self) -> list[int]:
         """The seats that must act now: every seat yet to pass while passing (passing is
@@ -539,6 +557,10 @@ class Round:
             raise IllegalMove("duplicate_card", f"card passed twice: {code}", seat)
         raise IllegalMove("card_not_in_hand", f"card not in hand: {code}", seat)
 
+
+_LIST_SLOTS: Final = ("dealt", "hands", "passes", "received", "declared", "trick", "tricks", "taken", "points")
+_SCALAR_SLOTS: Final = tuple(name for name in Round.__slots__ if name not in _LIST_SLOTS)
+"""The slots ``Round.copy`` shares as they are (numbers, strings, the table, the result)."""
 
 _VERB: Final = {PASS: "pass", DECLARE: "declare", PLAY: "play", MOON: "choose the moon", DONE: "act"}
 

@@ -9,7 +9,8 @@ kernel's keyrings, and leave processes behind. Inside the sandbox it has:
   kernel kills every process in it, ``setsid`` and double forks included), IPC and UTS
   namespaces, and a network namespace with no interfaces but its own loopback;
 - a new root with the system read-only (``/usr``, ``/etc``, ``/opt``), the folders of the files
-  its command names and its program's installation read-only at the same paths (never the
+  its command names, its program's installation, the Python bot kit and the rules engine
+  (``KIT``, ``ENGINE``) read-only at the same paths (never the
   folder the referee runs in, nor ``/tmp`` or a home folder whole: a Unix socket there would
   be a way out), a fresh ``/proc`` and ``/dev``, and a private writable ``/tmp`` and ``$HOME``
   (tmpfs, bounded, gone with the sandbox);
@@ -67,6 +68,11 @@ WARNING: Final = (
 KIT: Final = str(Path(__file__).resolve().parents[2] / "protocol")
 """The Python bot kit (``protocol/``): bots written with it import it from here when the
 referee is installed in place (``pip install -e``)."""
+ENGINE: Final = str(Path(__file__).resolve().parents[1])
+"""The referee's own package (``referee/``), read-only: a bot may search with the rules engine
+(``referee.rules``, as ``sample_bots/python/search_bot.py`` does). The package holds code
+only, all of it public: no logs, no hands, no seeds (the referee writes those elsewhere, and
+the files it writes are hidden in any case)."""
 
 class Launch(msgspec.Struct, frozen=True):
     """A sandboxed start: the command line (``bwrap --args FD``) and the descriptors to pass
@@ -251,7 +257,8 @@ def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Se
     """What a bot needs to see read-only besides the system: the installation its program
     comes from (``/opt/x/bin/node`` -> ``/opt/x``), the folder of every file its command
     names (``python3 bots/me/bot.py`` -> ``bots/me``), the referee's Python (bots written with
-    the Python kit run on it), and the configured extra paths. Not the folder the referee runs
+    the Python kit run on it), the kit and the rules engine (``KIT``, ``ENGINE``), and the
+    configured extra paths. Not the folder the referee runs
     in, and no shared folder itself (``/tmp``, ``/home``, a home folder): a folder it sees
     whole may hold other people's files and Unix sockets, which a read-only mount does not stop
     a bot from connecting to. A file named directly in such a folder is bound alone."""
@@ -277,7 +284,7 @@ def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Se
             # /opt/x/bin/node -> /opt/x; a version manager's shims (pyenv, rbenv) -> the whole manager
             prefix = os.path.basename(bin_dir) in ("bin", "sbin", "shims")
             show(candidate, os.path.dirname(bin_dir) if prefix else bin_dir)
-    paths += [sys.base_prefix, sys.prefix, KIT]
+    paths += [sys.base_prefix, sys.prefix, KIT, ENGINE]
     paths = [p for p in paths if not _shared(p)] + alone + list(extra)  # extra binds: the operator's own choice
     unique: list[str] = []
     for path in sorted({os.path.abspath(p) for p in paths if p and os.path.exists(p)}, key=len):

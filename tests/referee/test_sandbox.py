@@ -304,3 +304,54 @@ def test_the_sandbox_init_shows_no_map_of_the_machine(tmp_path: Path) -> None:
     done = run_inside(tmp_path, "tr '\\000' ' ' < /proc/1/cmdline")
     assert "--ro-bind" not in done.stdout and "--setenv" not in done.stdout, done.stdout
     assert "--args" in done.stdout
+
+
+ENGINE_BOT = """
+import json, sys
+sys.path.insert(0, {root!r})
+from protocol.bot import Bot, main
+report = {{}}
+try:
+    import random
+    import referee.rules
+    from referee.rules.sampling import sample_round
+    round_ = referee.rules.Match(referee.rules.ruleset("american"), 1).next_round()
+    world = sample_round(round_.table, referee.rules.seat_view(round_, 0), random.Random(1))
+    report["engine"] = referee.rules.__file__
+    report["world_cards"] = sum(map(int.bit_count, world.hands))
+except Exception as err:
+    report["engine"] = repr(err)
+try:
+    report["log_bytes"] = len(open({log!r}, "rb").read())
+except OSError as err:
+    report["log_bytes"] = 0
+    report["log_error"] = type(err).__name__
+sys.stderr.write("ENGINE " + json.dumps(report) + "\\n")
+
+class First(Bot):
+    name = "engine-user"
+    def choose_pass(self, state, request):
+        return request.legal[: request.count]
+    def choose_play(self, state, request):
+        return request.legal[0]
+
+raise SystemExit(main(First))
+"""
+
+
+def test_a_bot_can_import_the_rules_engine_but_not_read_the_log(tmp_path: Path) -> None:
+    """The referee package is shown read-only (``ENGINE``) so a bot can search with
+    ``referee.rules``; the match log stays out of reach."""
+    tmp_path.chmod(0o755)
+    log = tmp_path / "match.jsonl"
+    bot = tmp_path / "engine_bot.py"
+    bot.write_text(ENGINE_BOT.format(root=str(ROOT), log=str(log)))
+    bot.chmod(0o644)
+    result = one_round(f"{PY} {bot}", GOOD, GOOD, GOOD, log=log)
+    assert [s["status"] for s in result["seats"]] == ["ok"] * 4
+    (stderr,) = [json.loads(e) for e in log.read_text().splitlines() if '"stderr"' in e and '"seat":0' in e]
+    (line,) = [x for x in stderr["text"].splitlines() if x.startswith("ENGINE ")]
+    report = json.loads(line[len("ENGINE ") :])
+    assert report["engine"] == str(ROOT / "referee" / "rules" / "__init__.py"), report
+    assert report["world_cards"] == 52
+    assert report["log_bytes"] == 0, report

@@ -1,0 +1,301 @@
+"""A Hearts bot that searches: determinized sampling (perfect-information Monte Carlo).
+
+Method. At every decision the bot deals the cards it cannot see to the other seats, many
+times, in ways consistent with everything it knows (``referee.rules.sampling``: its hand, the
+cards it passed and to whom, the cards it received, every card played, voids shown, hearts
+led before they were broken, the first-trick and queen rules). In each such *world* it tries
+every candidate move and plays the rest of the round out with a fast greedy policy for every
+seat (``referee.rules.playout``), all candidates on the same world with the same random
+numbers, so that the comparison between them is not drowned in card luck. It picks the move
+with the best mean. The measure is the round's score change for itself minus the mean of the
+others' (``RoundResult.score_changes``, so moons, bonus cards such as the Omnibus J♦, Black
+Maria's spades, failed or kept *miezen* and the count-down of Dutch phase 2, where taking
+points lowers your score, all come out of the engine's own scoring).
+
+- passing: candidate sets (every choice of ``count`` among the most dangerous cards, and a
+  heuristic choice) evaluated over sampled deals, the other seats passing by a simple rule;
+- playing: every legal card;
+- declaring (Achterhoeks *miezen*): declaring and not declaring, evaluated the same way;
+- the moon shooter's choice: from the match scores (the round is over; nothing is hidden).
+
+Why this method: it is simple, it uses the rules engine as it is (every variant the referee
+plays is searched with the same code), and it is the method of the classic strong Hearts
+programs. ISMCTS would share statistics between worlds but is more code and, at the small
+budgets a ladder can afford in Python, gains little; see docs/bots.md.
+
+Time. The bot plans from each request's ``time``: it spends at most ``--budget`` (default 0.4)
+of the decision's own limit, plus a small share of the bank when the limit is very short, and
+checks the clock after each world. ``--playouts N`` gives a fixed amount of work instead (N
+worlds per decision, each trying every candidate once), and with ``--seed`` the bot is then
+deterministic. When no consistent world can be drawn (it never should), it falls back to the
+heuristic bot.
+
+Run from the repository root::
+
+    python sample_bots/python/search_bot.py [--seed N] [--playouts N] [--budget F]
+        [--max-seconds S] [--tcp HOST:PORT --token T]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import cast
+
+try:  # the engine of the repository this file lives in, before any installed copy
+    if not (Path(__file__).resolve().parents[2] / "referee" / "rules" / "sampling.py").is_file():
+        import protocol.bot  # noqa: F401
+        import referee.rules.sampling  # noqa: F401
+    else:
+        raise ImportError("use this repository")
+except ImportError:  # not installed, or another version installed: use this repository
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(1, str(Path(__file__).resolve().parent))  # the heuristic bot, the fallback
+
+from heuristic_bot import HeuristicBot  # type: ignore[import-not-found,unused-ignore]
+
+from protocol.bot import Bot, TableState, main
+from protocol.cards import parse_card
+from protocol.messages import DeclareRequest, MoonRequest, PassRequest, PlayRequest, TimeLeft
+from protocol.ruleset import PassDirection
+from referee.rules.errors import RulesError
+from referee.rules.playout import finish
+from referee.rules.round import Round
+from referee.rules.sampling import Knowledge, knowledge, sample_round_from
+from referee.rules.table import Table, table_for
+from referee.rules.view import SeatView, TrickView
+
+MAX_WORLDS = 5000
+"""Worlds per decision at most, whatever the clock allows."""
+
+
+class SearchBot(Bot):
+    name = "search"
+    version = "1.0"
+    author = "hearts-referee sample bots"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        playouts: int | None = None,
+        budget: float = 0.4,
+        max_seconds: float | None = None,
+    ) -> None:
+        if seed is None:
+            seed = int.from_bytes(os.urandom(8), "big")
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.playouts = playouts
+        """Worlds per decision (fixed work), or ``None``: as many as the time allows."""
+        self.budget = budget
+        self.max_seconds = max_seconds
+        self.fallback = HeuristicBot()
+        self.worlds_searched = 0
+        """Worlds searched in the last decision (for tests and logs)."""
+
+    # -- time ----------------------------------------------------------------------------------
+    def seconds_for(self, time_left: TimeLeft | None) -> float:
+        """What one decision may spend: ``budget`` of its own limit, and when that limit is
+        short (under 0.2 s) a thousandth of the bank besides."""
+        if time_left is None:
+            seconds = 0.2
+        else:
+            seconds = self.budget * time_left.decision_ms / 1000
+            if time_left.decision_ms < 200:
+                seconds += time_left.bank_ms / 1000 / 1000
+        if self.max_seconds is not None:
+            seconds = min(seconds, self.max_seconds)
+        return max(seconds, 0.005)
+
+    def _search(
+        self,
+        state: TableState,
+        view: SeatView,
+        candidates: Sequence[object],
+        apply: Callable[[Round, object], None],
+        time_left: TimeLeft | None,
+    ) -> int:
+        """The index of the candidate with the best mean over sampled worlds: in each world,
+        a copy per candidate, ``apply``, then a greedy playout with the same random numbers."""
+        table = table_for(state.rules)
+        know = knowledge(table, view)
+        me = view.seat
+        n = view.players
+        totals = [0.0] * len(candidates)
+        deadline = time.perf_counter() + self.seconds_for(time_left)
+        limit = self.playouts if self.playouts is not None else MAX_WORLDS
+        worlds = 0
+        while worlds < limit:
+            world = self._world(table, view, know)
+            seed = self.rng.getrandbits(32)
+            for i, candidate in enumerate(candidates):
+                round_ = world.copy()
+                apply(round_, candidate)
+                changes = finish(round_, random.Random(seed))
+                totals[i] += changes[me] - (sum(changes) - changes[me]) / (n - 1)
+            worlds += 1
+            if self.playouts is None and time.perf_counter() >= deadline:
+                break
+        self.worlds_searched = worlds
+        best = min(range(len(candidates)), key=lambda i: totals[i])
+        self.log.debug("%d worlds: %s", worlds, [round(t / worlds, 2) for t in totals])
+        return best
+
+    def _world(self, table: Table, view: SeatView, know: Knowledge) -> Round:
+        return sample_round_from(table, view, know, self.rng)
+
+    # -- decisions -----------------------------------------------------------------------------
+    def choose_play(self, state: TableState, request: PlayRequest) -> str:
+        legal = list(request.legal)
+        if len(legal) == 1:
+            return legal[0]
+        view = seat_view_of(state, "play", legal)
+        me = state.seat
+
+        def play(round_: Round, card: object) -> None:
+            round_.play(me, parse_card(cast(str, card)))
+
+        try:
+            return legal[self._search(state, view, legal, play, request.time)]
+        except RulesError as err:
+            self.log.warning("no search (%s): playing the heuristic card", err)
+            return self.fallback.choose_play(state, request)
+
+    def choose_pass(self, state: TableState, request: PassRequest) -> list[str]:
+        hand = list(request.legal)
+        count = request.count
+        heuristic = self.fallback.choose_pass(state, request)
+        candidates = pass_candidates(state, hand, count, heuristic)
+        if len(candidates) == 1:
+            return candidates[0]
+        view = seat_view_of(state, "pass", [], hand=hand)
+        me = state.seat
+
+        def give(round_: Round, cards: object) -> None:
+            round_.pass_cards(me, [parse_card(c) for c in cast(list[str], cards)])
+
+        try:
+            return candidates[self._search(state, view, candidates, give, request.time)]
+        except RulesError as err:
+            self.log.warning("no search (%s): passing the heuristic cards", err)
+            return heuristic
+
+    def choose_declare(self, state: TableState, request: DeclareRequest) -> bool:
+        view = seat_view_of(state, "declare", [], declared=list(request.declarations))
+        me = state.seat
+
+        def declare(round_: Round, made: object) -> None:
+            round_.declare(me, bool(made))
+
+        try:
+            return (False, True)[self._search(state, view, (False, True), declare, request.time)]
+        except RulesError as err:
+            self.log.warning("no search (%s): the heuristic declaration", err)
+            return self.fallback.choose_declare(state, request)
+
+    def choose_moon(self, state: TableState, request: MoonRequest) -> str:
+        return moon_choice(state, list(request.options), request.points)
+
+
+# -- helpers ------------------------------------------------------------------------------------
+def seat_view_of(
+    state: TableState,
+    phase: str,
+    legal: list[str],
+    *,
+    hand: list[str] | None = None,
+    declared: list[bool | None] | None = None,
+) -> SeatView:
+    """The engine's ``SeatView`` of what the kit's ``TableState`` knows at a decision."""
+    n = state.num_players
+    exchanged = phase != "pass"
+    passed = list(state.passed) if exchanged and state.passed else None
+    return SeatView(
+        seat=state.seat,
+        players=n,
+        dealer=state.dealer,
+        match_phase=state.match_phase,
+        phase=phase,
+        pass_direction=cast(PassDirection, state.pass_direction),
+        hand=list(state.hand if hand is None else hand),
+        passed=passed,
+        received=list(state.received) if exchanged else None,
+        declared=list(state.declarations if declared is None else declared) or [None] * n,
+        tricks=[TrickView(t.leader, list(t.cards), t.winner, t.points) for t in state.tricks],
+        trick_leader=state.trick_leader,
+        trick=list(state.trick),
+        hearts_broken=state.hearts_broken,
+        points_taken=list(state.points_taken),
+        turn=state.seat if phase in ("play", "declare") else -1,
+        legal=legal,
+    )
+
+
+def pass_candidates(state: TableState, hand: list[str], count: int, heuristic: list[str]) -> list[list[str]]:
+    """Sets of cards worth trying to pass: every choice of ``count`` among the ``count + 3``
+    cards it costs most to keep (points and rank; the other way round in phase 2), and the
+    heuristic bot's choice."""
+    if count >= len(hand):
+        return [hand[:count]]
+    sign = -1 if state.match_phase == 2 else 1
+
+    def danger(code: str) -> tuple[int, int]:
+        value = state.value(code)
+        rank = "23456789TJQKA".index(code[0])
+        spade_guard = 1 if code[-1] == "S" and rank >= 10 else 0  # A and K of spades catch the Q
+        return sign * (value + spade_guard * 5), sign * rank
+
+    ranked = sorted(hand, key=danger, reverse=True)[: count + 3]
+    candidates = [list(c) for c in itertools.combinations(ranked, count)]
+    if sorted(heuristic) not in [sorted(c) for c in candidates]:
+        candidates.append(list(heuristic))
+    return candidates
+
+
+def moon_choice(state: TableState, options: list[str], points: int) -> str:
+    """The shooter's choice, from the match scores. In a match to a target: add to the others
+    when that ends the match with us alone lowest, never when it ends it with us behind,
+    otherwise subtract from ourselves. In a two-phase match subtracting brings us closer to
+    zero; adding keeps the others away from it in phase 2 unless that finishes nobody."""
+    if len(options) < 2:
+        return options[0] if options else "add_to_others"
+    me = state.seat
+    scores = state.scores or [0] * state.num_players
+    rules = state.rules
+    add = [s + (0 if i == me else points) for i, s in enumerate(scores)]
+    sub = [s - (points if i == me else 0) for i, s in enumerate(scores)]
+    if rules.end in ("target", "rounds"):
+        if rules.end == "target" and max(add) >= rules.target:
+            alone = add[me] < min(s for i, s in enumerate(add) if i != me)
+            return "add_to_others" if alone else "subtract_from_shooter"
+        return "subtract_from_shooter"
+    if state.match_phase == 2:
+        finished = sub[me] == 0 if rules.finish == "exact_zero" else sub[me] <= 0
+        return "subtract_from_shooter" if finished or sub[me] >= 0 else "add_to_others"
+    return "subtract_from_shooter"
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--playouts", type=int, help="worlds per decision (fixed, reproducible work)")
+    parser.add_argument("--budget", type=float, default=0.4, help="share of the decision's time limit to use")
+    parser.add_argument("--max-seconds", type=float, help="at most this many seconds per decision")
+    args, _ = parser.parse_known_args(argv)
+    return args
+
+
+def make_bot(argv: list[str]) -> SearchBot:
+    args = parse_args(argv)
+    playouts = None if args.playouts is None else max(1, int(args.playouts))
+    return SearchBot(args.seed, playouts, float(args.budget), args.max_seconds)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(make_bot(sys.argv[1:])))

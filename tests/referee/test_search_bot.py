@@ -1,0 +1,157 @@
+"""The search bot (sample_bots/python/search_bot.py) in real processes through `referee match`,
+sandboxed when bubblewrap works here (the default): a one-round match in every preset with zero
+faults and no fallback to the heuristic; the same --seed and --playouts give the same moves;
+on a few fixed deals it takes fewer points than the random bot in its seat. Small --playouts
+keep it quick. The moon choice is checked directly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from protocol.bot import TableState
+from protocol.ruleset import RuleSet
+from referee.rules import PRESETS, ruleset, with_options
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = sys.executable
+SEARCH = f"{PY} sample_bots/python/search_bot.py --playouts 8 --seed 1"
+HEURISTIC = f"{PY} sample_bots/python/heuristic_bot.py"
+
+
+def random_bot(seed: int) -> str:
+    return f"{PY} sample_bots/python/random_bot.py --seed {seed}"
+
+
+def match(variant: str, bots: list[str], seed: int, log: Path, rounds: int = 1) -> dict[str, Any]:
+    done = subprocess.run(
+        [PY, "-m", "referee.cli", "match", "--json", "--variant", variant, "--seed", str(seed),
+         "--set", "end=rounds", "--set", f"rounds={rounds}", "--log", str(log), *bots],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def entries(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("variant", list(PRESETS))
+def test_the_search_bot_plays_every_variant_without_a_fault(variant: str, tmp_path: Path) -> None:
+    n = ruleset(variant).players
+    others = [HEURISTIC, random_bot(2), random_bot(3), HEURISTIC, random_bot(4)]
+    bots = [SEARCH, *others[: n - 2], f"{PY} sample_bots/python/search_bot.py --playouts 4 --seed 2"]
+    log = tmp_path / "match.jsonl"
+    result = match(variant, bots, 1, log)
+    assert [s["status"] for s in result["seats"]] == ["ok"] * n, result["seats"]
+    assert result["faults"] == []
+    found = entries(log)
+    assert not [e for e in found if e["type"] in ("fault", "fallback")]
+    for entry in found:
+        if entry["type"] == "stderr" and entry["seat"] in (0, n - 1):
+            assert "no search" not in entry["text"] and "Traceback" not in entry["text"], entry["text"]
+
+
+def plays(log: Path) -> dict[int, list[dict[str, Any]]]:
+    """Every reply each seat sent (passes, plays, declarations), in order, without the ids
+    (seats pass at the same time, so only each seat's own order is fixed)."""
+    replies: dict[int, list[dict[str, Any]]] = {}
+    for entry in entries(log):
+        if entry["type"] == "recv":
+            reply = json.loads(entry["line"])
+            reply.pop("id", None)
+            replies.setdefault(entry["seat"], []).append(reply)
+    return replies
+
+
+def test_the_same_seed_and_playouts_give_the_same_moves(tmp_path: Path) -> None:
+    bots = [SEARCH, random_bot(2), random_bot(3), random_bot(4)]
+    first = match("american", bots, 5, tmp_path / "a.jsonl")
+    second = match("american", bots, 5, tmp_path / "b.jsonl")
+    assert first["round_scores"] == second["round_scores"]
+    assert plays(tmp_path / "a.jsonl") == plays(tmp_path / "b.jsonl")
+    other = match("american", [bots[0].replace("--seed 1", "--seed 9"), *bots[1:]], 5, tmp_path / "c.jsonl")
+    assert other["seats"][0]["status"] == "ok"
+
+
+def test_the_search_bot_takes_fewer_points_than_the_random_bot(tmp_path: Path) -> None:
+    """Duplicate: on the same deals, seat 0 is the search bot or a random bot, against the
+    same three random bots."""
+    opponents = [random_bot(2), random_bot(3), random_bot(4)]
+    search = random = 0
+    for seed in (1, 2, 3):
+        search += match("american", [SEARCH, *opponents], seed, tmp_path / f"s{seed}.jsonl", rounds=2)["scores"][0]
+        random += match("american", [random_bot(7), *opponents], seed, tmp_path / f"r{seed}.jsonl", rounds=2)[
+            "scores"
+        ][0]
+    assert search < random, (search, random)
+
+
+def moon_state(rules: RuleSet, scores: list[int], phase: int = 1) -> TableState:
+    state = TableState()
+    state.rules = rules
+    state.seat = 0
+    state.scores = scores
+    state.match_phase = phase
+    return state
+
+
+def test_the_moon_choice_follows_the_scores() -> None:
+    sys.path.insert(0, str(ROOT / "sample_bots" / "python"))
+    try:
+        from search_bot import moon_choice  # type: ignore[import-not-found]  # noqa: PLC0415
+    finally:
+        sys.path.remove(str(ROOT / "sample_bots" / "python"))
+    both = ["add_to_others", "subtract_from_shooter"]
+    rules = ruleset("american-moon-choice")
+    assert moon_choice(moon_state(rules, [60, 80, 70, 90]), both, 26) == "add_to_others"  # ends it, we win
+    assert moon_choice(moon_state(rules, [85, 50, 70, 90]), both, 26) == "subtract_from_shooter"  # would lose
+    assert moon_choice(moon_state(rules, [10, 20, 30, 40]), both, 26) == "subtract_from_shooter"
+    dutch = ruleset("dutch-35")
+    assert moon_choice(moon_state(dutch, [20, 30, 10, 5], phase=2), both, 26) == "subtract_from_shooter"
+    exact = with_options(dutch, {"finish": "exact_zero"})
+    assert moon_choice(moon_state(exact, [20, 5, 10, 5], phase=2), both, 26) == "add_to_others"  # would overshoot
+
+
+def decision_seconds(log: Path, seat: int) -> list[float]:
+    """For each request to ``seat``, the time from the request to its reply (from the log)."""
+    asked: dict[int, float] = {}
+    took: list[float] = []
+    for entry in entries(log):
+        if entry.get("seat") != seat:
+            continue
+        if entry["type"] == "send" and entry["msg"]["type"].endswith("_request"):
+            asked[entry["msg"]["id"]] = entry["t"]
+        elif entry["type"] == "recv":
+            reply = json.loads(entry["line"])
+            if reply.get("id") in asked:
+                took.append(entry["t"] - asked.pop(reply["id"]))
+    return took
+
+
+def test_on_the_clock_it_plans_from_the_time_left(tmp_path: Path) -> None:
+    """Without --playouts it spends about 40% of each decision's limit, never more than the limit."""
+    log = tmp_path / "match.jsonl"
+    bots = [f"{PY} sample_bots/python/search_bot.py --seed 1", random_bot(2), HEURISTIC, random_bot(3)]
+    done = subprocess.run(
+        [PY, "-m", "referee.cli", "match", "--json", "--seed", "3", "--set", "end=rounds", "--set", "rounds=1",
+         "--time-per-move", "0.25", "--time-bank", "1", "--log", str(log), *bots],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert [s["status"] for s in result["seats"]] == ["ok"] * 4
+    took = decision_seconds(log, 0)
+    assert len(took) >= 10
+    assert max(took) < 0.25, took
+    assert sorted(took)[len(took) // 2] > 0.05, took  # it does use its time
