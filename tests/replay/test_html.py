@@ -122,7 +122,7 @@ def test_step_through_a_round(browser_page: Page, match_log: MatchLogs, tmp_path
         assert len(viewer.hand(play["seat"])) == before - 1
         assert play["card"] not in viewer.hand(play["seat"]) or round0["hands"][play["seat"]].count(play["card"]) > 1
     assert viewer.winner() == [str(first["winner"])]
-    assert f"Trick 0: {record['seats'][first['winner']]['name']} takes it" in page.inner_text("#caption")
+    assert f"Trick 1: {record['seats'][first['winner']]['name']} takes it" in page.inner_text("#caption")
     page.screenshot(path=str(tmp_path / "trick.png"), full_page=True)
     # back one card with the key and the button
     page.keyboard.press("ArrowLeft")
@@ -135,20 +135,20 @@ def test_step_through_a_round(browser_page: Page, match_log: MatchLogs, tmp_path
     assert viewer.trick() == [(round0["tricks"][1]["plays"][0]["seat"], round0["tricks"][1]["plays"][0]["card"])]
     # the end of the round: its result; the score sheet has every round and the final scores
     page.click("#last")
-    assert "Round 0 scored" in page.inner_text("#caption")
+    assert "Round 1 scored" in page.inner_text("#caption")  # numbered from 1 for people
     sheet = page.locator("#scores tbody tr")
     assert sheet.count() == len(record["rounds"])
     final = page.eval_on_selector_all("#scores tfoot td", "cells => cells.map(c => c.textContent)")
     assert final == ["Final", *map(str, record["result"]["scores"])]
     # jump to a round
-    page.select_option("#round-select", "2")
-    assert "Round 2: dealt" in page.inner_text("#caption")
+    page.select_option("#round-select", index=2)  # the option labelled 3
+    assert "Round 3: dealt" in page.inner_text("#caption")
     assert page.locator("#scores tr.current").get_attribute("data-round") == "2"
     assert [len(viewer.hand(s)) for s in range(4)] == [13] * 4
     page.keyboard.press("PageDown")
-    assert "Round 3: dealt" in page.inner_text("#caption")
+    assert "Round 4: dealt" in page.inner_text("#caption")
     sheet.nth(1).click()
-    assert "Round 1: dealt" in page.inner_text("#caption")
+    assert "Round 2: dealt" in page.inner_text("#caption")
     page.keyboard.press("End")
     assert "Match over" in page.inner_text("#caption")
     page.screenshot(path=str(tmp_path / "viewer.png"), full_page=True)
@@ -222,6 +222,99 @@ def test_faults_with_hints_and_the_bots_stderr(browser_page: Page, match_log: Ma
     assert viewer.errors == []
 
 
+def test_legend_fragment_history_and_summary(browser_page: Page, match_log: MatchLogs, tmp_path: Path) -> None:
+    path = match_log("american")
+    record: dict[str, Any] = json.loads(replay("--json", path).output)
+    html = html_of(path, tmp_path / "american.html")
+    page = browser_page
+    # a URL fragment opens a step: the 12th of the third round (both counted from 1)
+    viewer = Viewer(page, html)
+    first_of_round = [viewer.step()]
+    page.goto(html.as_uri() + "#round=3&step=12")
+    steps_before = page.evaluate("roundStart[2]")
+    assert viewer.step() == steps_before + 12
+    assert page.locator("#scores tr.current").get_attribute("data-round") == "2"
+    page.keyboard.press("ArrowRight")  # stepping keeps the fragment up to date, to copy a link
+    assert page.url.endswith("#round=3&step=13")
+    page.evaluate("location.hash = '#step=2'")  # a global step, from 1
+    page.wait_for_function("document.getElementById('step-label').textContent.startsWith('step 2 ')")
+    assert first_of_round == [1]
+    # the legend names every mark
+    legend = page.inner_text("#legend")
+    for words in ("penalty card", "received in the passing", "takes the trick", "the referee", "dealer", "dropped"):
+        assert words in legend
+    assert page.locator("#legend .card.received").count() == 1
+    # the trick history of the round, up to the step shown
+    page.goto(html.as_uri() + "#round=1&step=1")
+    assert page.locator("#history li").count() == 0
+    page.keyboard.press("ArrowRight")  # the passing
+    for _ in range(6):  # the first trick and two cards of the second
+        page.keyboard.press("ArrowRight")
+    items = page.locator("#history li")
+    assert items.count() == 2 and items.nth(1).locator(".card").count() == 2
+    winner = record["seats"][record["rounds"][0]["tricks"][0]["winner"]]["name"]
+    assert f"→ {winner}" in items.nth(0).inner_text() and items.nth(0).locator(".card.winner").count() == 1
+    assert page.locator("#summary-panel").is_hidden()
+    # the round's end: every trick, and the summary of who took which penalty cards
+    page.click("#last")
+    assert page.locator("#history li").count() == 13
+    assert page.locator("#summary-panel").is_visible()
+    assert "Round 1 summary" in page.inner_text("#summary-title")
+    cards_of = "rows => rows.map(r => [...r.querySelectorAll('.card')].map(c => c.dataset.card))"
+    taken = page.eval_on_selector_all("#summary tbody tr", cards_of)
+    assert sorted(c for cards in taken for c in cards) == sorted([*(r + "H" for r in "23456789TJQKA"), "QS"])
+    result = record["rounds"][0]["result"]
+    numbers = "cells => cells.map(c => Number(c.textContent))"
+    points = page.eval_on_selector_all("#summary tbody tr td:nth-child(3)", numbers)
+    assert points == result["points_taken"]
+    items.nth(3).click()  # a trick in the history opens it
+    assert "Trick 4:" in page.inner_text("#caption")
+
+
+def test_moons_declarations_and_the_phase_change(browser_page: Page, match_log: MatchLogs, tmp_path: Path) -> None:
+    viewer = Viewer(browser_page, html_of(match_log("moon_choice"), tmp_path / "moon.html"))
+    page = viewer.page
+    page.click("#last")
+    assert "shot the moon" in page.inner_text("#summary") and "chose" in page.inner_text("#summary")
+    viewer = Viewer(browser_page, html_of(match_log("achterhoeks"), tmp_path / "achterhoeks.html"))
+    page.click("#last")
+    assert re.search(r"declared: (kept|broken)", page.inner_text("#summary"))
+    path = match_log("dutch")
+    record: dict[str, Any] = json.loads(replay("--json", path).output)
+    phases = [r["result"]["match_phase"] for r in record["rounds"] if r["result"]]
+    viewer = Viewer(browser_page, html_of(path, tmp_path / "dutch.html"))
+    marked = page.locator("#scores tbody tr.phase")
+    assert 2 in phases  # the seed's match goes up to 50 and counts down after
+    assert marked.count() == 1 and "phase 2" in marked.inner_text()
+    assert marked.get_attribute("data-round") == str(phases.index(2))
+    assert viewer.errors == []
+
+
+def test_long_names_and_a_dropped_seats_stderr(browser_page: Page, match_log: MatchLogs, tmp_path: Path) -> None:
+    long = "a-bot-with-a-really-quite-long-name-v2.3"
+    text = match_log("mistakes").read_text()
+    name = json.loads(text.splitlines()[0])["seats"][1]["name"]
+    log = tmp_path / "named.jsonl"
+    log.write_text(text.replace(name, long))  # in the header and in the bot's hello alike
+    viewer = Viewer(browser_page, html_of(log, tmp_path / "named.html"))
+    page = viewer.page
+    name = page.locator('.seat[data-seat="1"] .name')
+    assert long in name.inner_text()
+    assert page.evaluate("(n) => n.scrollWidth <= n.clientWidth", name.element_handle())
+    head = page.locator("#scores thead .who").nth(1)
+    assert head.inner_text().replace("\n", "") == long
+    assert page.evaluate("(n) => n.scrollWidth <= n.clientWidth", head.element_handle())
+    for _ in range(8):  # the crash, where it happened: the reason and the end of its stderr
+        if page.locator('#notes .note[data-seat="0"]').count():
+            break
+        page.keyboard.press("ArrowRight")
+    tail = page.locator('#notes .note[data-seat="0"] pre.tail')
+    assert "RuntimeError: no strategy for this trick" in tail.inner_text()
+    assert page.locator('.seat[data-seat="0"] .tag.fault').inner_text() == "crash"
+    assert page.inner_text("#badge") == "verified ✓"
+    assert viewer.errors == []
+
+
 def screenshot(out: Path) -> None:
     """The docs' screenshot: a match of the sample bots, in the middle of a trick."""
     executable = chromium()
@@ -233,7 +326,7 @@ def screenshot(out: Path) -> None:
             browser = playwright.chromium.launch(executable_path=str(executable), args=ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 860})
             page.goto(html.as_uri())
-            page.select_option("#round-select", "1")
+            page.select_option("#round-select", index=1)
             for _ in range(1 + 4 * 4 + 3):  # from the deal: the passing, four tricks, three cards of the fifth
                 page.keyboard.press("ArrowRight")
             page.screenshot(path=str(out), full_page=True)

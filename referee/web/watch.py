@@ -1,0 +1,377 @@
+"""The spectator server: a page that follows a match log as it grows (``referee watch``).
+
+The same libraries as the seat server (``referee.web.server``): Hypercorn's trio worker and
+Starlette's ``StaticFiles``, here serving only ``watch.html``, ``watch.js`` and ``style.css``.
+
+**Tailing.** ``LogTail`` polls the file's size every ``POLL`` seconds (the log may not exist
+yet: it waits for it; a file that shrinks was written again: it starts over), reads complete
+lines only (a half-written last line waits for its newline) and trusts none of them: each is
+decoded with msgspec against ``LogEntry`` (a header also goes through the replay reader's
+checks, so a crafted rule set is refused before anything is sized by it). A bad line is
+skipped and named (``bad``: its number and why); a line longer than ``MAX_LINE_BYTES`` is
+dropped unread; an entry type this referee does not know (a newer referee's) is skipped
+quietly, as the replay reader skips it. After each batch the current match (the last header's) is replayed through
+the rules (``referee.replay.verify``, in a worker thread) into a ``MatchRecord``: the page
+draws that record, so it shows what the replay viewer would, verified as far as the log goes.
+
+**Spectators.** The page's address carries a spectator token (``new_token()``) in its
+fragment; the page opens ``/ws?token=...`` and the token is checked before the WebSocket is
+accepted (a wrong one: HTTP 403). The page files themselves hold no match data. A spectator
+is read-only: after the token nothing it sends is read (its frames are taken off the socket
+and dropped). It gets a ``snapshot`` (the current match's entries so far, the bad lines, the
+record), then an
+``update`` per batch with what is new. The operator's view shows every hand: its token is
+never given to seats (``referee play`` and ``web:`` seats have their own tokens).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_args
+from urllib.parse import parse_qs
+
+import msgspec
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve
+from starlette.staticfiles import StaticFiles
+
+from protocol.codec import MAX_DEPTH, clip, nesting_depth
+from referee.log_format import Header, LogEntry
+from referee.match.seats.tcp import DEFAULT_HOST, new_token
+from referee.replay.reader import Line, LogError, LogMatch, parse_log
+from referee.replay.record import MatchRecord
+from referee.replay.verify import verify
+from referee.web.link import AsgiSend
+from referee.web.server import STATIC
+
+POLL = 0.2
+"""Seconds between two looks at the log's size."""
+READ_CHUNK = 4 * 1024 * 1024
+"""Bytes read from the log per look at most (the rest at the next)."""
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""A longer line is not a log entry this referee writes: dropped unread, named as bad."""
+MAX_BAD = 1000
+"""Bad lines remembered (the count goes on)."""
+MAX_SPECTATORS = 64
+PAGES = {"/": "/watch.html", "/watch.html": "/watch.html", "/watch.js": "/watch.js", "/style.css": "/style.css"}
+
+AsgiReceive = Callable[[], Any]
+_entry = msgspec.json.Decoder(LogEntry)
+_KNOWN = frozenset(str(cls.__struct_config__.tag) for cls in get_args(LogEntry))
+
+
+class _Peek(msgspec.Struct):
+    type: Any = None
+
+
+_peek = msgspec.json.Decoder(_Peek)
+
+
+class BadLine(msgspec.Struct, kw_only=True):
+    line: int
+    error: str
+
+
+class Numbered(msgspec.Struct, kw_only=True):
+    line: int
+    entry: msgspec.Raw
+    """The entry as msgspec re-encoded it after decoding (never the raw bytes of the file)."""
+
+
+class Push(msgspec.Struct, kw_only=True):
+    type: str
+    """``snapshot`` (the first message) or ``update``."""
+    log: str
+    waiting: bool
+    """The log does not exist yet."""
+    entries: list[Numbered]
+    """The current match's entries from its header (a ``snapshot``), or the new ones."""
+    bad: list[BadLine]
+    bad_count: int
+    record: msgspec.Raw | None
+    """The current match's ``MatchRecord`` (``None`` before a header)."""
+    error: str | None = None
+    """Why no record could be built, if it could not."""
+
+
+_encode = msgspec.json.Encoder().encode
+
+
+@dataclass
+class LogTail:
+    """A log file followed as it grows: its entries (checked) and bad lines."""
+
+    path: Path
+    entries: list[Numbered] = field(default_factory=list)
+    bad: list[BadLine] = field(default_factory=list)
+    bad_count: int = 0
+    match: LogMatch | None = None
+    record: bytes | None = None
+    error: str | None = None
+    exists: bool = False
+    version: int = 0
+    """Grows with every change; ``changed`` is set then replaced."""
+    changed: trio.Event = field(default_factory=trio.Event)
+    generation: int = 0
+    """Grows when ``entries`` starts over: the file shrank (written again from the start), or a
+    new match's header came (the page follows the last match of the file)."""
+    _offset: int = 0
+    _partial: bytearray = field(default_factory=bytearray)
+    _skipping: bool = False
+    _lines: int = 0
+
+    def _reset(self) -> None:
+        self.entries, self.bad, self.bad_count = [], [], 0
+        self.match, self.record, self.error = None, None, None
+        self._offset, self._lines, self._skipping = 0, 0, False
+        self._partial = bytearray()
+        self.generation += 1
+
+    def _flag(self, number: int, error: str) -> None:
+        self.bad_count += 1
+        if len(self.bad) < MAX_BAD:
+            self.bad.append(BadLine(line=number, error=clip(error, 300)))
+
+    def _take(self, raw: bytes, number: int) -> bool:
+        """One complete line: a checked entry, or a bad line named. Whether it is an entry."""
+        if not raw.strip():
+            self._flag(number, "an empty line")
+            return False
+        if nesting_depth(raw) > MAX_DEPTH:
+            self._flag(number, f"nested deeper than {MAX_DEPTH} levels")
+            return False
+        try:
+            kind = _peek.decode(raw).type
+            if isinstance(kind, str) and kind not in _KNOWN:
+                return False  # an entry type from a newer referee: skipped, as the replay reader does
+            entry = _entry.decode(raw)
+        except (msgspec.DecodeError, RecursionError, ValueError) as err:
+            self._flag(number, f"not a log entry: {err}")
+            return False
+        if isinstance(entry, Header):
+            try:  # the reader's own checks of a header (the log format, a rule set it can play)
+                checked = parse_log(raw + b"\n", "log").matches[0]
+            except LogError as err:
+                self._flag(number, str(err).removeprefix("log: "))
+                return False
+            if self.match is not None:  # a new match: the page follows it alone
+                self.entries = []
+                self.generation += 1
+            self.match = LogMatch(header=checked.header, header_line=number)
+        elif self.match is None:
+            self._flag(number, f"a {entry.__struct_config__.tag!r} entry before any header")
+            return False
+        else:
+            self.match.entries.append(Line(number, entry))
+        self.entries.append(Numbered(line=number, entry=msgspec.Raw(_encode(entry))))
+        return True
+
+    def poll(self) -> bool:
+        """Read what is new (complete lines only). Whether anything changed."""
+        try:
+            info = os.stat(self.path)
+        except OSError:
+            return False
+        if not stat.S_ISREG(info.st_mode):  # a pipe or a device could block or never end
+            if self.error is None:
+                self.error = f"{self.path} is not a regular file"
+                return True
+            return False
+        changed = not self.exists
+        self.exists = True
+        if info.st_size < self._offset:
+            self._reset()
+            changed = True
+        if info.st_size == self._offset:
+            return changed
+        try:
+            with open(self.path, "rb") as file:
+                file.seek(self._offset)
+                data = file.read(READ_CHUNK)
+        except OSError:
+            return changed
+        self._offset += len(data)
+        chunks = data.split(b"\n")
+        for piece in chunks[:-1]:
+            if self._skipping:
+                self._skipping = False
+                continue
+            self._partial += piece
+            self._lines += 1
+            self._take(bytes(self._partial), self._lines)
+            self._partial = bytearray()
+            changed = True
+        if not self._skipping:
+            self._partial += chunks[-1]
+            if len(self._partial) > MAX_LINE_BYTES:
+                self._lines += 1
+                self._flag(self._lines, f"a line longer than {MAX_LINE_BYTES} bytes (dropped unread)")
+                self._partial, self._skipping, changed = bytearray(), True, True
+        return changed
+
+    async def replay(self) -> None:
+        """The current match re-run through the rules (in a thread: a long log takes a while)."""
+        if self.match is None:
+            self.record = None
+            return
+        snapshot = LogMatch(
+            header=self.match.header, header_line=self.match.header_line, entries=list(self.match.entries)
+        )
+        try:
+            record: MatchRecord = await trio.to_thread.run_sync(verify, snapshot)
+            self.record, self.error = _encode(record).replace(b"<", b"\\u003c"), None
+        except Exception as err:  # a hostile log must not end the watch
+            self.error = f"the log could not be replayed: {type(err).__name__}: {clip(str(err), 200)}"
+
+    async def follow(self, poll: float = POLL) -> None:
+        while True:
+            if self.poll():
+                await self.replay()
+                self.version += 1
+                self.changed.set()
+                self.changed = trio.Event()
+            await trio.sleep(poll)
+
+    def push(self, kind: str, since_entries: int, since_bad: int) -> bytes:
+        message = Push(
+            type=kind,
+            log=str(self.path),
+            waiting=not self.exists,
+            entries=self.entries[since_entries:],
+            bad=self.bad[since_bad:],
+            bad_count=self.bad_count,
+            record=msgspec.Raw(self.record) if self.record is not None else None,
+            error=self.error,
+        )
+        return _encode(message)
+
+
+class WatchServer:
+    """Serves the spectator page and pushes the log to the pages that have the token."""
+
+    def __init__(
+        self,
+        log: str | Path,
+        host: str = DEFAULT_HOST,
+        port: int = 0,
+        *,
+        token: str | None = None,
+        poll: float = POLL,
+        on_listening: Callable[[str], None] | None = None,
+    ) -> None:
+        self.tail = LogTail(Path(log))
+        self.host = host
+        self.port = port
+        self.token = token or new_token()
+        self.poll = poll
+        self.on_listening = on_listening
+        self.url = ""
+        self.spectators = 0
+        self.refused = 0
+        self._files = StaticFiles(directory=STATIC)
+
+    def page_url(self) -> str:
+        """The address a spectator opens (the token in the fragment: never sent in a request)."""
+        return f"{self.url}/#token={self.token}"
+
+    async def serve(self, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
+        config = Config()
+        config.bind = [f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"]
+        config.websocket_max_message_size = 4096
+        config.accesslog = None
+        config.errorlog = None
+        config.graceful_timeout = 1.0
+        config.include_server_header = False
+
+        async def started(*, task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED) -> None:
+            await serve(self._app, config, task_status=task_status)  # type: ignore[arg-type]
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.tail.follow, self.poll)
+            binds: list[str] = await nursery.start(started)
+            self.url = binds[0]
+            if self.on_listening is not None:
+                self.on_listening(self.page_url())
+            task_status.started(self.url)
+
+    # -- ASGI ----------------------------------------------------------------------------------
+    async def _app(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
+        kind = scope.get("type")
+        if kind == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        elif kind == "websocket":
+            await self._websocket(scope, receive, send)
+        elif kind == "http":
+            page = PAGES.get(str(scope.get("path", "")))
+            if page is None:
+                headers = [(b"content-type", b"text/plain"), (b"content-length", b"10")]
+                await send({"type": "http.response.start", "status": 404, "headers": headers})
+                await send({"type": "http.response.body", "body": b"not found\n"})
+                return
+            await self._files({**scope, "path": page}, receive, send)
+
+    def _token_ok(self, scope: dict[str, Any]) -> bool:
+        raw = scope.get("query_string", b"")
+        if scope.get("path") != "/ws" or not isinstance(raw, bytes) or len(raw) > 1024:
+            return False
+        tokens = parse_qs(raw.decode("latin-1"), max_num_fields=4).get("token", [])
+        if len(tokens) != 1:
+            return False
+        return secrets.compare_digest(self.token.encode(), tokens[0].encode("utf-8", "surrogatepass"))
+
+    async def _websocket(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
+        first = await receive()
+        if first.get("type") != "websocket.connect":
+            return
+        if not self._token_ok(scope) or self.spectators >= MAX_SPECTATORS:
+            self.refused += 1
+            await send({"type": "websocket.close", "code": 1008})  # before accepting: HTTP 403
+            return
+        self.spectators += 1
+        try:
+            await send({"type": "websocket.accept"})
+            async with trio.open_nursery() as nursery:
+
+                async def drain() -> None:
+                    """Read-only: frames are taken off the socket and dropped; a disconnect ends it."""
+                    with contextlib.suppress(Exception):
+                        while (await receive()).get("type") != "websocket.disconnect":
+                            pass
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(drain)
+                await self._feed(send)
+                nursery.cancel_scope.cancel()
+            with contextlib.suppress(Exception):
+                await send({"type": "websocket.close", "code": 1000})
+        finally:
+            self.spectators -= 1
+
+    async def _feed(self, send: AsgiSend) -> None:
+        tail = self.tail
+        kind, entries, bad, version, generation = "snapshot", 0, 0, -1, tail.generation
+        try:
+            while True:
+                if generation != tail.generation:  # the file was written again, or a new match
+                    kind, entries, bad, generation = "snapshot", 0, 0, tail.generation
+                if version != tail.version:
+                    version = tail.version
+                    text = tail.push(kind, entries, bad).decode()
+                    entries, bad, kind = len(tail.entries), len(tail.bad), "update"
+                    await send({"type": "websocket.send", "text": text})
+                await tail.changed.wait()
+        except Exception:  # the page went away
+            return
