@@ -300,7 +300,9 @@ async def test_match_id_does_not_give_away_the_seed() -> None:
     outcome = await run(bots)
     start = next(m for m in bots[0].received if m["type"] == "match_start")
     assert start["match_id"] == outcome.match_id
-    assert "11" not in start["match_id"]  # the seed of run()
+    again = await run([ScriptedBot() for _ in range(4)])  # the same seed (run()'s 11)
+    assert again.match_id != outcome.match_id  # random, not derived from the seed
+    assert outcome.match_id not in ("11", "b", f"{11:012x}")
     assert "seed" not in json.dumps(bots[0].received)
 
 
