@@ -14,17 +14,19 @@ from referee.web.watch import WatchServer
 
 
 @click.command()
-@click.argument("log", type=click.Path(dir_okay=False))
+@click.argument("log", type=click.Path())
 @click.option("--host", default=DEFAULT_HOST, show_default=True, callback=resolvable_host, help="Address to listen on.")
 @click.option("--port", default=0, show_default=True, type=PORT, help="Port of the page (0..65535; 0: any free).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in your browser.")
 def watch(log: str, host: str, port: int, open_browser: bool) -> None:
     """Serve a page that follows the match log LOG as it is written (by `referee match --log`,
     `play` or `serve`): every hand, the trick in play, the score sheet, faults as they happen
-    and the result. LOG may not exist yet. The address printed carries a spectator token;
-    the page shows every hand, so never give it to a seat. Ctrl-C stops.
+    and the result. LOG may not exist yet. LOG may also be a folder of logs, such as a
+    ladder's NAME-logs: the page then follows each match the ladder starts. The address
+    printed carries a spectator token; the page shows every hand, so never give it to a
+    seat. Ctrl-C stops.
 
-    Example: referee watch match.jsonl --open
+    Examples: referee watch match.jsonl --open; referee watch ladder-logs/
     """
     check_listen(host, port)
 

@@ -122,10 +122,31 @@ class LogTail:
     generation: int = 0
     """Grows when ``entries`` starts over: the file shrank (written again from the start), or a
     new match's header came (the page follows the last match of the file)."""
+    folder: Path | None = None
+    """A folder of logs (a ladder's ``NAME-logs``): the tail follows its newest match, moving on
+    to each log that appears in it (the next match a ladder plays)."""
+    _seen: set[str] = field(default_factory=set)
     _offset: int = 0
     _partial: bytearray = field(default_factory=bytearray)
     _skipping: bool = False
     _lines: int = 0
+
+    def _newest(self) -> Path | None:
+        """In folder mode: the log to follow now. At first the most recently written one, then
+        each log that appears (the highest name, when several do: a ladder's ``SSSSS-R``)."""
+        assert self.folder is not None
+        try:
+            names = {e.name for e in os.scandir(self.folder) if e.name.endswith(".jsonl") and e.is_file()}
+        except OSError:
+            return None
+        new = names - self._seen
+        first = not self._seen
+        self._seen |= names
+        if not new:
+            return None if first else self.path
+        if first:
+            return max((self.folder / n for n in new), key=lambda path: path.stat().st_mtime, default=None)
+        return self.folder / max(new)
 
     def _reset(self) -> None:
         self.entries, self.bad, self.bad_count = [], [], 0
@@ -175,6 +196,14 @@ class LogTail:
 
     def poll(self) -> bool:
         """Read what is new (complete lines only). Whether anything changed."""
+        if self.folder is not None:
+            newest = self._newest()
+            if newest is None:
+                return False
+            if newest != self.path:  # the next match of the ladder: follow it from its start
+                self.path = newest
+                self._reset()
+                self.exists = False
         try:
             info = os.stat(self.path)
         except OSError:
@@ -266,7 +295,8 @@ class WatchServer:
         poll: float = POLL,
         on_listening: Callable[[str], None] | None = None,
     ) -> None:
-        self.tail = LogTail(Path(log))
+        path = Path(log)
+        self.tail = LogTail(path, folder=path) if path.is_dir() else LogTail(path)
         self.host = host
         self.port = port
         self.token = token or new_token()

@@ -124,3 +124,34 @@ async def test_a_hostile_header_is_refused_and_a_rewritten_log_is_read_again(tmp
         assert fresh["entries"][0]["line"] == count + 1 and fresh["entries"][0]["entry"]["type"] == "header"
         await client.aclose()
         nursery.cancel_scope.cancel()
+
+
+async def test_a_folder_of_logs_is_followed_match_after_match(tmp_path: Path) -> None:
+    """A ladder's logs folder: the page follows each match as its log appears."""
+    folder = tmp_path / "ladder-logs"
+    folder.mkdir()
+    server = WatchServer(folder, poll=0.01)
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(server.serve)
+        client = await WsClient.connect(url, server.token)
+        first = await client.receive()
+        assert first["type"] == "snapshot" and first["entries"] == []
+        for name in ("00000-0.jsonl", "00000-1.jsonl"):
+            process = start_match(folder / name)
+            try:
+                pushes = await follow(
+                    client,
+                    lambda p, name=name: p["log"].endswith(name)
+                    and p["record"] is not None
+                    and p["record"]["result"] is not None,
+                )
+            finally:
+                process.wait(timeout=30)
+            assert process.returncode == 0
+            ours = [p for p in pushes if p["log"].endswith(name)]
+            assert ours[0]["type"] == "snapshot"  # a new match: the page starts over
+            entries = [e["entry"] for p in ours for e in p["entries"]]
+            assert entries[0]["type"] == "header" and [e["type"] for e in entries].count("header") == 1
+            assert ours[-1]["record"]["verification"]["status"] == "verified"
+        await client.aclose()
+        nursery.cancel_scope.cancel()
