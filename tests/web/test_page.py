@@ -27,11 +27,11 @@ URL = re.compile(r"open (http://\S+)")
 class Referee:
     """`referee play` for one round, in a subprocess: its page address and its log."""
 
-    def __init__(self, log: Path, seed: int = 5) -> None:
+    def __init__(self, log: Path, seed: int = 5, extra: tuple[str, ...] = ()) -> None:
         self.log = log
         self.process = subprocess.Popen(
             [sys.executable, "-m", "referee.cli", "play", "--set", "end=rounds", "--set", "rounds=1",
-             "--seed", str(seed), "--log", str(log), "--sandbox", "off", RANDOM, RANDOM, RANDOM],
+             "--seed", str(seed), "--log", str(log), "--sandbox", "off", *extra, RANDOM, RANDOM, RANDOM],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         assert self.process.stderr is not None
@@ -138,6 +138,25 @@ def test_a_reload_mid_trick_resumes(page: Page, tmp_path: Path) -> None:
         referee.finish()
     finally:
         referee.stop()
+    assert verified(tmp_path / "match.jsonl") == "verified"
+
+
+def test_the_clock_running_out_plays_by_the_match_policy(page: Page, tmp_path: Path) -> None:
+    """A person who does not answer: at the end of the decision limit (no bank) the match's
+    policy (forfeit) drops the seat, the page says so, the referee's fallback plays the seat to
+    the end of the match, and the log verifies."""
+    referee = Referee(tmp_path / "match.jsonl", seed=13, extra=("--time-per-move", "1", "--time-bank", "0"))
+    try:
+        page.goto(referee.url)
+        page.wait_for_selector("#choices button:has-text('Pass')", timeout=10_000)  # ...and do nothing
+        page.wait_for_function(
+            "document.getElementById('status').textContent.includes('dropped')", timeout=15_000
+        )
+        out = referee.finish()
+    finally:
+        referee.stop()
+    assert "timeout" in page.locator("#message").inner_text()
+    assert "seat 0 person: timeout" in out
     assert verified(tmp_path / "match.jsonl") == "verified"
 
 

@@ -29,7 +29,8 @@ function connect() {
     if (message && typeof message.type === "string") handle(message);
   };
   ws.onclose = () => {
-    if (!state.ended) setStatus("disconnected: reload the page to take your seat again");
+    if (state.dropped) setStatus("dropped: the referee plays your seat until the match ends");
+    else if (!state.ended) setStatus("disconnected: reload the page to take your seat again");
   };
 }
 
@@ -128,7 +129,7 @@ function handle(m) {
       break;
     case "error":
       say(`The referee says (${m.code}${m.rule ? ", " + m.rule : ""}): ${m.message}`, true);
-      if (m.fatal) { state.request = null; setStatus("dropped: the referee plays your seat now"); }
+      if (m.fatal) { state.request = null; state.dropped = true; setStatus("dropped: the referee plays your seat now"); }
       break;
     case "goodbye":
       state.ended = true; setStatus("the match is over");
