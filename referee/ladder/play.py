@@ -16,18 +16,19 @@ from rich.console import Console
 from rich.text import Text
 
 from protocol.ruleset import RuleSet
+from referee.ladder.bots import prepare_bots
 from referee.ladder.errors import LadderError
 from referee.ladder.progress import LiveProgress
 from referee.ladder.runner import LadderRun, RunOptions, make_private_folder
-
-if TYPE_CHECKING:
-    from referee.ladder.cluster import ClusterRun
-from referee.ladder.bots import prepare_bots
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.match.config import MatchConfig
 from referee.match.seats.bot_config import BotEntry
 from referee.match.seats.link import BotLimits
 from referee.sandbox.bwrap import SandboxMode, choose_sandbox
+
+if TYPE_CHECKING:
+    from referee.ladder.cluster import ClusterRun
+    from referee.ladder.store import LadderStore
 
 
 class LadderInterrupted(LadderError):
@@ -109,24 +110,7 @@ def play_ladder(
             )
             commands = dict(store.bots())
             run = LadderRun(store, settings.rules, commands, options)
-            start = time.perf_counter()
-            try:
-                if quiet:
-                    trio.run(_with_sigterm, run, None)
-                else:
-                    for note in notes:
-                        (console or Console()).print(Text(note))
-                    with LiveProgress(store, console) as live:
-                        run.on_result = live.on_result
-                        trio.run(_with_sigterm, run, live)
-            except BaseException as error:
-                if _is_interrupt(error):
-                    done, total = store.progress()
-                    raise LadderInterrupted(
-                        f"interrupted: {done} of {total} matches done and kept; run the same command again to go on"
-                    ) from None
-                raise
-            seconds = time.perf_counter() - start
+            seconds = _drive(run, store, notes, quiet=quiet, console=console)
             done, total = store.progress()
             return LadderResult(
                 played=run.summary.played,
@@ -171,24 +155,7 @@ def _play_on_cluster(
             try:
                 run = ClusterRun(store, settings.rules, entries, options, client=client, sandbox_mode=sandbox_mode,
                                  sandbox_binds=sandbox_binds, on_refused=warn)  # fmt: skip
-                start = time.perf_counter()
-                try:
-                    if quiet:
-                        trio.run(_with_sigterm, run, None)
-                    else:
-                        for note in notes:
-                            (console or Console()).print(Text(note))
-                        with LiveProgress(store, console, workers=run.workers) as live:
-                            run.on_result = live.on_result
-                            trio.run(_with_sigterm, run, live)
-                except BaseException as error:
-                    if _is_interrupt(error):
-                        done, total = store.progress()
-                        raise LadderInterrupted(
-                            f"interrupted: {done} of {total} matches done and kept; run the same command again to go on"
-                        ) from None
-                    raise
-                seconds = time.perf_counter() - start
+                seconds = _drive(run, store, notes, quiet=quiet, console=console, workers=run.workers)
             finally:
                 client.close()
                 if local is not None:
@@ -197,6 +164,37 @@ def _play_on_cluster(
             return LadderResult(played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes)
         finally:
             store.close()
+
+
+def _drive(
+    run: LadderRun | ClusterRun,
+    store: LadderStore,
+    notes: Sequence[str],
+    *,
+    quiet: bool,
+    console: Console | None,
+    workers: Callable[[], int] | None = None,
+) -> float:
+    """Play the run (quietly, or under the live view after printing the notes); the seconds it
+    took. Ctrl-C or SIGTERM becomes ``LadderInterrupted`` saying what was kept."""
+    start = time.perf_counter()
+    try:
+        if quiet:
+            trio.run(_with_sigterm, run, None)
+        else:
+            for note in notes:
+                (console or Console()).print(Text(note))
+            with LiveProgress(store, console, workers=workers) as live:
+                run.on_result = live.on_result
+                trio.run(_with_sigterm, run, live)
+    except BaseException as error:
+        if _is_interrupt(error):
+            done, total = store.progress()
+            raise LadderInterrupted(
+                f"interrupted: {done} of {total} matches done and kept; run the same command again to go on"
+            ) from None
+        raise
+    return time.perf_counter() - start
 
 
 async def _with_sigterm(run: LadderRun | ClusterRun, live: LiveProgress | None) -> None:
