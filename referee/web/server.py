@@ -33,14 +33,13 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import trio
-from hypercorn.config import Config
-from hypercorn.trio import serve
 from starlette.staticfiles import StaticFiles
 
 from protocol.codec import MAX_LINE
 from protocol.messages import BotHello
 from referee.match.seats.connection import BotConnection, Failure, handshake, send_error
 from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, DEFAULT_HOST, Refusal, new_token
+from referee.web.asgi import hypercorn_config, lifespan, listen
 from referee.web.link import AsgiSend, WebLink
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -117,20 +116,9 @@ class WebSeatServer:
         return f"{self.url}/#token={seat.token}"
 
     async def serve(self, *, task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED) -> None:
-        config = Config()
-        config.bind = [f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"]
-        config.websocket_max_message_size = MAX_MESSAGE_BYTES
-        config.accesslog = None
-        config.errorlog = None  # faults are the match's to report; hypercorn's notes would clutter stderr
-        config.graceful_timeout = 1.0
-        config.include_server_header = False
-
-        async def started(*, task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED) -> None:
-            await serve(self._app, config, task_status=task_status)  # type: ignore[arg-type]
-
+        config = hypercorn_config(self.host, self.port, MAX_MESSAGE_BYTES)
         async with trio.open_nursery() as nursery:
-            binds: list[str] = await nursery.start(started)
-            self.url = binds[0]
+            self.url = await listen(self._app, config, nursery)
             if self.on_listening is not None:
                 self.on_listening(self.url, list(self.seats.values()))
             task_status.started(self.url)
@@ -164,13 +152,7 @@ class WebSeatServer:
     async def _app(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
         kind = scope.get("type")
         if kind == "lifespan":
-            while True:
-                message = await receive()
-                if message["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif message["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
+            await lifespan(receive, send)
         elif kind == "websocket":
             await self._websocket(scope, receive, send)
         elif kind == "http":

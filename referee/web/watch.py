@@ -38,8 +38,6 @@ from urllib.parse import parse_qs
 
 import msgspec
 import trio
-from hypercorn.config import Config
-from hypercorn.trio import serve
 from starlette.staticfiles import StaticFiles
 
 from protocol.codec import MAX_DEPTH, clip, nesting_depth
@@ -48,6 +46,7 @@ from referee.match.seats.tcp import DEFAULT_HOST, new_token
 from referee.replay.reader import Line, LogError, LogMatch, parse_log
 from referee.replay.record import MatchRecord
 from referee.replay.verify import verify
+from referee.web.asgi import hypercorn_config, lifespan, listen
 from referee.web.link import AsgiSend
 from referee.web.server import STATIC
 
@@ -312,21 +311,10 @@ class WatchServer:
         return f"{self.url}/#token={self.token}"
 
     async def serve(self, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) -> None:
-        config = Config()
-        config.bind = [f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"]
-        config.websocket_max_message_size = 4096
-        config.accesslog = None
-        config.errorlog = None
-        config.graceful_timeout = 1.0
-        config.include_server_header = False
-
-        async def started(*, task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED) -> None:
-            await serve(self._app, config, task_status=task_status)  # type: ignore[arg-type]
-
+        config = hypercorn_config(self.host, self.port, 4096)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.tail.follow, self.poll)
-            binds: list[str] = await nursery.start(started)
-            self.url = binds[0]
+            self.url = await listen(self._app, config, nursery)
             if self.on_listening is not None:
                 self.on_listening(self.page_url())
             task_status.started(self.url)
@@ -335,13 +323,7 @@ class WatchServer:
     async def _app(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
         kind = scope.get("type")
         if kind == "lifespan":
-            while True:
-                message = await receive()
-                if message["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif message["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
+            await lifespan(receive, send)
         elif kind == "websocket":
             await self._websocket(scope, receive, send)
         elif kind == "http":
