@@ -4,11 +4,15 @@ A search bot evaluates a move by playing the rest of the round many times in sam
 (``referee.rules.sampling``). Each playout here drives a ``Round`` through its public calls,
 every seat playing the same cheap policy:
 
-- ``greedy`` (the default): follow with the highest card that still loses the trick, or, when
-  every card wins, the highest if last to play and the lowest otherwise; when void, throw the
-  most expensive card (the most points, then the highest); lead the lowest card of a suit
-  chosen at random. In a phase where points taken count down (phase 2 of a two-phase match)
-  the policy turns round: it tries to win tricks with points in them.
+- ``greedy`` (the default): follow with the most expensive card that still loses the trick
+  (the most points, then the highest: the Q♠ under the K♠, not the J♠); when every card
+  wins, the cheapest (of those the highest if last to play, the lowest otherwise), so a seat
+  never wins a trick with its own Q♠ (or Black Maria's A♠ or K♠) when another card would do;
+  when void, throw the most expensive card; lead the lowest card of a suit chosen at random
+  among the cards that are not *costly* (worth more than the cheapest penalty card, or a
+  bonus: the Q♠, Black Maria's A♠ and K♠, the Omnibus J♦), a costly card only when there is
+  no other. In a phase where points taken count down (phase 2 of a two-phase match) the
+  policy turns round: it tries to win tricks with points in them.
 - ``random``: a uniformly random legal card.
 
 Passing (where a playout starts before it) gives each seat's most expensive cards, nobody
@@ -18,11 +22,14 @@ playout of a 52-card round costs little more than the 52 ``Round.play`` calls.
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Final, Literal, TypeAlias
 
-from referee.rules.cardset import cards_of
+from protocol.cards import COPY_STRIDE
+from referee.rules.cardset import cards_of, mask_of
 from referee.rules.round import DECLARE, DONE, MOON, PASS, Round
+from referee.rules.table import Table
 
 Policy: TypeAlias = Literal["greedy", "random"]
 POLICIES: Final[tuple[Policy, ...]] = ("greedy", "random")
@@ -44,30 +51,62 @@ def _bottom(mask: int) -> int:
     return (mask & -mask).bit_length() - 1
 
 
+_Costs: TypeAlias = tuple[list[int], int, int]
+"""By face: points, the faces worth points, the costly faces (see ``_costs``)."""
+
+
+@functools.lru_cache(maxsize=64)
+def _costs(table: Table) -> _Costs:
+    """What the policy reads of a table's card values, by face (the policy plays faces): the
+    points of each face (in a double deck the value of whichever copy is in play, so a face
+    whose first copy is out of play still counts), the faces worth points, and the *costly*
+    faces, worth something other than nothing or the cheapest penalty (the Q♠; Black Maria's
+    A♠ and K♠; the Omnibus J♦)."""
+    points = [0] * COPY_STRIDE
+    for card in table.cards:
+        points[card % COPY_STRIDE] = table.points[card]
+    faces = {c % COPY_STRIDE for c in table.cards}
+    cheapest = min((points[f] for f in faces if points[f] > 0), default=0)
+    penalty = mask_of(f for f in faces if points[f] > 0)
+    costly = mask_of(f for f in faces if points[f] not in (0, cheapest))
+    return points, penalty, costly
+
+
 def greedy_card(round_: Round, rng: random.Random) -> int:
     """The greedy policy's card (a face; ``Round.play`` takes either copy) for the seat to play."""
+    return _greedy(round_, rng, _costs(round_.table))
+
+
+def _greedy(round_: Round, rng: random.Random, costs: _Costs) -> int:
     legal = _faces(round_.legal_mask())
     if legal & (legal - 1) == 0:
         return _top(legal)
     table = round_.table
-    points = table.points
+    points, penalty, costly = costs
     want = round_.match_phase == 2  # points taken count down: take them
     trick = round_.trick
     if not trick:
-        suits = [m for m in _SUIT_FACES if legal & m]
+        pool = legal if want else (legal & ~costly) or legal
+        suits = [m for m in _SUIT_FACES if pool & m]
         suit = suits[rng.randrange(len(suits))] if len(suits) > 1 else suits[0]
-        return _top(legal & suit) if want else _bottom(legal & suit)
+        return _top(pool & suit) if want else _bottom(pool & suit)
     led = _SUIT_FACES[(trick[0] >> 4) & 3]
     follow = legal & led
     if follow:
-        best = _top(_faces(sum(1 << c for c in trick)) & led)
-        last = len(trick) == table.players - 1
         if want:
             return _top(follow)
+        best = _top(_faces(sum(1 << c for c in trick)) & led)
         below = follow & ((1 << best) - 1)
-        if below:
-            return _top(below)
-        return _top(follow) if last else _bottom(follow)
+        if below:  # ducking: the most expensive card that still loses
+            if not below & (penalty | costly):  # all worth nothing: the highest
+                return _top(below)
+            return max(cards_of(below), key=lambda c: (points[c], c))
+        # every card wins: the cheapest, and of those the highest if last to play, else the lowest
+        free = follow & ~penalty
+        if not free:
+            cheapest = min(points[c] for c in cards_of(follow))
+            free = follow & mask_of(c for c in cards_of(follow) if points[c] == cheapest)
+        return _top(free) if len(trick) == table.players - 1 else _bottom(free)
     # void in the led suit: the most expensive card (points, then rank), the cheapest when wanted
     cards = cards_of(legal)
     if want:
@@ -87,7 +126,8 @@ def finish(round_: Round, rng: random.Random, policy: Policy = "greedy") -> list
     """Play ``round_`` to its end with ``policy`` for every seat (changing it) and return the
     round's score changes by seat."""
     count = round_.table.rules.pass_count
-    choose = greedy_card if policy == "greedy" else _random_card
+    costs = _costs(round_.table)
+    greedy = policy == "greedy"
     while True:
         phase = round_.phase
         if phase == DONE:
@@ -104,7 +144,7 @@ def finish(round_: Round, rng: random.Random, policy: Policy = "greedy") -> list
         else:
             play = round_.play
             for _ in range(sum(map(int.bit_count, round_.hands))):
-                play(round_.turn, choose(round_, rng))
+                play(round_.turn, _greedy(round_, rng, costs) if greedy else _random_card(round_, rng))
 
 
 def _random_card(round_: Round, rng: random.Random) -> int:

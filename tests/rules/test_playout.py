@@ -1,0 +1,110 @@
+"""The greedy playout policy (``referee.rules.playout.greedy_card``), position by position.
+
+A search bot is only as good as the policy that finishes its sampled worlds: each test is a
+hand-built position where the policy used to throw points away (or could), and the card it
+must choose there.
+"""
+
+from __future__ import annotations
+
+import random
+
+from protocol.cards import card_code, parse_card
+from referee.rules.playout import _costs, greedy_card
+from referee.rules.presets import ruleset
+from referee.rules.round import Round
+from referee.rules.table import table_for
+from tests.rules.helpers import make_round, play
+
+AMERICAN = ruleset("american")
+BLACK_MARIA = ruleset("black-maria")
+
+# Seat 1 wins the first trick with the A♣ and leads a spade; seat 0 plays last to it.
+FORCED_WIN = {
+    0: "2C QS 9S 2D 3D 4D 5D 6D 7D 8D 9D TD JD",
+    1: "AC 3C 5S 2H 3H 4H 5H 6H 7H 8H 9H TH JH",
+    2: "4C 7S QH KH AH QD KD AD 2S 3S 4S 6S TS",
+    3: "5C 6C 7C 8C 9C TC JC QC KC 8S JS KS AS",
+}
+UNDER_THE_ACE = {
+    0: "2C QS KS 2D 3D 4D 5D 6D 7D 8D 9D TD JD",
+    1: "AC 3C AS 2H 3H 4H 5H 6H 7H 8H 9H TH JH",
+    2: "4C QH KH AH QD KD AD 2S 3S 4S 5S 6S 7S",
+    3: "5C 6C 7C 8C 9C TC JC QC KC 8S 9S TS JS",
+}
+
+
+def choice(round_: Round, seed: int = 0) -> str:
+    return card_code(greedy_card(round_, random.Random(seed)))
+
+
+def test_last_to_a_trick_it_must_win_it_keeps_the_queen() -> None:
+    round_ = make_round(AMERICAN, FORCED_WIN)
+    play(round_, "2C AC 4C 5C 5S 7S 8S")
+    assert round_.turn == 0
+    assert choice(round_) == "9S"  # the Q♠ would win it too, and take 13 points
+
+
+def test_ducking_under_the_ace_it_drops_the_queen_not_the_king() -> None:
+    round_ = make_round(AMERICAN, UNDER_THE_ACE)
+    play(round_, "2C AC 4C 5C AS 7S 8S")
+    assert round_.turn == 0
+    assert choice(round_) == "QS"  # both lose to the A♠; the Q♠ carries the points
+
+
+def test_not_last_and_every_card_wins_it_plays_its_lowest() -> None:
+    round_ = make_round(AMERICAN, FORCED_WIN)
+    play(round_, "2C AC 4C 5C 5S 7S")
+    assert round_.turn == 3  # 8S JS KS AS: each wins so far; the 8♠ keeps the rest back
+    assert choice(round_) == "8S"
+
+
+def test_black_maria_never_wins_with_its_own_penalty_spade_when_another_card_does() -> None:
+    # three players, 17 cards each, the 2♦ out. Seat 0 leads the 2♣.
+    deal = {
+        0: "2C 4C KS AS 9S 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD",
+        1: "AC 3C 5S 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH 6S",
+        2: "5C 6C 7C 8C 9C TC JC QC KC 2S 3S 4S 7S 8S TS JS QS",
+    }
+    round_ = make_round(BLACK_MARIA, deal, direction="hold")
+    play(round_, "2C AC 5C 5S 7S")  # seat 1 wins the clubs and leads the 5♠; seat 2 plays 7♠
+    assert round_.turn == 0
+    assert choice(round_) == "9S"  # last; A♠ (7) and K♠ (10) would win it for nothing
+
+
+def test_a_leader_keeps_its_costly_cards_back() -> None:
+    deal = {
+        0: "2C 4C KS AS QS 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD",
+        1: "AC 3C 5S 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH 6S",
+        2: "5C 6C 7C 8C 9C TC JC QC KC 2S 3S 4S 7S 8S TS JS 9S",
+    }
+    round_ = make_round(BLACK_MARIA, deal, direction="hold")
+    play(round_, "2C 3C KC")  # seat 2 wins the clubs and leads the 2♠
+    play(round_, "2S QS 6S")  # seat 0 holds only costly spades and wins with its Q♠
+    assert round_.points[0] == 13
+    assert round_.turn == 0
+    picks = {choice(round_, seed) for seed in range(40)}
+    assert picks <= {"4C", "3D"}, picks  # never the A♠ or the K♠, whatever suit it picks
+    assert picks == {"4C", "3D"}
+
+
+def test_an_omnibus_leader_keeps_its_jack_of_diamonds_back() -> None:
+    deal = {
+        0: "2C 4C 5C 6C 7C 8C 9C TC JC QC KC 2D 3D",
+        1: "AC 3C JD QD KD 2S 3S 2H 3H 4H 5H 6H 7H",
+    }
+    round_ = make_round(ruleset("omnibus"), deal)
+    play(round_, "2C AC")
+    while round_.trick:  # seats 2 and 3 hold no club: the first card they may play
+        round_.play(round_.turn, round_.legal_plays()[0])
+    assert round_.turn == 1  # the A♣ won; hearts are not broken
+    picks = {choice(round_, seed) for seed in range(40)}
+    assert picks == {"3C", "QD", "2S"}, picks  # the J♦ (-10) is the lowest diamond, never led
+
+
+def test_card_values_are_read_by_face_in_a_double_deck() -> None:
+    points, penalty, costly = _costs(table_for(ruleset("double-deck")))
+    queen = parse_card("QS")
+    assert points[queen] == 13 and points[parse_card("2H")] == 1
+    assert costly == 1 << queen
+    assert penalty == costly | sum(1 << parse_card(r + "H") for r in "23456789TJQKA")
