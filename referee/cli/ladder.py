@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import msgspec
 from rich.console import Console
 from rich.text import Text
 
@@ -37,9 +38,12 @@ from referee.ladder.report import (
 )
 from referee.ladder.setup import DEFAULT_GAMES
 from referee.ladder.store import LadderStore
+from referee.ladder.times import ladder_times
 from referee.match.config import MatchConfig
 from referee.match.seats.bot_config import BotConfigError, config_folder, read_bots
 from referee.match.seats.link import BotStartError
+from referee.names import printable
+from referee.replay.timing import time_lines
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import SandboxMode, SandboxUnavailable
@@ -278,6 +282,29 @@ def compare_command(a: str, b: str, db: str) -> None:
         raise click.ClickException(str(err)) from None
     finally:
         store.close()
+
+
+@ladder.command("times")
+@DB_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def times_command(db: str, as_json: bool) -> None:
+    """Each bot's time per decision (request to reply) over the finished matches' logs."""
+    store = _open(db)
+    try:
+        found = ladder_times(store)
+    except LadderError as err:
+        raise click.ClickException(str(err)) from None
+    finally:
+        store.close()
+    if as_json:
+        data = {"matches": found.matches, "bots": found.bots, "unreadable": found.unreadable}
+        click.echo(msgspec.json.encode(data).decode())
+        return
+    click.echo(f"ladder {Path(db).name}: time from each request to the reply, over {found.matches} matches")
+    for line in time_lines([(printable(name, 40), summary) for name, summary in found.bots.items()]):
+        click.echo(line)
+    for problem in found.unreadable:
+        click.echo(f"left out: {printable(problem, 300)}", err=True)
 
 
 @ladder.command("plot")

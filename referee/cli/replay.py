@@ -11,10 +11,12 @@ from rich.console import Console
 
 from referee.cli.options import check_output_file
 from referee.log_format import Deal
+from referee.names import printable
 from referee.replay.html import match_page
 from referee.replay.reader import LogError, LogMatch, NoSuchMatch, read_log
 from referee.replay.record import MatchRecord
 from referee.replay.text import match_lines, seat_lines
+from referee.replay.timing import decision_times, summarize, time_lines
 from referee.replay.verify import verify
 
 EXIT_MISMATCH: Final = 1
@@ -41,6 +43,7 @@ class UnreadableLog(click.ClickException):
 @click.option("--round", "round_number", type=int, default=None, help="Show only this round (numbered from 0).")
 @click.option("--seat", type=int, default=None, help="Show only what this seat was sent and replied, as on the wire.")
 @click.option("--match", "which", default=None, help="A log holding several matches: the match id or its index from 0.")
+@click.option("--times", is_flag=True, help="How long each seat took to answer its requests (from the log's times).")
 def replay(
     *,
     log: Path,
@@ -50,9 +53,11 @@ def replay(
     round_number: int | None,
     seat: int | None,
     which: str | None,
+    times: bool,
 ) -> None:
     """Show the match in LOG trick by trick, verify it against the rules (--verify), print it
-    as JSON (--json) or write an HTML viewer (--html OUT).
+    as JSON (--json), write an HTML viewer (--html OUT) or show each seat's time per decision
+    (--times).
 
     Exit status: 0 shown or verified (a log cut short by a killed referee verifies up to where
     it ends), 1 a mismatch (--verify), 2 a usage error, 3 a file that is not a readable log.
@@ -61,6 +66,8 @@ def replay(
         raise click.UsageError(
             "--round and --seat choose what the text view shows; use them without --verify, --json and --html"
         )
+    if times and (check or html_path or round_number is not None or seat is not None):
+        raise click.UsageError("--times shows the decision times alone (with --json as JSON)")
     if html_path is not None:
         check_output_file(html_path, "--html", make_folders=False)
     _check_text(log)
@@ -78,6 +85,9 @@ def replay(
         return
     if seat is not None:
         _show_seat(matches, seat, round_number)
+        return
+    if times:
+        _show_times(matches, as_json)
         return
     if html_path is not None and len(matches) != 1:
         ids = ", ".join(m.header.match_id for m in matches)
@@ -121,6 +131,24 @@ def _show(records: list[MatchRecord], round_number: int | None) -> None:
             console.print()
         for line in match_lines(record, round_number):
             console.print(line)
+
+
+def _show_times(matches: list[LogMatch], as_json: bool) -> None:
+    for index, match in enumerate(matches):
+        names = [f"{info.seat} {printable(info.name, 40)}" for info in match.header.seats]
+        summaries = [summarize(seconds) for seconds in decision_times(match)]
+        if as_json:
+            rows = [
+                {"seat": info.seat, "name": info.name, "times": summary}
+                for info, summary in zip(match.header.seats, summaries, strict=True)
+            ]
+            click.echo(msgspec.json.encode({"match_id": match.header.match_id, "seats": rows}).decode())
+            continue
+        if index:
+            click.echo()
+        click.echo(f"match {printable(match.header.match_id, 40)}: time from each request to the reply")
+        for line in time_lines(list(zip(names, summaries, strict=True))):
+            click.echo(line)
 
 
 def _show_seat(matches: list[LogMatch], seat: int, round_number: int | None) -> None:

@@ -71,6 +71,26 @@ def test_demo_ranks_heuristic_above_random_with_identical_deals(tmp_path: Path) 
     assert sum(len(hellos(entries)) for entries in logs.values()) == 4
     assert hellos(logs["00000-0"]) == [0, 1, 2, 3]
 
+    # `ladder times`: every request each bot was sent, answered, pooled by bot
+    asked: dict[str, int] = defaultdict(int)
+    for entries in logs.values():
+        names = [seat["name"] for seat in entries[0]["seats"]]
+        for e in entries:
+            if e["type"] == "send" and e["msg"]["type"].endswith("_request"):
+                asked[names[e["seat"]]] += 1
+    times = ladder("times", "--db", str(db), "--json")
+    assert times.exit_code == 0, times.output
+    data = json.loads(times.output)
+    assert data["matches"] == 8 and data["unreadable"] == []
+    for bot in ("random", "heuristic"):
+        figures = data["bots"][bot]
+        assert figures["decisions"] == asked[bot] > 100
+        assert 0 <= figures["median_ms"] <= figures["p90_ms"] <= figures["p99_ms"] <= figures["max_ms"] < 10_000
+    (tmp_path / "demo-logs" / "00000-0.jsonl").unlink()
+    text = ladder("times", "--db", str(db))
+    assert text.exit_code == 0, text.output
+    assert "over 7 matches" in text.output and "left out:" in text.output and "00000-0.jsonl" in text.output
+
 
 def test_a_crashing_bot_is_restarted_for_every_match_and_its_crashes_counted(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "crash"])
