@@ -7,8 +7,9 @@ led before they were broken, the first-trick and queen rules). In each such *wor
 every candidate move and plays the rest of the round out with a fast greedy policy for every
 seat (``referee.rules.playout``), all candidates on the same world with the same random
 numbers, so that the comparison between them is not drowned in card luck. It picks the move
-with the best mean. The measure is the round's score change for itself minus the mean of the
-others' (``RoundResult.score_changes``, so moons, bonus cards such as the Omnibus J♦, Black
+with the best mean. The measure is the round's score change for itself minus a weighted mean
+of the others' (the seats closest to winning the match weigh more: ``rival_weights``), taken
+from ``RoundResult.score_changes``, so moons, bonus cards such as the Omnibus J♦, Black
 Maria's spades, failed or kept *miezen* and the count-down of Dutch phase 2, where taking
 points lowers your score, all come out of the engine's own scoring).
 
@@ -101,17 +102,7 @@ class SearchBot(Bot):
 
     # -- time ----------------------------------------------------------------------------------
     def seconds_for(self, time_left: TimeLeft | None) -> float:
-        """What one decision may spend: ``budget`` of its own limit, and when that limit is
-        short (under 0.2 s) a thousandth of the bank besides."""
-        if time_left is None:
-            seconds = 0.2
-        else:
-            seconds = self.budget * time_left.decision_ms / 1000
-            if time_left.decision_ms < 200:
-                seconds += time_left.bank_ms / 1000 / 1000
-        if self.max_seconds is not None:
-            seconds = min(seconds, self.max_seconds)
-        return max(seconds, 0.005)
+        return seconds_for(time_left, self.budget, self.max_seconds)
 
     def _search(
         self,
@@ -126,7 +117,7 @@ class SearchBot(Bot):
         table = table_for(state.rules)
         know = knowledge(table, view)
         me = view.seat
-        n = view.players
+        weights = rival_weights(state)
         totals = [0.0] * len(candidates)
         deadline = time.perf_counter() + self.seconds_for(time_left)
         limit = self.playouts if self.playouts is not None else MAX_WORLDS
@@ -138,7 +129,7 @@ class SearchBot(Bot):
                 round_ = world.copy()
                 apply(round_, candidate)
                 changes = finish(round_, random.Random(seed))
-                totals[i] += changes[me] - (sum(changes) - changes[me]) / (n - 1)
+                totals[i] += changes[me] - sum(w * c for w, c in zip(weights, changes, strict=True))
             worlds += 1
             if self.playouts is None and time.perf_counter() >= deadline:
                 break
@@ -204,6 +195,21 @@ class SearchBot(Bot):
 
 
 # -- helpers ------------------------------------------------------------------------------------
+def seconds_for(time_left: TimeLeft | None, budget: float, max_seconds: float | None) -> float:
+    """What one decision may spend: ``budget`` of its own limit, and when that limit is short
+    (under 0.2 s) a thousandth of the bank besides; at most ``max_seconds``. The ISMCTS bot
+    plans by the same rule, so that the two search for equal time."""
+    if time_left is None:
+        seconds = 0.2
+    else:
+        seconds = budget * time_left.decision_ms / 1000
+        if time_left.decision_ms < 200:
+            seconds += time_left.bank_ms / 1000 / 1000
+    if max_seconds is not None:
+        seconds = min(seconds, max_seconds)
+    return max(seconds, 0.005)
+
+
 def seat_view_of(
     state: TableState,
     phase: str,
@@ -235,6 +241,35 @@ def seat_view_of(
         turn=state.seat if phase in ("play", "declare") else -1,
         legal=legal,
     )
+
+
+def rival_weights(state: TableState) -> list[float]:
+    """How much each other seat's score change counts against the bot's own (they sum to 1).
+
+    In a match that the lowest total wins (to a target, or after a number of rounds) points
+    given to a seat far behind are worth less than points given to the seat closest to
+    winning: half the weight goes to every other seat alike, half to the rivals (the other
+    seats with the lowest match score). So the bot dumps the Q♠ on the leader rather than on a
+    seat that is losing anyway. At the start, when all scores are equal, this is the mean of
+    the others. A two-phase match (Dutch) is judged by the mean: its phases count differently.
+    The weights look at one round: they do not see that points pushed onto a seat near the
+    target may end the match while the bot is behind (the moon choice, ``moon_choice``, does).
+    Scores missing or of the wrong length (never sent by a referee) give the plain mean.
+    """
+    n = state.num_players
+    me = state.seat
+    others = [j for j in range(n) if j != me]
+    weights = [0.0] * n
+    for j in others:
+        weights[j] = 1 / len(others)
+    scores = state.scores
+    if state.rules.end not in ("target", "rounds") or not scores or len(scores) != n:
+        return weights
+    best = min(scores[j] for j in others)
+    rivals = [j for j in others if scores[j] == best]
+    for j in others:
+        weights[j] = weights[j] / 2 + (1 / (2 * len(rivals)) if j in rivals else 0.0)
+    return weights
 
 
 def pass_candidates(state: TableState, hand: list[str], count: int, heuristic: list[str]) -> list[list[str]]:

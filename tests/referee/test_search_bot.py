@@ -17,6 +17,7 @@ import pytest
 from protocol.bot import TableState
 from protocol.ruleset import RuleSet
 from referee.rules import PRESETS, ruleset, with_options
+from tests.referee.bot_logs import bank_left_ms, decision_seconds, entries
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -40,10 +41,6 @@ def match(variant: str, bots: list[str], seed: int, log: Path, rounds: int = 1) 
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)  # type: ignore[no-any-return]
-
-
-def entries(log: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in log.read_text().splitlines()]
 
 
 @pytest.mark.parametrize("variant", list(PRESETS))
@@ -123,24 +120,34 @@ def test_the_moon_choice_follows_the_scores() -> None:
     assert moon_choice(moon_state(exact, [20, 5, 10, 5], phase=2), both, 26) == "add_to_others"  # would overshoot
 
 
-def decision_seconds(log: Path, seat: int) -> list[float]:
-    """For each request to ``seat``, the time from the request to its reply (from the log)."""
-    asked: dict[int, float] = {}
-    took: list[float] = []
-    for entry in entries(log):
-        if entry.get("seat") != seat:
-            continue
-        if entry["type"] == "send" and entry["msg"]["type"].endswith("_request"):
-            asked[entry["msg"]["id"]] = entry["t"]
-        elif entry["type"] == "recv":
-            reply = json.loads(entry["line"])
-            if reply.get("id") in asked:
-                took.append(entry["t"] - asked.pop(reply["id"]))
-    return took
+def test_points_given_to_the_seat_closest_to_winning_count_more() -> None:
+    sys.path.insert(0, str(ROOT / "sample_bots" / "python"))
+    try:
+        from search_bot import rival_weights  # type: ignore[import-not-found]  # noqa: PLC0415
+    finally:
+        sys.path.remove(str(ROOT / "sample_bots" / "python"))
+    american = ruleset("american")
+    assert rival_weights(moon_state(american, [0, 0, 0, 0])) == pytest.approx([0, 1 / 3, 1 / 3, 1 / 3])
+    # seat 2 leads the others (lowest wins): half of the weight is its own
+    assert rival_weights(moon_state(american, [30, 80, 10, 95])) == pytest.approx([0, 1 / 6, 2 / 3, 1 / 6])
+    # two rivals level share that half
+    assert rival_weights(moon_state(american, [30, 10, 10, 95])) == pytest.approx([0, 5 / 12, 5 / 12, 1 / 6])
+    black_maria = ruleset("black-maria")
+    assert rival_weights(moon_state(black_maria, [20, 90, 15])) == pytest.approx([0, 1 / 4, 3 / 4])
+    # a two-phase match counts the others alike: its phases weigh points differently
+    assert rival_weights(moon_state(ruleset("dutch"), [20, 30, 10, 5])) == pytest.approx([0, 1 / 3, 1 / 3, 1 / 3])
+    assert sum(rival_weights(moon_state(american, [1, 2, 3, 4]))) == pytest.approx(1)
+    # the bot at another seat: its own weight is 0, its rival is the lowest of the others
+    at_two = moon_state(american, [30, 80, 5, 95])
+    at_two.seat = 2
+    assert rival_weights(at_two) == pytest.approx([2 / 3, 1 / 6, 0, 1 / 6])
+    # no scores yet, or a list of the wrong length: the plain mean
+    assert rival_weights(moon_state(american, [])) == pytest.approx([0, 1 / 3, 1 / 3, 1 / 3])
+    assert rival_weights(moon_state(american, [5, 1])) == pytest.approx([0, 1 / 3, 1 / 3, 1 / 3])
 
 
 def test_on_the_clock_it_plans_from_the_time_left(tmp_path: Path) -> None:
-    """Without --playouts it spends about 40% of each decision's limit, never more than the limit."""
+    """Without --playouts it spends about 40% of each decision's limit and keeps its bank."""
     log = tmp_path / "match.jsonl"
     bots = [f"{PY} sample_bots/python/search_bot.py --seed 1", random_bot(2), HEURISTIC, random_bot(3)]
     done = subprocess.run(
@@ -153,5 +160,7 @@ def test_on_the_clock_it_plans_from_the_time_left(tmp_path: Path) -> None:
     assert [s["status"] for s in result["seats"]] == ["ok"] * 4
     took = decision_seconds(log, 0)
     assert len(took) >= 10
-    assert max(took) < 0.25, took
-    assert sorted(took)[len(took) // 2] > 0.05, took  # it does use its time
+    # the referee's clock is the judge of the limit: a bot that overran 0.25 s would draw on
+    # its 1 s bank at every decision and empty it within the round (no wall-clock bound here)
+    assert bank_left_ms(log, 0) >= 500, took
+    assert sorted(took)[len(took) // 2] > 0.05, took  # it does use its time: it plans 0.1 s
