@@ -287,16 +287,20 @@ def serve(
 
 
 DEMO_SEATS = ("heuristic", "random", "javascript", "c", "random", "random")
+STRONG_SEATS = ("search", "heuristic", "javascript", "c", "random", "random")
+"""``referee demo --strong``: the search bot (``--playouts 30``, as bots.toml runs it) first."""
 
 
 @click.command()
 @click.option("--variant", default=DEFAULT_PRESET, show_default=True, help="A preset (see `referee variants`).")
 @click.option("--seed", type=int, default=None, help="Seed of the deals, any integer (default: random).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False), default=None, help="Write the replay log here.")
+@click.option("--strong", is_flag=True, help="Seat the search bot (docs/bots.md) first, the heuristic bot next.")
 @SANDBOX_OPTION
-def demo(variant: str, seed: int | None, log_path: str | None, sandbox_mode: str) -> None:
+def demo(variant: str, seed: int | None, log_path: str | None, strong: bool, sandbox_mode: str) -> None:
     """A match between the sample bots (sample_bots/bots.toml): the heuristic bot, the
-    random bot, the JavaScript bot and the C bot (where node and a C compiler exist)."""
+    random bot, the JavaScript bot and the C bot (where node and a C compiler exist); with
+    --strong the search bot, the opponent to beat, takes the first seat."""
     try:
         rules = ruleset(variant)
         bot_list = REPO / "sample_bots" / "bots.toml"
@@ -307,7 +311,7 @@ def demo(variant: str, seed: int | None, log_path: str | None, sandbox_mode: str
     if log_path is not None:
         check_output_file(log_path, "--log", make_folders=True)
     chosen = []
-    for name in DEMO_SEATS:
+    for name in STRONG_SEATS if strong else DEMO_SEATS:
         entry = entries.get(name)
         if entry is None or not runnable(entry):
             entry = entries["random"]

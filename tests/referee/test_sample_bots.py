@@ -75,3 +75,16 @@ def test_demo_command_plays_the_sample_bots(tmp_path: Path) -> None:
     assert "seats: 0 heuristic, 1 random, 2 javascript" in result.output
     assert "result:" in result.output
     assert (tmp_path / "demo.jsonl").read_text().count("\n") > 100
+
+
+def test_demo_strong_seats_the_search_bot_first_and_the_log_verifies(tmp_path: Path) -> None:
+    log = tmp_path / "strong.jsonl"
+    args = ["demo", "--strong", "--variant", "black-maria", "--seed", "3", "--log", str(log)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "seats: 0 search, 1 heuristic, 2 " in result.output
+    assert "result:" in result.output
+    verified = CliRunner().invoke(main, ["replay", "--verify", str(log)])
+    assert verified.exit_code == 0, verified.output
+    header = json.loads(log.read_text().splitlines()[0])
+    assert "search_bot.py --playouts 30" in header["seats"][0]["command"]
