@@ -6,6 +6,7 @@ and K tables run at once."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,12 @@ def test_demo_ranks_heuristic_above_random_with_identical_deals(tmp_path: Path) 
         figures = data["bots"][bot]
         assert figures["decisions"] == asked[bot] > 100
         assert 0 <= figures["median_ms"] <= figures["p90_ms"] <= figures["p99_ms"] <= figures["max_ms"] < 10_000
+    # a ladder made with a relative --db records relative log paths: still found from elsewhere
+    with sqlite3.connect(db) as connection:
+        connection.execute("UPDATE matches SET log = 'demo-logs/' || substr(log, length(log) - 12)")
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT log FROM matches ORDER BY id").fetchone() == ("demo-logs/00000-0.jsonl",)
+    assert json.loads(ladder("times", "--db", str(db), "--json").output)["matches"] == 8
     (tmp_path / "demo-logs" / "00000-0.jsonl").unlink()
     text = ladder("times", "--db", str(db))
     assert text.exit_code == 0, text.output
