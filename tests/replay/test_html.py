@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -18,38 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page
 
+from tests.browser import chromium_page
 from tests.replay.helpers import SETUPS, MatchLogs, replay
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def chromium() -> Path | None:
-    if CHROMIUM.exists():
-        return CHROMIUM
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    return Path(found) if found else None
 
 
 @pytest.fixture(scope="module")
 def browser_page() -> Iterator[Page]:
-    executable = chromium()
-    if executable is None:
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(executable), args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 860})
+    with chromium_page(1400, 860) as page:
         yield page
-        browser.close()
 
 
 class Viewer:
@@ -317,20 +294,15 @@ def test_long_names_and_a_dropped_seats_stderr(browser_page: Page, match_log: Ma
 
 def screenshot(out: Path) -> None:
     """The docs' screenshot: a match of the sample bots, in the middle of a trick."""
-    executable = chromium()
-    assert executable is not None, "needs Chromium"
     with tempfile.TemporaryDirectory() as directory:
         logs = MatchLogs(Path(directory))
         html = html_of(logs("american"), Path(directory) / "viewer.html")
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(executable), args=ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 860})
+        with chromium_page(1400, 860) as page:
             page.goto(html.as_uri())
             page.select_option("#round-select", index=1)
             for _ in range(1 + 4 * 4 + 3):  # from the deal: the passing, four tricks, three cards of the fifth
                 page.keyboard.press("ArrowRight")
             page.screenshot(path=str(out), full_page=True)
-            browser.close()
     print(f"wrote {out} ({SETUPS['american'].variant}, seed {SETUPS['american'].seed})")
 
 

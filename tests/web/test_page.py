@@ -12,16 +12,12 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page
 
-from tests.replay.test_html import ARGS, chromium
+from tests.browser import chromium_page, page_address
 from tests.web.helpers import RANDOM, ROOT, verified
-
-URL = re.compile(r"open (http://\S+)")
 
 
 class Referee:
@@ -34,11 +30,7 @@ class Referee:
              "--seed", str(seed), "--log", str(log), "--sandbox", "off", *extra, RANDOM, RANDOM, RANDOM],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        assert self.process.stderr is not None
-        line = self.process.stderr.readline()
-        found = URL.search(line)
-        assert found, line
-        self.url = found.group(1)
+        self.url = page_address(self.process)
 
     def finish(self) -> str:
         out, err = self.process.communicate(timeout=30)
@@ -49,17 +41,6 @@ class Referee:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
-
-
-@pytest.fixture
-def page() -> Iterator[Page]:
-    executable = chromium()
-    if executable is None:
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(executable), args=ARGS)
-        yield browser.new_page(viewport={"width": 1300, "height": 820})
-        browser.close()
 
 
 def play_round(page: Page, *, keyboard: bool = False, illegal: list[str] | None = None) -> None:
@@ -162,14 +143,10 @@ def test_the_clock_running_out_plays_by_the_match_policy(page: Page, tmp_path: P
 
 def screenshot(out: Path) -> None:
     """The human seat mid-round, for docs/play-seat.png."""
-    executable = chromium()
-    assert executable is not None
     log = Path("/tmp/play-seat.jsonl")
     referee = Referee(log, seed=3)
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(executable), args=ARGS)
-            page = browser.new_page(viewport={"width": 1300, "height": 820})
+        with chromium_page(1300, 820) as page:
             page.goto(referee.url)
             page.wait_for_selector("#choices button:has-text('Pass')", timeout=10_000)
             for _ in range(3):
@@ -182,7 +159,6 @@ def screenshot(out: Path) -> None:
             page.wait_for_selector("#hand .card.legal", timeout=10_000)
             page.wait_for_timeout(300)
             page.screenshot(path=str(out))
-            browser.close()
     finally:
         referee.stop()
 

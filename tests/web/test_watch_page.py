@@ -7,20 +7,15 @@ Run as a script to remake the screenshot in the docs:
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page
 
+from tests.browser import chromium_page, page_address
 from tests.replay.helpers import MatchLogs
-from tests.replay.test_html import ARGS, chromium
 from tests.web.helpers import RANDOM, ROOT
-
-URL = re.compile(r"open (http://\S+)")
 
 
 def finished_log(path: Path, seed: int = 4) -> list[bytes]:
@@ -42,26 +37,11 @@ class Watcher:
             [sys.executable, "-m", "referee", "watch", str(log)],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        assert self.process.stderr is not None
-        line = self.process.stderr.readline()
-        found = URL.search(line)
-        assert found, line
-        self.url = found.group(1)
+        self.url = page_address(self.process)
 
     def stop(self) -> None:
         self.process.kill()
         self.process.wait()
-
-
-@pytest.fixture
-def page() -> Iterator[Page]:
-    executable = chromium()
-    if executable is None:
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(executable), args=ARGS)
-        yield browser.new_page(viewport={"width": 1300, "height": 820})
-        browser.close()
 
 
 def cut(lines: list[bytes], plays: int) -> int:
@@ -135,8 +115,6 @@ def test_a_wrong_token_shows_nothing(page: Page, tmp_path: Path) -> None:
 
 def screenshot(out: Path) -> None:
     """The live view mid-round, for docs/watch.png."""
-    executable = chromium()
-    assert executable is not None
     folder = Path("/tmp/watch-shot")
     folder.mkdir(exist_ok=True)
     lines = finished_log(folder / "done.jsonl", seed=8)
@@ -144,15 +122,12 @@ def screenshot(out: Path) -> None:
     log.unlink(missing_ok=True)
     watcher = Watcher(log)
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(executable), args=ARGS)
-            page = browser.new_page(viewport={"width": 1300, "height": 820})
+        with chromium_page(1300, 820) as page:
             page.goto(watcher.url)
             log.write_bytes(b"".join(lines[: cut(lines, 22)]))
             page.wait_for_selector("#trick .card", timeout=10_000)
             page.wait_for_timeout(300)
             page.screenshot(path=str(out))
-            browser.close()
     finally:
         watcher.stop()
 
