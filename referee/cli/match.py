@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 import msgspec
-import trio
 
 from protocol.ruleset import RuleSet
 from referee.cli.options import (
@@ -28,17 +27,19 @@ from referee.cli.options import (
     check_listen,
     check_output_file,
     check_output_folder,
+    exit_if_interrupted,
     parse_options,
     resolvable_host,
+    run_matches,
     sandbox_for,
 )
 from referee.match.config import POLICIES, MatchConfig
 from referee.match.outcome import MatchOutcome
-from referee.match.play import TCP_PREFIX, Interrupted, play_match, play_matches
+from referee.match.play import TCP_PREFIX, play_match, play_matches
 from referee.match.report import format_outcome
 from referee.match.seats.bot_config import BotConfigError, build, config_folder, read_bots, runnable
 from referee.match.seats.hosted import WEB_PREFIX
-from referee.match.seats.link import BotLimits, BotStartError
+from referee.match.seats.link import BotLimits
 from referee.match.seats.tcp import DEFAULT_HOST, RefusalReport, TcpSeat
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
@@ -153,7 +154,7 @@ def match(
         b.startswith(WEB_PREFIX) for b in bots
     ) else None
     try:
-        outcome = trio.run(
+        outcome = run_matches(
             lambda: play_match(
                 bots,
                 rules,
@@ -170,15 +171,10 @@ def match(
                 seat_host=web,
             )
         )
-    except BotStartError as err:
-        raise click.ClickException(str(err)) from None
-    except Interrupted as err:
-        raise click.exceptions.Exit(128 + err.signum) from None
     finally:
         refusals.flush()
     _report(outcome, as_json)
-    if outcome.interrupted_by is not None:
-        raise click.exceptions.Exit(128 + outcome.interrupted_by)
+    exit_if_interrupted(outcome)
 
 
 def _rules(variant: str, pairs: tuple[str, ...]) -> RuleSet:
@@ -261,7 +257,7 @@ def serve(
     config = MatchConfig(per_decision=time_per_move, bank=time_bank, reconnect=reconnect)
     refusals = RefusalReport(_to_stderr)
     try:
-        outcomes = trio.run(
+        outcomes = run_matches(
             lambda: play_matches(
                 [f"tcp:{name}" for name in names],
                 rules,
@@ -276,14 +272,11 @@ def serve(
                 handle_signals=True,
             )
         )
-    except Interrupted as err:
-        raise click.exceptions.Exit(128 + err.signum) from None
     finally:
         refusals.flush()
     for outcome in outcomes:
         _report(outcome, as_json)
-    if outcomes and outcomes[-1].interrupted_by is not None:
-        raise click.exceptions.Exit(128 + outcomes[-1].interrupted_by)
+    exit_if_interrupted(outcomes[-1] if outcomes else None)
 
 
 DEMO_SEATS = ("heuristic", "random", "javascript", "c", "random", "random")
@@ -327,10 +320,7 @@ def demo(variant: str, seed: int | None, log_path: str | None, strong: bool, san
     commands = [e.command for e in chosen]
     sandbox = sandbox_for(sandbox_mode, ())
     limits = BotLimits(sandbox=sandbox)
-    try:
-        outcome = trio.run(
-            lambda: play_match(commands, rules, seed=seed, config=config, log_path=log_path, cwd=folder, limits=limits)
-        )
-    except BotStartError as err:
-        raise click.ClickException(str(err)) from None
+    outcome = run_matches(
+        lambda: play_match(commands, rules, seed=seed, config=config, log_path=log_path, cwd=folder, limits=limits)
+    )
     click.echo(format_outcome(outcome))

@@ -16,14 +16,18 @@ import os
 import re
 import resource
 import socket
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import click
+import trio
 
 from referee.match.config import MatchConfig
-from referee.match.play import TCP_PREFIX
+from referee.match.outcome import MatchOutcome
+from referee.match.play import TCP_PREFIX, Interrupted
 from referee.match.seats.bot_config import BotConfigError, command_words
+from referee.match.seats.link import BotStartError
 from referee.sandbox.bwrap import SANDBOX_MODES, Sandbox, SandboxUnavailable, choose_sandbox
 
 MAX_SECONDS: Final = 86_400.0
@@ -291,3 +295,24 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
             value = text
         options[key.strip()] = value
     return options
+
+
+Played = TypeVar("Played")
+
+
+def run_matches(play: Callable[[], Awaitable[Played]]) -> Played:
+    """``trio.run`` for the commands that play matches, with their exits: a bot that cannot
+    start is an error with its message (exit 1), a signal before the first match began exits
+    128 + the signal's number (``exit_if_interrupted`` does the same after one)."""
+    try:
+        return trio.run(play)
+    except BotStartError as err:
+        raise click.ClickException(str(err)) from None
+    except Interrupted as err:
+        raise click.exceptions.Exit(128 + err.signum) from None
+
+
+def exit_if_interrupted(outcome: MatchOutcome | None) -> None:
+    """Exit 128 + the signal's number when a signal stopped the match (after its report)."""
+    if outcome is not None and outcome.interrupted_by is not None:
+        raise click.exceptions.Exit(128 + outcome.interrupted_by)

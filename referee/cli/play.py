@@ -5,7 +5,6 @@ from __future__ import annotations
 import webbrowser
 
 import click
-import trio
 
 from referee.cli.options import (
     PORT,
@@ -14,14 +13,16 @@ from referee.cli.options import (
     Seconds,
     check_listen,
     check_output_file,
+    exit_if_interrupted,
     parse_options,
     resolvable_host,
+    run_matches,
     sandbox_for,
 )
 from referee.match.config import POLICIES, MatchConfig
-from referee.match.play import Interrupted, play_match
+from referee.match.play import play_match
 from referee.match.report import format_outcome
-from referee.match.seats.link import BotLimits, BotStartError
+from referee.match.seats.link import BotLimits
 from referee.match.seats.tcp import DEFAULT_HOST, Refusal, describe
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
@@ -112,24 +113,18 @@ def play(
 
     server = WebSeatServer(host, port, on_listening=listening, on_refusal=refused)
     limits = BotLimits(sandbox=sandbox_for(sandbox_mode, ()))
-    try:
-        outcome = trio.run(
-            lambda: play_match(
-                seats,
-                rules,
-                seed=seed,
-                config=config,
-                log_path=log_path,
-                connect_timeout=connect_timeout,
-                handle_signals=True,
-                limits=limits,
-                seat_host=server,
-            )
+    outcome = run_matches(
+        lambda: play_match(
+            seats,
+            rules,
+            seed=seed,
+            config=config,
+            log_path=log_path,
+            connect_timeout=connect_timeout,
+            handle_signals=True,
+            limits=limits,
+            seat_host=server,
         )
-    except BotStartError as err:
-        raise click.ClickException(str(err)) from None
-    except Interrupted as err:
-        raise click.exceptions.Exit(128 + err.signum) from None
+    )
     click.echo(format_outcome(outcome))
-    if outcome.interrupted_by is not None:
-        raise click.exceptions.Exit(128 + outcome.interrupted_by)
+    exit_if_interrupted(outcome)
