@@ -11,7 +11,6 @@ on the points. Skipped where OpenSpiel is not installed (it is in the test extra
 
 from __future__ import annotations
 
-import json
 import random
 import subprocess
 import sys
@@ -25,14 +24,11 @@ from protocol.ruleset import PassDirection
 from referee.rules import Round, ruleset, seat_view, table_for, with_options
 from referee.rules.cardset import mask_of
 from referee.rules.sampling import knowledge, sample_round_from
-from tests.referee.bot_logs import bank_left_ms, decision_seconds, entries
+from tests.referee.bot_matches import HEURISTIC, PY, ROOT, bank_left_ms, decision_seconds, entries, match, random_bot
 
 pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is in the test extra; this machine lacks it")
 
-ROOT = Path(__file__).resolve().parents[2]
-PY = sys.executable
 ISMCTS = f"{PY} sample_bots/python/ismcts_bot.py --simulations 10 --seed 1"
-HEURISTIC = f"{PY} sample_bots/python/heuristic_bot.py"
 DIRECTIONS: list[PassDirection] = ["left", "right", "across", "hold"]
 
 sys.path.insert(0, str(ROOT / "sample_bots" / "python"))
@@ -40,10 +36,6 @@ try:
     import ismcts_bot  # type: ignore[import-not-found,unused-ignore]
 finally:
     sys.path.remove(str(ROOT / "sample_bots" / "python"))
-
-
-def random_bot(seed: int) -> str:
-    return f"{PY} sample_bots/python/random_bot.py --seed {seed}"
 
 
 def dealt_round(variant: str, rng: random.Random, direction: PassDirection) -> Round:
@@ -202,20 +194,6 @@ def test_without_a_wall_clock_it_calibrates_simulations_per_second() -> None:
 
 
 # -- real matches ---------------------------------------------------------------------------------
-def match(variant: str, bots: list[str], seed: int, log: Path, *extra: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [PY, "-m", "referee.cli", "match", "--json", "--variant", variant, "--seed", str(seed),
-         "--set", "end=rounds", "--set", "rounds=1", "--log", str(log), *extra, *bots],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
-
-
 def stderr_of(log: Path, seat: int) -> str:
     return "".join(e["text"] for e in entries(log) if e["type"] == "stderr" and e["seat"] == seat)
 
@@ -224,7 +202,7 @@ def test_it_plays_an_american_round_with_ismcts_and_every_reply_legal(tmp_path: 
     """At seat 2: in the first round (passing left) two seats pass before it in OpenSpiel's
     order, the case the turned table is for."""
     log = tmp_path / "match.jsonl"
-    result = match("american", [HEURISTIC, random_bot(2), ISMCTS, random_bot(3)], 1, log)
+    result = match("american", [HEURISTIC, random_bot(2), ISMCTS, random_bot(3)], 1, log, timeout=120)
     assert [s["status"] for s in result["seats"]] == ["ok"] * 4, result["seats"]
     assert result["faults"] == []
     assert not [e for e in entries(log) if e["type"] in ("fault", "fallback")]
@@ -240,7 +218,7 @@ def test_it_plays_an_american_round_with_ismcts_and_every_reply_legal(tmp_path: 
 
 def test_in_rules_openspiel_cannot_play_it_falls_back_without_a_fault(tmp_path: Path) -> None:
     log = tmp_path / "match.jsonl"
-    result = match("black-maria", [ISMCTS, HEURISTIC, random_bot(2)], 1, log)
+    result = match("black-maria", [ISMCTS, HEURISTIC, random_bot(2)], 1, log, timeout=120)
     assert [s["status"] for s in result["seats"]] == ["ok"] * 3, result["seats"]
     assert result["faults"] == []
     assert not [e for e in entries(log) if e["type"] in ("fault", "fallback")]
@@ -253,7 +231,7 @@ def test_on_the_clock_it_spends_its_budget_and_never_the_limit(tmp_path: Path) -
     on ISMCTS's own clock, as the search bot does."""
     log = tmp_path / "match.jsonl"
     bots = [f"{PY} sample_bots/python/ismcts_bot.py --seed 1", random_bot(2), HEURISTIC, random_bot(3)]
-    match("american", bots, 3, log, "--time-per-move", "0.25", "--time-bank", "1")
+    match("american", bots, 3, log, "--time-per-move", "0.25", "--time-bank", "1", timeout=120)
     took = decision_seconds(log, 0)
     assert len(took) >= 10
     # the referee's clock is the judge of the limit: a bot that overran 0.25 s would draw on

@@ -7,7 +7,6 @@ keep it quick. The moon choice is checked directly."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,30 +16,9 @@ import pytest
 from protocol.bot import TableState
 from protocol.ruleset import RuleSet
 from referee.rules import PRESETS, ruleset, with_options
-from tests.referee.bot_logs import bank_left_ms, decision_seconds, entries
+from tests.referee.bot_matches import HEURISTIC, PY, ROOT, bank_left_ms, decision_seconds, entries, match, random_bot
 
-ROOT = Path(__file__).resolve().parents[2]
-PY = sys.executable
 SEARCH = f"{PY} sample_bots/python/search_bot.py --playouts 8 --seed 1"
-HEURISTIC = f"{PY} sample_bots/python/heuristic_bot.py"
-
-
-def random_bot(seed: int) -> str:
-    return f"{PY} sample_bots/python/random_bot.py --seed {seed}"
-
-
-def match(variant: str, bots: list[str], seed: int, log: Path, rounds: int = 1) -> dict[str, Any]:
-    done = subprocess.run(
-        [PY, "-m", "referee.cli", "match", "--json", "--variant", variant, "--seed", str(seed),
-         "--set", "end=rounds", "--set", f"rounds={rounds}", "--log", str(log), *bots],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("variant", list(PRESETS))
@@ -150,13 +128,7 @@ def test_on_the_clock_it_plans_from_the_time_left(tmp_path: Path) -> None:
     """Without --playouts it spends about 40% of each decision's limit and keeps its bank."""
     log = tmp_path / "match.jsonl"
     bots = [f"{PY} sample_bots/python/search_bot.py --seed 1", random_bot(2), HEURISTIC, random_bot(3)]
-    done = subprocess.run(
-        [PY, "-m", "referee.cli", "match", "--json", "--seed", "3", "--set", "end=rounds", "--set", "rounds=1",
-         "--time-per-move", "0.25", "--time-bank", "1", "--log", str(log), *bots],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout)
+    result = match("american", bots, 3, log, "--time-per-move", "0.25", "--time-bank", "1")
     assert [s["status"] for s in result["seats"]] == ["ok"] * 4
     took = decision_seconds(log, 0)
     assert len(took) >= 10
