@@ -83,7 +83,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import random
 import sys
 import time
@@ -102,10 +101,9 @@ except ImportError:  # not installed, or another version installed: use this rep
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(1, str(Path(__file__).resolve().parent))  # the heuristic and search bots
 
-from heuristic_bot import HeuristicBot  # type: ignore[import-not-found,unused-ignore]
-from search_bot import moon_choice, seat_view_of, seconds_for  # type: ignore[import-not-found,unused-ignore]
+from search_bot import ClockedBot, moon_choice, seat_view_of  # type: ignore[import-not-found,unused-ignore]
 
-from protocol.bot import Bot, TableState, main
+from protocol.bot import TableState, main
 from protocol.cards import card_code
 from protocol.messages import (
     DeclareRequest,
@@ -285,7 +283,7 @@ def visits_of(policy: Sequence[tuple[int, float]]) -> int:
 
 
 # -- the bot --------------------------------------------------------------------------------------
-class IsmctsBot(Bot):
+class IsmctsBot(ClockedBot):  # type: ignore[misc,unused-ignore]
     name = "ismcts"
     version = "1.0"
     author = "hearts-referee sample bots (OpenSpiel's ISMCTS)"
@@ -302,19 +300,13 @@ class IsmctsBot(Bot):
         world_samples: int = -1,
         sample_final_policy: bool = False,
     ) -> None:
-        if seed is None:
-            seed = int.from_bytes(os.urandom(8), "big")
-        self.seed = seed
-        self.rng = random.Random(seed)
+        super().__init__(seed, budget, max_seconds)
         self.simulations = simulations
         """Simulations per search (fixed work), or ``None``: as many as the time allows."""
-        self.budget = budget
-        self.max_seconds = max_seconds
         self.uct_c = uct_c
         self.rollouts = rollouts
         self.world_samples = world_samples
         self.sample_final_policy = sample_final_policy
-        self.fallback = HeuristicBot()
         self.pyspiel: Any = None
         self.game: Any = None
         """OpenSpiel's game for the current match's rules, or ``None``: play as the heuristic bot."""
@@ -356,11 +348,6 @@ class IsmctsBot(Bot):
             self.log.warning("%s: playing as the heuristic bot", self.why_not)
 
     # -- time --------------------------------------------------------------------------------
-    def seconds_for(self, time_left: TimeLeft | None) -> float:
-        """What one decision may spend, by the search bot's rule (so that the two spend equal
-        time)."""
-        return seconds_for(time_left, self.budget, self.max_seconds)
-
     # -- search ------------------------------------------------------------------------------
     def _ismcts(self, seconds: float) -> tuple[Any, int]:
         """A fresh ISMCTS bot for one search of about ``seconds`` (or ``--simulations``), and

@@ -76,7 +76,36 @@ MAX_WORLDS = 5000
 """Worlds per decision at most, whatever the clock allows."""
 
 
-class SearchBot(Bot):
+class ClockedBot(Bot):
+    """What a bot that searches on the clock holds (this one and the ISMCTS bot, which plan
+    their time by the same rule so that a ladder of the two compares methods, not clocks): its
+    seed and random numbers, its share of each decision's limit, and the heuristic bot to fall
+    back on."""
+
+    def __init__(self, seed: int | None, budget: float, max_seconds: float | None) -> None:
+        if seed is None:
+            seed = int.from_bytes(os.urandom(8), "big")
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.budget = budget
+        self.max_seconds = max_seconds
+        self.fallback = HeuristicBot()
+
+    def seconds_for(self, time_left: TimeLeft | None) -> float:
+        """What one decision may spend: ``budget`` of its own limit, and when that limit is
+        short (under 0.2 s) a thousandth of the bank besides; at most ``max_seconds``."""
+        if time_left is None:
+            seconds = 0.2
+        else:
+            seconds = self.budget * time_left.decision_ms / 1000
+            if time_left.decision_ms < 200:
+                seconds += time_left.bank_ms / 1000 / 1000
+        if self.max_seconds is not None:
+            seconds = min(seconds, self.max_seconds)
+        return max(seconds, 0.005)
+
+
+class SearchBot(ClockedBot):
     name = "search"
     version = "1.0"
     author = "hearts-referee sample bots"
@@ -88,21 +117,11 @@ class SearchBot(Bot):
         budget: float = 0.4,
         max_seconds: float | None = None,
     ) -> None:
-        if seed is None:
-            seed = int.from_bytes(os.urandom(8), "big")
-        self.seed = seed
-        self.rng = random.Random(seed)
+        super().__init__(seed, budget, max_seconds)
         self.playouts = playouts
         """Worlds per decision (fixed work), or ``None``: as many as the time allows."""
-        self.budget = budget
-        self.max_seconds = max_seconds
-        self.fallback = HeuristicBot()
         self.worlds_searched = 0
         """Worlds searched in the last decision (for tests and logs)."""
-
-    # -- time ----------------------------------------------------------------------------------
-    def seconds_for(self, time_left: TimeLeft | None) -> float:
-        return seconds_for(time_left, self.budget, self.max_seconds)
 
     def _search(
         self,
@@ -195,21 +214,6 @@ class SearchBot(Bot):
 
 
 # -- helpers ------------------------------------------------------------------------------------
-def seconds_for(time_left: TimeLeft | None, budget: float, max_seconds: float | None) -> float:
-    """What one decision may spend: ``budget`` of its own limit, and when that limit is short
-    (under 0.2 s) a thousandth of the bank besides; at most ``max_seconds``. The ISMCTS bot
-    plans by the same rule, so that the two search for equal time."""
-    if time_left is None:
-        seconds = 0.2
-    else:
-        seconds = budget * time_left.decision_ms / 1000
-        if time_left.decision_ms < 200:
-            seconds += time_left.bank_ms / 1000 / 1000
-    if max_seconds is not None:
-        seconds = min(seconds, max_seconds)
-    return max(seconds, 0.005)
-
-
 def seat_view_of(
     state: TableState,
     phase: str,
