@@ -28,6 +28,11 @@ def bench() -> None:
     """Benchmarks (figures recorded in docs/performance.md)."""
 
 
+def _report(result: object, as_json: bool, text: str) -> None:
+    """A benchmark's result: one JSON object (``--json``, for scripts) or its lines of text."""
+    click.echo(msgspec.json.encode(result).decode() if as_json else text)
+
+
 @bench.command()
 @click.option("--variant", default=DEFAULT_PRESET, show_default=True, type=click.Choice(list(PRESETS)))
 @click.option("--seconds", default=5.0, show_default=True, type=Seconds(), help="How long to play (> 0).")
@@ -42,23 +47,21 @@ def engine(variant: str, seconds: float, seed: int, playouts: bool, as_json: boo
     """Random legal hands through the rules API: hands and decisions per second."""
     if playouts:
         found = bench_playouts(variant, seconds, seed)
-        if as_json:
-            click.echo(msgspec.json.encode(found).decode())
-            return
-        click.echo(
+        _report(
+            found,
+            as_json,
             f"{found.variant}: {found.playouts} playouts ({found.policy}) from {found.positions} mid-round positions "
             f"in {found.seconds:.2f} s\n"
             f"  {found.playouts_per_second:,.0f} playouts/s   "
-            f"{found.worlds_per_second:,.0f} sampled worlds + playout/s"
+            f"{found.worlds_per_second:,.0f} sampled worlds + playout/s",
         )
         return
     result = bench_engine(variant, seconds, seed)
-    if as_json:
-        click.echo(msgspec.json.encode(result).decode())
-        return
-    click.echo(
+    _report(
+        result,
+        as_json,
         f"{result.variant}: {result.hands} hands, {result.decisions} decisions in {result.seconds:.2f} s\n"
-        f"  {result.hands_per_second:,.0f} hands/s   {result.decisions_per_second:,.0f} decisions/s"
+        f"  {result.hands_per_second:,.0f} hands/s   {result.decisions_per_second:,.0f} decisions/s",
     )
 
 
@@ -73,14 +76,16 @@ def bench_openspiel_command(blocks: int, seconds: float, as_json: bool) -> None:
         result = bench_openspiel(blocks, seconds)
     except OpenSpielMissing as err:
         raise click.ClickException(str(err)) from None
-    if as_json:
-        click.echo(msgspec.json.encode(result).decode())
-        return
-    for block, (ours, theirs) in enumerate(zip(result.ours, result.openspiel, strict=True), 1):
-        click.echo(f"block {block}: ours {ours:,.0f} hands/s, OpenSpiel {theirs:,.0f}, ratio {ours / theirs:.2f}")
-    click.echo(
+    blocks_text = [
+        f"block {block}: ours {ours:,.0f} hands/s, OpenSpiel {theirs:,.0f}, ratio {ours / theirs:.2f}"
+        for block, (ours, theirs) in enumerate(zip(result.ours, result.openspiel, strict=True), 1)
+    ]
+    _report(
+        result,
+        as_json,
+        "\n".join(blocks_text) + "\n"
         f"median: ours {result.ours_median:,.0f} hands/s, OpenSpiel {result.openspiel_median:,.0f} hands/s, "
-        f"ratio {result.ratio:.2f}"
+        f"ratio {result.ratio:.2f}",
     )
 
 
@@ -95,13 +100,12 @@ def bench_cluster_command(matches: int, as_json: bool) -> None:
         result = bench_cluster(matches, str(REPO))
     except LadderError as err:
         raise click.ClickException(str(err)) from None
-    if as_json:
-        click.echo(msgspec.json.encode(result).decode())
-        return
-    click.echo(
+    _report(
+        result,
+        as_json,
         f"{result.matches} matches: in-process {result.direct_ms:,.1f} ms, through Dask {result.dask_ms:,.1f} ms "
         f"a match: overhead {result.overhead_ms:,.1f} ms ({result.result_bytes:,} bytes a result)\n"
-        f"the coordinator's check of a returned log: {result.check_ms:,.1f} ms of CPU"
+        f"the coordinator's check of a returned log: {result.check_ms:,.1f} ms of CPU",
     )
 
 
@@ -111,10 +115,8 @@ def bench_cluster_command(matches: int, as_json: bool) -> None:
 def bench_hostile_command(repeat: int, as_json: bool) -> None:
     """What the worst lines a bot can send cost the referee to decode or refuse."""
     for case in bench_hostile(repeat):
-        if as_json:
-            click.echo(msgspec.json.encode(case).decode())
-        else:
-            click.echo(f"{case.name:<24} {case.bytes:>7,} bytes  {case.outcome:<16} {case.microseconds:>9,.0f} us")
+        line = f"{case.name:<24} {case.bytes:>7,} bytes  {case.outcome:<16} {case.microseconds:>9,.0f} us"
+        _report(case, as_json, line)
 
 
 @bench.command("sandbox")
@@ -126,14 +128,13 @@ def bench_sandbox_command(bot: str, starts: int, as_json: bool) -> None:
     sandbox = sandbox_for("on", ())
     assert sandbox is not None
     result = bench_startup(sandbox, bot, starts, str(REPO))
-    if as_json:
-        click.echo(msgspec.json.encode(result).decode())
-        return
-    click.echo(
+    _report(
+        result,
+        as_json,
         f"{result.bot}: {result.starts} starts each way\n"
         f"  plain     median {result.plain_ms:7.1f} ms   p90 {result.plain_p90_ms:7.1f} ms\n"
         f"  sandboxed median {result.sandboxed_ms:7.1f} ms   p90 {result.sandboxed_p90_ms:7.1f} ms\n"
-        f"  the sandbox adds {result.added_ms:.1f} ms per bot start"
+        f"  the sandbox adds {result.added_ms:.1f} ms per bot start",
     )
 
 
@@ -160,25 +161,23 @@ def bench_match_command(variant: str, games: int, concurrency: int, bot: str, as
     K matches at once with the delay from each reply to the next request."""
     if concurrency > 0:
         many = bench_concurrent(variant, games, concurrency, bot, str(REPO))
-        if as_json:
-            click.echo(msgspec.json.encode(many).decode())
-        else:
-            click.echo(
-                f"{many.variant}: {many.matches} matches at concurrency {many.concurrency} in {many.seconds:.1f} s\n"
+        _report(
+            many,
+            as_json,
+            f"{many.variant}: {many.matches} matches at concurrency {many.concurrency} in {many.seconds:.1f} s\n"
                 f"  {many.matches_per_second:,.2f} matches/s   {many.decisions_per_second:,.0f} decisions/s\n"
                 f"  reply -> next request: median {many.median_delay_us:,.0f} us, p99 {many.p99_delay_us:,.0f} us, "
-                f"worst {many.worst_delay_us:,.0f} us\n  timeouts {many.timeouts}, faults {many.faults}"
-            )
+            f"worst {many.worst_delay_us:,.0f} us\n  timeouts {many.timeouts}, faults {many.faults}",
+        )
         return
     result = bench_match(variant, games, str(REPO), bot)
-    if as_json:
-        click.echo(msgspec.json.encode(result).decode())
-        return
-    click.echo(
+    _report(
+        result,
+        as_json,
         f"{result.variant}: {result.games} matches, {result.decisions} decisions in {result.seconds:.2f} s\n"
         f"  {result.matches_per_second:,.2f} matches/s   {result.decisions_per_second:,.0f} decisions/s\n"
         f"  referee CPU per decision {result.referee_us_per_decision:,.1f} us; echo CPU per round trip "
         f"{result.echo_cpu_us_per_round_trip:,.1f} us; ratio {result.ratio:.2f} (target <= 1.5)\n"
         f"  wall per decision {result.wall_us_per_decision:,.0f} us; echo wall per round trip "
-        f"{result.echo_us_per_round_trip:,.0f} us; timeouts {result.timeouts}"
+        f"{result.echo_us_per_round_trip:,.0f} us; timeouts {result.timeouts}",
     )
