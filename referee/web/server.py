@@ -38,7 +38,7 @@ from starlette.staticfiles import StaticFiles
 from protocol.codec import MAX_LINE
 from protocol.messages import BotHello
 from referee.match.seats.connection import BotConnection, Failure, handshake, send_error
-from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, DEFAULT_HOST, Refusal, new_token
+from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, DEFAULT_HOST, ClaimedSeat, Refusal
 from referee.web.asgi import hypercorn_config, lifespan, listen
 from referee.web.link import AsgiSend, WebLink
 
@@ -53,14 +53,9 @@ AsgiReceive = Callable[[], Any]
 
 
 @dataclass
-class WebSeat:
+class WebSeat(ClaimedSeat):
     """A seat played in a browser."""
 
-    seat: int
-    name: str
-    token: str = field(default_factory=new_token)
-    connection: BotConnection | None = None
-    arrived: trio.Event = field(default_factory=trio.Event)
     reconnect: bool = True
     """Whether a new page (a reload) may take the seat once its page has disconnected."""
     seated: list[BotConnection] = field(default_factory=list)

@@ -66,8 +66,9 @@ def new_token() -> str:
 
 
 @dataclass
-class TcpSeat:
-    """A seat waiting for (or held by) a bot that connects."""
+class ClaimedSeat:
+    """A seat that a connection claims with the seat's token (a TCP bot's, a browser page's):
+    the connection holding it, set when its handshake is done."""
 
     seat: int
     name: str
@@ -75,7 +76,13 @@ class TcpSeat:
     connection: BotConnection | None = None
     arrived: trio.Event = field(default_factory=trio.Event)
     reconnect: bool = False
-    """Whether a new connection may take the seat once its bot has disconnected."""
+    """Whether a new connection may take the seat once its own has disconnected."""
+
+
+@dataclass
+class TcpSeat(ClaimedSeat):
+    """A seat waiting for (or held by) a bot that connects."""
+
     token_file: str | None = None
     """The file the token was read from (``tcp:NAME:@FILE``), which no bot may see."""
 
