@@ -59,7 +59,13 @@ MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_BAD = 1000
 """Bad lines remembered (the count goes on)."""
 MAX_SPECTATORS = 64
-PAGES = {"/": "/watch.html", "/watch.html": "/watch.html", "/watch.js": "/watch.js", "/style.css": "/style.css"}
+PAGES = {
+    "/": "/watch.html",
+    "/watch.html": "/watch.html",
+    "/cards.js": "/cards.js",
+    "/watch.js": "/watch.js",
+    "/style.css": "/style.css",
+}
 
 AsgiReceive = Callable[[], Any]
 _entry = msgspec.json.Decoder(LogEntry)

@@ -88,7 +88,9 @@ async def test_a_running_match_is_followed_to_its_result(tmp_path: Path) -> None
         await client.aclose()
 
         host, _, port = url.removeprefix("http://").rpartition(":")
-        for path, status in ((b"/", b"200"), (b"/watch.js", b"200"), (b"/index.html", b"404"), (b"/../x", b"404")):
+        served = ((b"/", b"200"), (b"/watch.js", b"200"), (b"/cards.js", b"200"))
+        paths = (*served, (b"/index.html", b"404"), (b"/../x", b"404"))
+        for path, status in paths:
             stream = await trio.open_tcp_stream(host, int(port))
             await stream.send_all(b"GET " + path + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             assert (await read_response(stream)).startswith(b"HTTP/1.1 " + status), path

@@ -1,22 +1,14 @@
 // A person's seat: protocol v1 over a WebSocket. Every referee message is one text message;
 // every reply is one. The page only ever sets text (never HTML) from what it is sent.
 "use strict";
+// cards.js, loaded first: SUITS, SUIT_ORDER, RANKS, $, token, suitOf, rankOf.
 
-const SUITS = { C: "♣", D: "♦", S: "♠", H: "♥" };
-const SUIT_ORDER = "CDSH";
-const RANKS = "23456789TJQKA";
-const $ = (id) => document.getElementById(id);
 
 const state = {
   ws: null, seat: 0, players: [], rules: null, hand: [], request: null, selected: new Set(),
   cursor: 0, trick: [], leader: 0, taken: [], scores: [], lastTrick: [], deadline: 0, bankEnd: 0,
   ended: false, round: -1, phase: 1,
 };
-
-function token() {
-  const match = /(?:^|[#&])token=([A-Za-z0-9_-]+)/.exec(location.hash);
-  return match ? match[1] : "";
-}
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
@@ -45,8 +37,6 @@ function say(text, refused = false) {
   node.className = refused ? "message refused" : "message";
 }
 
-function suitOf(code) { return code.slice(-1); }
-function rankOf(code) { return code.slice(0, -1); }
 function sortHand(cards) {
   return [...cards].sort((a, b) =>
     SUIT_ORDER.indexOf(suitOf(a)) - SUIT_ORDER.indexOf(suitOf(b)) || RANKS.indexOf(rankOf(a)) - RANKS.indexOf(rankOf(b)));

@@ -5,17 +5,9 @@
 // drawing (seat positions, cards, the score sheet) is copied here rather than shared.
 // Every text from the log (names, faults, bots' lines) is set with textContent, never as HTML.
 "use strict";
+// cards.js, loaded first: SUITS, SUIT_ORDER, RANKS, $, token, suitOf, rankOf.
 
-const SUITS = { C: "♣", D: "♦", S: "♠", H: "♥" };
-const SUIT_ORDER = "CDSH";
-const RANKS = "23456789TJQKA";
-const $ = (id) => document.getElementById(id);
 const view = { record: null, entries: 0, bad: [], badCount: 0, log: "", waiting: false, error: null, closed: false };
-
-function token() {
-  const match = /(?:^|[#&])token=([A-Za-z0-9_-]+)/.exec(location.hash);
-  return match ? match[1] : "";
-}
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -28,8 +20,6 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
-function suitOf(code) { return code.slice(-1); }
-function rankOf(code) { return code.slice(0, -1); }
 function sortHand(cards) {
   return [...cards].sort((a, b) =>
     SUIT_ORDER.indexOf(suitOf(a)) - SUIT_ORDER.indexOf(suitOf(b)) || RANKS.indexOf(rankOf(b)) - RANKS.indexOf(rankOf(a)));
