@@ -104,8 +104,9 @@ def _greedy(round_: Round, rng: random.Random, costs: _Costs) -> int:
         # every card wins: the cheapest, and of those the highest if last to play, else the lowest
         free = follow & ~penalty
         if not free:
-            cheapest = min(points[c] for c in cards_of(follow))
-            free = follow & mask_of(c for c in cards_of(follow) if points[c] == cheapest)
+            cards = cards_of(follow)
+            cheapest = min(points[c] for c in cards)
+            free = mask_of(c for c in cards if points[c] == cheapest)
         return _top(free) if len(trick) == table.players - 1 else _bottom(free)
     # void in the led suit: the most expensive card (points, then rank), the cheapest when wanted
     cards = cards_of(legal)
