@@ -312,10 +312,12 @@ def times_command(db: str, as_json: bool) -> None:
 @DB_OPTION
 def plot_command(out: str, db: str) -> None:
     """Draw every bot's rating (μ ± σ) over the matches to OUT (.svg, .png or .pdf)."""
-    from referee.ladder.plot import plot_ratings  # noqa: PLC0415 - matplotlib takes half a second to import
-
     check_output_file(out, "OUT", make_folders=False)
     store = _open(db)
+    # imported only once the arguments are good: matplotlib takes half a second, and on its
+    # first import builds a font cache (which may start a subprocess)
+    from referee.ladder.plot import plot_ratings  # noqa: PLC0415
+
     try:
         path = plot_ratings(store, out)
     except LadderError as err:

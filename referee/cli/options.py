@@ -147,12 +147,23 @@ class EnvPair(click.types.StringParamType):
 
 class FilesLimit(click.types.IntParamType):
     """Open files a bot may hold: at least 1 and at most the referee's own hard limit
-    (``RLIMIT_NOFILE``), which an unprivileged process cannot raise."""
+    (``RLIMIT_NOFILE``), which an unprivileged process cannot raise.
+
+    Reads the integer itself rather than through ``IntParamType.convert``, which takes
+    only ``SupportsInt`` in newer releases, and an option's value arrives as ``object``."""
 
     name = "integer"
 
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        count = super().convert(value, param, ctx)
+        if isinstance(value, bool):
+            self.fail(f"{value!r} is not a valid integer", param, ctx)
+        if isinstance(value, int):
+            count = value
+        else:
+            try:
+                count = int(str(value).strip(), 10)
+            except ValueError:
+                self.fail(f"{value!r} is not a valid integer", param, ctx)
         hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
         top = hard if hard != resource.RLIM_INFINITY else 1 << 20
         if not 1 <= count <= top:
