@@ -14,7 +14,11 @@ from referee.match.seats.bot_config import BotEntry, build, read_bots, runnable
 from tests.check.helpers import GOOD, ROOT, by_verdict, check, needs_bwrap, sandbox, step
 
 BOTS = {e.name: e for e in read_bots(ROOT / "sample_bots" / "bots.toml")}
-DEFAULT = Limits()
+ROOMY = Limits(per_decision=30.0, bank=60.0, startup=60.0, grace=10.0)
+"""A clock no sample bot can miss on a busy machine: these tests judge what the bots say, not
+how fast (the search bot answered within the default clock on a quiet machine and took up to
+5.9 s on a loaded one). How they fare on the default clock is measured with ``referee check``
+itself, figures in docs/performance.md."""
 
 
 def command(entry: BotEntry) -> str:
@@ -27,7 +31,7 @@ def command(entry: BotEntry) -> str:
 @needs_bwrap
 @pytest.mark.parametrize("name", list(BOTS))
 def test_every_sample_bot_passes_in_the_sandbox(name: str) -> None:
-    report = check(command(BOTS[name]), limits=DEFAULT, jobs=3, sandbox=sandbox())
+    report = check(command(BOTS[name]), limits=ROOMY, jobs=3, sandbox=sandbox())
     failed = [(s.name, s.message, s.expected, s.got) for s in report.steps if s.verdict == "fail"]
     assert failed == []
     assert by_verdict(report, "skip") == []
@@ -40,7 +44,7 @@ def test_every_sample_bot_passes_in_the_sandbox(name: str) -> None:
 
 @pytest.mark.parametrize("variant", ["dutch", "double-deck", "american-moon-choice", "achterhoeks", "black-maria"])
 def test_the_c_bot_passes_in_other_variants(variant: str) -> None:
-    report = check(command(BOTS["c"]), variant=variant, limits=DEFAULT)
+    report = check(command(BOTS["c"]), variant=variant, limits=ROOMY)
     assert by_verdict(report, "fail") == []
     assert report.variant == variant
 
@@ -48,7 +52,7 @@ def test_the_c_bot_passes_in_other_variants(variant: str) -> None:
 def test_every_line_the_check_writes_is_a_referee_message() -> None:
     """Apart from the steps that send unknown types and fields on purpose, every line is one
     the referee itself could send."""
-    report = check(GOOD, limits=DEFAULT, keep_transcripts=True, jobs=3)
+    report = check(GOOD, limits=ROOMY, keep_transcripts=True, jobs=3)
     assert report.summary.ok
     checked = 0
     for result in report.steps:
