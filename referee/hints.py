@@ -76,6 +76,18 @@ def hint(reason: str, message: str = "", line: str | None = None, exit_code: int
         if cause:
             return f"the bot was {cause}; its stderr (below, or in the log) shows what it was doing"
         return "the bot's program ended: its stderr (below, or in the log) shows why"
+    if reason == "memory":
+        return (
+            "all the bot's processes together, with its files in /tmp and $HOME and any memfd, count against one "
+            "memory bound (default 1024 MiB; --group-memory): free what you no longer need, cap a JVM with -Xmx"
+        )
+    if reason == "processes":
+        return (
+            "all the bot's processes and threads together count against one bound (default 256; --group-processes): "
+            "use a fixed pool of threads, and wait for the children you start"
+        )
+    if reason == "cpu":
+        return "the bot spent its whole --cpu-limit: every process's CPU time counts; think less per decision"
     if reason == "disconnect":
         return "the bot closed its output or its connection while the match went on: keep reading until goodbye"
     if reason == "bad_token":

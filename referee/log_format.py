@@ -22,6 +22,10 @@ from protocol.ruleset import RuleSet
 from referee.rules.scoring import RoundResult
 
 LOG_FORMAT: Final = 1
+BOUND_FAULTS: Final = ("memory", "processes", "cpu")
+"""Faults of a bot that ran into one of its resource bounds and was stopped by the kernel."""
+GONE_FAULTS: Final = ("crash", "disconnect", *BOUND_FAULTS)
+"""Faults after which the bot is gone: it is sent no ``error``, and no reply line judges it."""
 CUT_PREFIX: Final = 256
 """Bytes kept of an unreadable line received after the seat's log budget is spent."""
 
@@ -111,6 +115,9 @@ class Stderr(msgspec.Struct, tag="stderr", tag_field="type", kw_only=True):
     text: str
     dropped_bytes: int
     exit_code: int | None
+    cpu_seconds: float | None = None
+    """CPU time of all the bot's processes so far, from its control group (``None`` without
+    one, or for a bot that connected)."""
 
 
 class Result(msgspec.Struct, tag="result", tag_field="type", kw_only=True):

@@ -28,6 +28,8 @@ from referee.cli.options import (
     check_output_file,
     check_output_folder,
     exit_if_interrupted,
+    group_limits,
+    group_options,
     parse_options,
     resolvable_host,
     run_matches,
@@ -39,7 +41,7 @@ from referee.match.play import TCP_PREFIX, play_match, play_matches
 from referee.match.report import format_outcome
 from referee.match.seats.bot_config import BotConfigError, build, config_folder, read_bots, runnable
 from referee.match.seats.hosted import WEB_PREFIX
-from referee.match.seats.link import BotLimits
+from referee.match.seats.link import DEFAULT_OPEN_FILES, BotLimits
 from referee.match.seats.tcp import DEFAULT_HOST, RefusalReport, TcpSeat
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
@@ -78,8 +80,12 @@ from referee.web.server import WebSeat, WebSeatServer
     "--cpu-limit", type=CPU_SECONDS, default=None, help="CPU seconds each started bot may use (default: none)."
 )
 @click.option("--memory-limit", type=MEMORY_MB, default=None, help="Address space of each started bot in MiB.")
+@group_options
 @click.option(
-    "--files-limit", type=FilesLimit(), default=None, help="Open files each started bot may hold (1 to the hard limit)."
+    "--files-limit",
+    type=FilesLimit(),
+    default=None,
+    help=f"Open files each process of a started bot may hold (1 to the hard limit; default {DEFAULT_OPEN_FILES}).",
 )
 @click.option(
     "--bot-cwd", type=click.Path(file_okay=False, exists=True), default=None, help="Working directory of the bots."
@@ -107,6 +113,9 @@ def match(
     cpu_limit: int | None,
     memory_limit: int | None,
     files_limit: int | None,
+    group_memory: int,
+    group_processes: int,
+    group_cpu: float,
     bot_cwd: str | None,
     bot_env: tuple[str, ...],
     clean_env: bool,
@@ -144,7 +153,8 @@ def match(
         sandbox=sandbox,
         cpu_seconds=cpu_limit,
         memory_mb=memory_limit,
-        open_files=files_limit,
+        open_files=files_limit or DEFAULT_OPEN_FILES,
+        group=group_limits(group_memory, group_processes, group_cpu),
         cwd=bot_cwd,
         env=env or None,
         clean_env=clean_env,

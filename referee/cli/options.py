@@ -27,8 +27,9 @@ from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import TCP_PREFIX, Interrupted
 from referee.match.seats.bot_config import BotConfigError, command_words
-from referee.match.seats.link import BotStartError
+from referee.match.seats.link import DEFAULT_GROUP, BotStartError
 from referee.sandbox.bwrap import SANDBOX_MODES, Sandbox, SandboxUnavailable, choose_sandbox
+from referee.sandbox.cgroups import BotGroupLimits
 
 MAX_SECONDS: Final = 86_400.0
 """Longest time any option takes (one day): longer is a typo, and would overflow the
@@ -277,6 +278,36 @@ SANDBOX_BIND_OPTION = click.option(
     type=click.Path(exists=True),
     help="A path the sandboxed bots see read-only (a toolchain, data or weights outside their folder).",
 )
+
+
+def group_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--group-memory``, ``--group-processes``, ``--group-cpu``: the bounds of each started
+    bot's control group, all its processes together (``referee.sandbox.cgroups``)."""
+    command = click.option(
+        "--group-cpu",
+        type=click.FloatRange(0.01, 64),
+        default=DEFAULT_GROUP.cpu_cores,
+        show_default=True,
+        help="CPU bandwidth of each started bot in cores, all its processes together.",
+    )(command)
+    command = click.option(
+        "--group-processes",
+        type=click.IntRange(1, 1 << 22),
+        default=DEFAULT_GROUP.processes,
+        show_default=True,
+        help="Processes and threads of each started bot, all together.",
+    )(command)
+    return click.option(
+        "--group-memory",
+        type=MEMORY_MB,
+        default=DEFAULT_GROUP.memory_mb,
+        show_default=True,
+        help="Memory of each started bot in MiB, all its processes, tmpfs files and memfd together.",
+    )(command)
+
+
+def group_limits(memory: int, processes: int, cpu: float) -> BotGroupLimits:
+    return BotGroupLimits(memory_mb=memory, processes=processes, cpu_cores=cpu)
 
 
 def sandbox_for(mode: str, binds: tuple[str, ...]) -> Sandbox | None:

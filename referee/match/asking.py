@@ -20,8 +20,8 @@ from referee.match.faults import Faults
 from referee.match.outbox import Outbox
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatFault, SeatState
-from referee.match.seats.connection import BotConnection, Failure, classify_closed
-from referee.match.seats.link import LinkClosed
+from referee.match.seats.connection import BotConnection, classify_closed
+from referee.match.seats.link import Failure, LinkClosed
 
 ReplyT = TypeVar("ReplyT", Pass, Play, Declare, Moon)
 

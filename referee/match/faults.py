@@ -16,12 +16,13 @@ import trio
 from protocol.codec import clip
 from protocol.messages import ErrorCode
 from referee.hints import exit_text, hint
+from referee.log_format import GONE_FAULTS
 from referee.match.config import MatchConfig
 from referee.match.outbox import Outbox
 from referee.match.outcome import MAX_REPORTS, STDERR_TAIL, FaultReport
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
-from referee.match.seats.connection import Failure
+from referee.match.seats.link import Failure
 from referee.names import printable
 from referee.rules.errors import IllegalMove
 from referee.rules.round import Round
@@ -81,7 +82,7 @@ class Faults:
         seat.connection.failure = failure
         self.record(seat, failure, "forfeit")
         tell = self._outbox.tell
-        if failure.reason not in ("crash", "disconnect", "timeout"):
+        if failure.reason not in (*GONE_FAULTS, "timeout"):
             code: ErrorCode = failure.reason if failure.reason in _ERROR_CODES else "protocol_violation"  # type: ignore[assignment]
             await tell(seat, code, failure.message, rule=failure.rule, fatal=True, force=True, request_id=request_id)
         elif failure.reason == "timeout":
@@ -116,7 +117,7 @@ class Faults:
         for seat in seats:
             text, dropped = seat.connection.link.take_stderr()
             code = seat.connection.link.exit_code()
-            self._recorder.stderr(seat.index, text, dropped, code)
+            self._recorder.stderr(seat.index, text, dropped, code, seat.connection.link.cpu_seconds())
             lines = text.splitlines()
             for report in self.reports:
                 if report.seat == seat.index:

@@ -33,7 +33,7 @@ from referee.match.clock import DecisionClock
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.seat import SeatState
-from referee.match.seats.connection import Failure
+from referee.match.seats.link import Failure
 from referee.rules.round import Round
 from referee.rules.scoring import RoundResult
 
@@ -139,8 +139,11 @@ class MatchRecorder:
             flush=True,
         )
 
-    def stderr(self, seat: int, text: str, dropped: int, exit_code: int | None) -> None:
-        self.log.write(Stderr(seat=seat, text=text, dropped_bytes=dropped, exit_code=exit_code))
+    def stderr(
+        self, seat: int, text: str, dropped: int, exit_code: int | None, cpu_seconds: float | None = None
+    ) -> None:
+        cpu = round(cpu_seconds, 4) if cpu_seconds is not None else None
+        self.log.write(Stderr(seat=seat, text=text, dropped_bytes=dropped, exit_code=exit_code, cpu_seconds=cpu))
 
     def flush(self) -> None:
         self.log.flush()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from referee.match.seats.connection import BotConnection, Failure
+from referee.match.seats.connection import BotConnection
+from referee.match.seats.link import Failure
 
 
 @dataclass(slots=True)

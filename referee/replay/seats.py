@@ -32,7 +32,7 @@ from protocol.messages import (
     RoundStart,
     TimeControl,
 )
-from referee.log_format import Fallback, Fault, Header, Received
+from referee.log_format import GONE_FAULTS, Fallback, Fault, Header, Received
 from referee.names import safe_name
 from referee.replay.cursor import LogCursor, describe, same, sent_type
 from referee.replay.reader import Line
@@ -41,12 +41,12 @@ from referee.rules.errors import IllegalMove
 
 ReplyT = TypeVar("ReplyT", Pass, Play, Declare, Moon)
 
-UNSEEN: Final = ("timeout", "crash", "disconnect", "line_too_long")
+UNSEEN: Final = ("timeout", *GONE_FAULTS, "line_too_long")
 """Faults with no reply line in the log to judge them by."""
 UNSEEN_WEB: Final = (*UNSEEN, "protocol_violation")
 """For a browser seat (``web:NAME``) also ``protocol_violation``: a binary WebSocket message
 is no line at all, so none is logged. A bot on a pipe or a socket always has its line logged."""
-_UNTOLD: Final = ("crash", "disconnect")
+_UNTOLD: Final = GONE_FAULTS
 """Faults after which the bot is not sent an ``error`` (it is gone)."""
 _REFUSALS: Final = ("bad_token", "seat_taken", "busy")
 """Handshake failures after a well-formed hello (TCP admission)."""

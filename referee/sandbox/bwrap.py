@@ -30,19 +30,23 @@ only the bot's own command. What it does not stop is in docs/security.md.
 
 from __future__ import annotations
 
-import functools
+import errno
 import os
 import secrets
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Final, Literal, TypeAlias
+from typing import Final, Literal, NamedTuple, TypeAlias
 
 import msgspec
 
 from referee.errors import RefereeError
+from referee.sandbox.cgroups import WARNING as GROUPS_WARNING
+from referee.sandbox.cgroups import Unavailable
+from referee.sandbox.groups import bot_groups
 from referee.sandbox.seccomp import bot_filter
 
 SandboxMode: TypeAlias = Literal["auto", "on", "off"]
@@ -295,11 +299,28 @@ def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Se
     return unique
 
 
-@functools.cache
-def _bwrap_works(bwrap: str, privileged: bool) -> str | None:
-    """``None`` when a trivial sandbox starts here, else why not (cached per process)."""
+TRANSIENT_ERRNOS: Final = frozenset({errno.ENFILE, errno.EMFILE, errno.EAGAIN, errno.ENOMEM, errno.ENOSPC})
+"""Failures that say the machine is short of something right now, not that bubblewrap cannot
+work here: the machine's file table full (another program, perhaps a bot, filled it),
+processes or memory exhausted."""
+TRANSIENT_TEXTS: Final = tuple(os.strerror(e) for e in sorted(TRANSIENT_ERRNOS))
+PROBE_TRIES: Final = 3
+
+
+class ProbeFailure(NamedTuple):
+    """Why the trivial sandbox did not start, and whether that may pass (``transient``)."""
+
+    problem: str
+    transient: bool
+
+
+def _bwrap_works(bwrap: str, privileged: bool) -> ProbeFailure | None:
+    """``None`` when a trivial sandbox starts here, else why not."""
     probe = Sandbox(bwrap=bwrap, privileged=privileged, tmpfs_bytes=1024 * 1024)
-    launch = probe.wrap(["true"], "/usr", probe.environment(None))
+    try:
+        launch = probe.wrap(["true"], "/usr", probe.environment(None))
+    except OSError as err:  # the seccomp filter's file: out of descriptors or memory
+        return ProbeFailure(str(err), err.errno in TRANSIENT_ERRNOS)
     try:
         done = subprocess.run(
             launch.argv,
@@ -309,20 +330,54 @@ def _bwrap_works(bwrap: str, privileged: bool) -> str | None:
             stdin=subprocess.DEVNULL,
             pass_fds=launch.pass_fds,
         )
-    except (OSError, subprocess.TimeoutExpired) as err:
-        return str(err)
+    except subprocess.TimeoutExpired as err:
+        return ProbeFailure(str(err), True)
+    except OSError as err:
+        return ProbeFailure(str(err), err.errno in TRANSIENT_ERRNOS)
     finally:
         launch.close()
     if done.returncode != 0:
-        return done.stderr.decode("utf-8", errors="replace").strip() or f"exit status {done.returncode}"
+        text = done.stderr.decode("utf-8", errors="replace").strip() or f"exit status {done.returncode}"
+        return ProbeFailure(text, any(t in text for t in TRANSIENT_TEXTS))
     return None
 
 
+_probed: dict[tuple[str, bool], ProbeFailure | None] = {}
+"""Probe results that do not pass (success, or a lasting failure), kept for the process."""
+
+
+def _probe(bwrap: str, privileged: bool, pause: Callable[[float], None]) -> ProbeFailure | None:
+    """The probe, tried again after a pause while it fails for a passing reason."""
+    key = (bwrap, privileged)
+    if key in _probed:
+        return _probed[key]
+    failure = _bwrap_works(bwrap, privileged)
+    for attempt in range(1, PROBE_TRIES):
+        if failure is None or not failure.transient:
+            break
+        pause(0.5 * attempt)
+        failure = _bwrap_works(bwrap, privileged)
+    if failure is None or not failure.transient:
+        _probed[key] = failure
+    return failure
+
+
 def choose_sandbox(
-    mode: SandboxMode, warn: Callable[[str], None], binds: Sequence[str] = ()
+    mode: SandboxMode,
+    warn: Callable[[str], None],
+    binds: Sequence[str] = (),
+    pause: Callable[[float], None] = time.sleep,
 ) -> Sandbox | None:
     """The sandbox for ``--sandbox MODE``: ``off`` none; ``on`` bubblewrap or
-    ``SandboxUnavailable``; ``auto`` bubblewrap when it works here, else none and one warning."""
+    ``SandboxUnavailable``; ``auto`` bubblewrap when it works here, else none and one warning.
+
+    Every started bot gets a control group of its own where the machine allows
+    (``referee.sandbox.groups``); where it does not, ``auto`` warns once and ``on`` refuses.
+    Decided once per run, before any bot starts. ``auto`` falls back only when bubblewrap
+    cannot work on this machine (not installed, namespaces not permitted); when the probe fails
+    because the machine is short of something right now (its file table full, say: what a bot
+    filling it would cause), it is tried again, and then refused: a passing shortage must never
+    start bots unsandboxed."""
     if mode == "off":
         return None
     bwrap = shutil.which("bwrap")
@@ -331,7 +386,18 @@ def choose_sandbox(
     if bwrap is not None and privileged and shutil.which("setpriv") is None:
         problem = "setpriv (util-linux) is needed to run bots under their own uid"
     if problem is None and bwrap is not None:
-        problem = _bwrap_works(bwrap, privileged)
+        failure = _probe(bwrap, privileged, pause)
+        if failure is not None and failure.transient:
+            raise SandboxUnavailable(
+                f"--sandbox {mode}: the sandbox could not be tried here just now ({failure.problem}), "
+                f"{PROBE_TRIES} times: not starting bots unsandboxed; try again, or say --sandbox off"
+            )
+        problem = failure.problem if failure is not None else None
+    groups = bot_groups()
+    if isinstance(groups, Unavailable):
+        if mode == "on":
+            raise SandboxUnavailable(f"--sandbox on: cannot bound bots here: {groups.reason}")
+        warn(f"{GROUPS_WARNING} ({groups.reason})")
     if problem is None and bwrap is not None:
         return Sandbox(bwrap=bwrap, privileged=privileged, binds=tuple(os.path.abspath(b) for b in binds))
     if mode == "on":

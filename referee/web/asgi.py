@@ -1,13 +1,17 @@
 """What the seat server and the watch server share: Hypercorn's configuration on trio (quiet,
-no server header, a message-size cap) and the ASGI lifespan handshake."""
+no server header, a message-size cap), the ASGI lifespan handshake, static files with a
+proper 404, and the WebSocket's ``Origin`` check."""
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve
+from starlette.exceptions import HTTPException
+from starlette.staticfiles import StaticFiles
 
 from referee.web.link import AsgiSend
 
@@ -44,3 +48,47 @@ async def lifespan(receive: Any, send: AsgiSend) -> None:
         elif message["type"] == "lifespan.shutdown":
             await send({"type": "lifespan.shutdown.complete"})
             return
+
+
+async def plain_response(send: AsgiSend, status: int, text: str) -> None:
+    """A short ``text/plain`` answer (404 for a path we do not serve, 405, ...)."""
+    body = text.encode()
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def static_files(files: StaticFiles, scope: dict[str, Any], receive: Any, send: AsgiSend) -> None:
+    """Serve from ``files``. Starlette's ``StaticFiles`` raises ``HTTPException`` for a path it
+    does not have (404) or a method it does not serve (405): outside a Starlette application
+    nothing turns that into a response and Hypercorn answers 500 with a traceback, so the
+    answer is made here. The request cannot affect anything but its own response."""
+    try:
+        await files(scope, receive, send)
+    except HTTPException as err:
+        await plain_response(send, err.status_code, f"{err.detail}\n")
+
+
+def same_origin(scope: dict[str, Any], url: str) -> bool:
+    """Whether a WebSocket request comes from our own page (or from no page at all).
+
+    A browser sends ``Origin`` with every WebSocket handshake; a page from any other site
+    (or a name rebound to this address by DNS) carries its own origin, and must not reach a
+    seat even with a token it somehow learned. A client that is not a browser sends no
+    ``Origin``: it is let through, as it could claim any origin it liked. Our own origin is
+    the address we listen on, also as ``localhost`` for a loopback address."""
+    origins = [value for key, value in scope.get("headers", []) if key.lower() == b"origin"]
+    if not origins:
+        return True
+    if len(origins) > 1:
+        return False
+    origin = origins[0].decode("latin-1").rstrip("/").lower()
+    own = urlsplit(url)
+    hosts = {(own.hostname or "").lower()}
+    if hosts & LOOPBACK_NAMES:
+        hosts |= LOOPBACK_NAMES
+    allowed = {f"{own.scheme}://{f'[{host}]' if ':' in host else host}:{own.port}" for host in hosts}
+    return origin in allowed
+
+
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "::1", "localhost"})

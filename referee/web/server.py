@@ -37,9 +37,10 @@ from starlette.staticfiles import StaticFiles
 
 from protocol.codec import MAX_LINE
 from protocol.messages import BotHello
-from referee.match.seats.connection import BotConnection, Failure, handshake, send_error
+from referee.match.seats.connection import BotConnection, handshake, send_error
+from referee.match.seats.link import Failure
 from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, DEFAULT_HOST, ClaimedSeat, Refusal
-from referee.web.asgi import hypercorn_config, lifespan, listen
+from referee.web.asgi import hypercorn_config, lifespan, listen, same_origin, static_files
 from referee.web.link import AsgiSend, WebLink
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -151,7 +152,7 @@ class WebSeatServer:
         elif kind == "websocket":
             await self._websocket(scope, receive, send)
         elif kind == "http":
-            await self._files(scope, receive, send)
+            await static_files(self._files, scope, receive, send)
 
     def _refuse(self, peer: str, reason: str, message: str) -> None:
         refusal = Refusal(peer, reason, message)
@@ -178,9 +179,15 @@ class WebSeatServer:
         if first.get("type") != "websocket.connect":
             return
         seat = self._seat_of(scope) if scope.get("path") == "/ws" else None
-        if seat is None or self.open_sockets >= MAX_CONNECTIONS:
-            reason = "bad_token" if seat is None else "busy"
-            self._refuse(peer, reason, "no seat has this token" if seat is None else "too many connections")
+        refusal: tuple[str, str] | None = None
+        if not same_origin(scope, self.url):
+            refusal = ("bad_origin", "the page is not this server's own (its Origin header)")
+        elif seat is None:
+            refusal = ("bad_token", "no seat has this token")
+        elif self.open_sockets >= MAX_CONNECTIONS:
+            refusal = ("busy", "too many connections")
+        if refusal is not None or seat is None:
+            self._refuse(peer, *(refusal or ("bad_token", "no seat has this token")))
             await send({"type": "websocket.close", "code": 1008})  # before accepting: HTTP 403
             return
         self.open_sockets += 1

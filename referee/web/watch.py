@@ -46,7 +46,7 @@ from referee.match.seats.tcp import DEFAULT_HOST, new_token
 from referee.replay.reader import Line, LogError, LogMatch, parse_log
 from referee.replay.record import MatchRecord
 from referee.replay.verify import verify
-from referee.web.asgi import hypercorn_config, lifespan, listen
+from referee.web.asgi import hypercorn_config, lifespan, listen, plain_response, same_origin, static_files
 from referee.web.link import AsgiSend
 from referee.web.server import STATIC
 
@@ -335,11 +335,9 @@ class WatchServer:
         elif kind == "http":
             page = PAGES.get(str(scope.get("path", "")))
             if page is None:
-                headers = [(b"content-type", b"text/plain"), (b"content-length", b"10")]
-                await send({"type": "http.response.start", "status": 404, "headers": headers})
-                await send({"type": "http.response.body", "body": b"not found\n"})
+                await plain_response(send, 404, "not found\n")
                 return
-            await self._files({**scope, "path": page}, receive, send)
+            await static_files(self._files, {**scope, "path": page}, receive, send)
 
     def _token_ok(self, scope: dict[str, Any]) -> bool:
         raw = scope.get("query_string", b"")
@@ -354,7 +352,7 @@ class WatchServer:
         first = await receive()
         if first.get("type") != "websocket.connect":
             return
-        if not self._token_ok(scope) or self.spectators >= MAX_SPECTATORS:
+        if not same_origin(scope, self.url) or not self._token_ok(scope) or self.spectators >= MAX_SPECTATORS:
             self.refused += 1
             await send({"type": "websocket.close", "code": 1008})  # before accepting: HTTP 403
             return

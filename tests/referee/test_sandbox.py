@@ -263,6 +263,26 @@ def test_keyrings_and_new_user_namespaces_are_refused(tmp_path: Path) -> None:
     assert "unshare=1" in done.stdout
 
 
+def test_file_watches_are_refused(tmp_path: Path) -> None:
+    """inotify and fanotify tell one bot at once what another does to a file both see (a
+    channel of 56 kbit/s between two bots through a file in /usr): refused with ENOSYS. Outside
+    the sandbox the same calls work (the probe itself is sound)."""
+    script = (
+        f"{PY} -c \"import ctypes; libc = ctypes.CDLL(None, use_errno=True); "
+        "fd = libc.inotify_init1(0); print('inotify_init1', fd, ctypes.get_errno()); "
+        "print('add_watch', libc.inotify_add_watch(fd, b'/usr/bin', 1), ctypes.get_errno()); "
+        "print('inotify_init', libc.syscall(253), ctypes.get_errno()); "
+        "print('fanotify_init', libc.fanotify_init(0, 0), ctypes.get_errno())\""
+    )
+    done = run_inside(tmp_path, script)
+    lines = done.stdout.splitlines()
+    assert lines == ["inotify_init1 -1 38", "add_watch -1 38", "inotify_init -1 38", "fanotify_init -1 38"], (
+        done.stdout + done.stderr
+    )
+    outside = subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=False, timeout=30)
+    assert not outside.stdout.startswith("inotify_init1 -1"), outside.stdout + outside.stderr
+
+
 def test_the_referees_folder_and_shared_folders_are_not_seen_whole(tmp_path: Path) -> None:
     """A Unix socket in a folder the bot sees is a way out of its network namespace (a read-only
     mount does not stop connect): the referee's folder and /tmp are never bound whole, only the

@@ -25,8 +25,9 @@ from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import play_match
 from referee.match.seats import tcp
-from referee.match.seats.connection import BotConnection, Failure, say_goodbye
+from referee.match.seats.connection import BotConnection, say_goodbye
 from referee.match.seats.connection import handshake as connection_handshake
+from referee.match.seats.link import Failure
 from referee.match.seats.tcp import Refusal, RefusalReport, TcpSeat, TcpSeatServer, address_key, describe
 from referee.names import printable
 from tests.referee.test_tcp import GOOD, ROOT, SHORT, Client
@@ -74,6 +75,7 @@ async def open_server(
     nursery: trio.Nursery, seats: list[TcpSeat], **options: Any
 ) -> tuple[TcpSeatServer, tuple[str, int], list[Refusal]]:
     refused: list[Refusal] = []
+    options.setdefault("squat_after", 60.0)  # a burst from one address is refused, whatever the machine's speed
     server = TcpSeatServer(seats, startup=options.pop("startup", 60.0), on_refusal=refused.append, **options)
     address = await nursery.start(server.serve, "127.0.0.1", 0)
     return server, address, refused
@@ -103,6 +105,35 @@ async def test_one_address_cannot_take_every_slot() -> None:
         nursery.cancel_scope.cancel()
     assert [r.reason for r in refused[:16]] == ["busy"] * 16  # then the attackers' hang-ups
     assert all(r.peer.startswith("127.0.0.2:") for r in refused)
+
+
+async def test_silent_connections_from_the_bots_own_address_cannot_keep_it_out() -> None:
+    """The squatter of issue 22: connections from 127.0.0.1, where the bots run too, that say
+    nothing hold every slot of that address. A bot with its token still gets in at the first
+    try: it takes the oldest silent connection's slot, and answers before its own turn comes."""
+    seats = [TcpSeat(seat=n, name=f"s{n}") for n in range(4)]
+    async with trio.open_nursery() as nursery:
+        server, address, refused = await open_server(nursery, seats, hello_timeout=60.0, squat_after=0.2)
+        squatters = [await trio.open_tcp_stream(*address) for _ in range(4)]
+        for stream in squatters:
+            assert (await first_line(stream))["type"] == "hello"
+        assert server.pending_by_address == {"127.0.0.1": 4}
+        fifth = await trio.open_tcp_stream(*address)  # at once: a burst from one address is refused
+        assert [m["code"] for m in await lines_until_closed(fifth)] == ["busy"]
+        await trio.sleep(0.3)  # silent for longer than squat_after: squatters now
+        bots = [await trio.open_tcp_stream(*address) for _ in seats]
+        for stream, seat in zip(bots, seats, strict=True):
+            assert (await first_line(stream))["type"] == "hello"
+            hello = {"type": "hello", "version": 1, "name": seat.name, "token": seat.token}
+            await stream.send_all(json.dumps(hello).encode() + b"\n")
+            await seat.arrived.wait()
+            assert seat.connection is not None and seat.connection.hello is not None
+            assert seat.connection.hello.name == seat.name
+        assert [[m["code"] for m in await lines_until_closed(stream)] for stream in squatters] == [["busy"]] * 4
+        for stream in [*squatters, *bots, fifth]:
+            await stream.aclose()
+        nursery.cancel_scope.cancel()
+    assert [r.message for r in evictions(refused)] == [tcp.EVICTED_SILENT] * 4
 
 
 ATTACKERS = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"]

@@ -54,6 +54,52 @@ async def test_the_page_is_served_and_a_wrong_token_is_refused(tmp_path: Path) -
     assert verified(log) == "verified"
 
 
+async def test_another_site_cannot_take_a_seat_and_unknown_paths_are_404(tmp_path: Path) -> None:
+    """A page of another origin (or a name rebound to this address) is refused before the
+    handshake even with the right token; the page's own origin, as 127.0.0.1 or localhost, is
+    let in. Paths the server does not have answer 404 and a method it does not serve 405, never
+    500, and the match goes on."""
+    refused: list[int] = []
+    answers: list[bytes] = []
+
+    async def players(url: str, seat: WebSeat, person: Person) -> None:
+        port = url.rpartition(":")[2]
+        for origin in ("http://evil.example", f"http://evil.example:{port}", f"{url}.evil", "null"):
+            with pytest.raises(Refused) as caught:
+                await WsClient.connect(url, seat.token, origin=origin)
+            refused.append(caught.value.status)
+        host = url.removeprefix("http://").rpartition(":")[0]
+        for request in (b"GET /nope", b"GET /../../etc/passwd", b"GET /ws", b"POST /", b"GET /%00"):
+            stream = await trio.open_tcp_stream(host, int(port))
+            await stream.send_all(request + b" HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            answers.append((await read_response(stream)).split(b"\r\n", 1)[0])
+            await stream.aclose()
+        client = await person.join()  # no Origin: a program, not a browser
+        await person.play(client)
+
+    person = Person()
+    outcome, log, server = await play_web(tmp_path, person, players=players)
+    assert refused == [403] * 4
+    assert [r.reason for r in server.refusals] == ["bad_origin"] * 4
+    assert [a[:12] for a in answers] == [b"HTTP/1.1 404"] * 3 + [b"HTTP/1.1 405", b"HTTP/1.1 404"]
+    assert outcome.seats[0].status == "ok"
+    assert verified(log) == "verified"
+
+
+async def test_the_page_s_own_origin_takes_the_seat(tmp_path: Path) -> None:
+    async def players(url: str, seat: WebSeat, person: Person) -> None:
+        port = url.rpartition(":")[2]
+        client = await WsClient.connect(url, seat.token, origin=f"http://localhost:{port}")
+        await client.hello()
+        await person.play(client)
+
+    person = Person()
+    outcome, log, server = await play_web(tmp_path, person, players=players)
+    assert list(server.refusals) == []
+    assert outcome.seats[0].status == "ok"
+    assert verified(log) == "verified"
+
+
 async def read_response(stream: trio.SocketStream) -> bytes:
     """One HTTP response (headers and a body of its content-length)."""
     data = b""

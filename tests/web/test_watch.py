@@ -47,7 +47,10 @@ async def test_a_running_match_is_followed_to_its_result(tmp_path: Path) -> None
                 await WsClient.connect(url, token)
             assert caught.value.status == 403
         assert server.refused == 3
-        client = await WsClient.connect(url, server.token)
+        with pytest.raises(Refused) as caught:  # another site's page, even with the token
+            await WsClient.connect(url, server.token, origin="http://evil.example")
+        assert caught.value.status == 403 and server.refused == 4
+        client = await WsClient.connect(url, server.token, origin=url)
         first = await client.receive()
         assert first["type"] == "snapshot" and first["waiting"] and first["record"] is None
         await client.send_text("x" * 100)  # read-only: what a spectator sends is dropped

@@ -20,19 +20,13 @@ from protocol.codec import MAX_LINE, MAX_MESSAGE, ProtocolError, clip, decode_bo
 from protocol.messages import PROTOCOL, VERSIONS, BotHello, Error, ErrorCode, Goodbye, Hello, RefereeMessage
 from referee import __version__
 from referee.hints import exit_text
-from referee.match.seats.link import BotLimits, BotLink, LinkClosed, ProcessLink
+from referee.log_format import GONE_FAULTS
+from referee.match.seats.link import BotLimits, BotLink, Failure, LinkClosed, ProcessLink
 from referee.names import safe_name, seat_label
 
 REFEREE_NAME = f"hearts-referee {__version__}"
 
 
-@dataclass
-class Failure:
-    """Why a connection is no longer usable: the termination reason and a sentence."""
-
-    reason: str
-    message: str
-    rule: str | None = None
 
 
 @dataclass
@@ -72,6 +66,8 @@ async def classify_closed(link: BotLink, err: LinkClosed) -> Failure:
     code = link.exit_code()
     if code is None and isinstance(link, ProcessLink):
         code = await link.wait_exit(0.5)
+    if code is not None and isinstance(link, ProcessLink) and (bound := link.over_bound()) is not None:
+        return bound
     if code is not None:
         how = exit_text(code)
         return Failure("crash", f"the bot {'was ' if how.startswith('killed') else ''}{how}")
@@ -126,7 +122,7 @@ async def handshake(connection: BotConnection, startup: float, admit: Admit | No
             connection.failure = refused
     failure = connection.failure
     assert failure is not None
-    if failure.reason not in ("crash", "disconnect"):
+    if failure.reason not in GONE_FAULTS:
         code: ErrorCode = failure.reason if failure.reason in _CODES else "protocol_violation"  # type: ignore[assignment]
         failure.message = clip(failure.message, MAX_MESSAGE)
         error = encode(Error(code=code, message=failure.message, fatal=True))

@@ -17,8 +17,10 @@ import shlex
 import shutil
 import signal
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 import msgspec
 import trio
@@ -27,9 +29,20 @@ from protocol.codec import MAX_LINE, LineSplitter
 from referee.errors import RefereeError
 from referee.match.seats.spawn import SpawnedProcess, spawn
 from referee.sandbox.bwrap import Sandbox
+from referee.sandbox.cgroups import BotGroup, BotGroupLimits, CgroupError, CgroupHost
+from referee.sandbox.groups import bot_groups
 
 STDERR_CAP = 64 * 1024
 """Bytes of a bot's stderr kept for the log; the rest is counted and dropped."""
+
+
+DEFAULT_GROUP: Final = BotGroupLimits(memory_mb=1024, processes=256, cpu_cores=1.0)
+"""A bot's bounds by default: 1 GiB of memory (its tmpfs files and ``memfd`` included), 256
+processes and threads, one core's worth of CPU time however many processes share it, and the
+same CPU weight as every other bot. The search bot peaks near 100 MiB, a JVM bot near 150 MiB."""
+DEFAULT_OPEN_FILES: Final = 256
+"""Descriptors per bot process by default: a JVM holds about 40, Node.js about 25; times the
+default 256 processes of a bot's group (``referee.sandbox.cgroups``), at most 65,536."""
 
 
 class BotLimits(msgspec.Struct, frozen=True, kw_only=True):
@@ -44,7 +57,11 @@ class BotLimits(msgspec.Struct, frozen=True, kw_only=True):
     cpu_seconds: int | None = None
     memory_mb: int | None = None
     """Address space (RLIMIT_AS) in MiB; interpreters and JITs need a few hundred."""
-    open_files: int | None = None
+    open_files: int | None = DEFAULT_OPEN_FILES
+    """Descriptors each of its processes may hold (RLIMIT_NOFILE); ``None``: the referee's own
+    limit. Bounded by default so that a bot's total (this times its processes) is a small
+    part of the machine's file table: a bot that opened 20,000 in each of 512 processes
+    filled it, and every other program, the referee and its sandbox included, got ENFILE."""
     cwd: str | None = None
     """The bot's working directory (default: the referee's, or the bot list's folder)."""
     env: dict[str, str] | None = None
@@ -57,6 +74,9 @@ class BotLimits(msgspec.Struct, frozen=True, kw_only=True):
     processes: int | None = None
     """Processes and threads (RLIMIT_NPROC) the bot's uid may have (default: none, or the
     sandbox's ``process_limit``)."""
+    group: BotGroupLimits | None = DEFAULT_GROUP
+    """The bounds of the whole bot, all its processes together, in a control group of its own
+    (``referee.sandbox.cgroups``) where the machine allows one; ``None``: no group."""
 
     def environment(self) -> dict[str, str] | None:
         if self.sandbox is not None:
@@ -83,6 +103,33 @@ class BotLimits(msgspec.Struct, frozen=True, kw_only=True):
 
 
 INTERRUPTED = "interrupted: the time for the decision ran out"
+
+
+def _grouped(limits: BotLimits, name: str) -> tuple[BotGroup | None, Callable[[], None]]:
+    """The bot's control group (made now, when the machine has groups and ``limits`` asks for
+    one) and what its child runs before exec: join the group first (as root, before any limit
+    could stop it), then set the resource limits."""
+    host = bot_groups() if limits.group is not None else None
+    if limits.group is None or not isinstance(host, CgroupHost):
+        return None, limits.apply
+    group = host.create(name, limits.group)
+    join = group.preexec()
+    apply = limits.apply
+
+    def preexec() -> None:
+        join()
+        apply()
+
+    return group, preexec
+
+
+@dataclass
+class Failure:
+    """Why a connection is no longer usable: the termination reason and a sentence."""
+
+    reason: str
+    message: str
+    rule: str | None = None
 
 
 class LinkClosed(RefereeError):
@@ -207,6 +254,10 @@ class BotLink:
         """The bot program's exit status once it has ended (negative: killed by a signal)."""
         return None
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time of all the bot's processes so far, where the referee can count it."""
+        return None
+
 
 class FdLink(BotLink):
     """A link over file descriptors (pipes or a socket), with a direct path for a decision.
@@ -263,10 +314,23 @@ class FdLink(BotLink):
 class ProcessLink(FdLink):
     """A bot program started by the referee, talking over its stdin and stdout."""
 
-    def __init__(self, process: SpawnedProcess, command: str, max_line: int = MAX_LINE) -> None:
+    def __init__(
+        self,
+        process: SpawnedProcess,
+        command: str,
+        max_line: int = MAX_LINE,
+        *,
+        group: BotGroup | None = None,
+        limits: BotLimits | None = None,
+    ) -> None:
         super().__init__(max_line)
         self.process = process
         self.command = command
+        self.group = group
+        """The bot's control group (``None`` where the machine has none), removed once it ends."""
+        self.limits = limits or BotLimits()
+        self._over: str | None = None
+        self._cpu_seconds: float | None = None
         self._stderr = bytearray()
         self._stderr_dropped = 0
         self._stderr_checked = 0
@@ -306,16 +370,22 @@ class ProcessLink(FdLink):
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # bwrap's own; the bot's is set inside
         else:
             launch, pass_fds = None, ()
+        group = None
         try:
-            process = await spawn(
-                args, cwd=folder, env=env, preexec_fn=limits.apply, nursery=nursery, pass_fds=pass_fds
-            )
-        except OSError as err:
-            raise BotStartError(f"cannot start bot {text!r}: {err.strerror or err}") from None
+            group, preexec = _grouped(limits, os.path.basename(args[0]))
+            process = await spawn(args, cwd=folder, env=env, preexec_fn=preexec, nursery=nursery, pass_fds=pass_fds)
+        except (OSError, CgroupError) as err:
+            if group is not None:
+                with contextlib.suppress(CgroupError, OSError):
+                    group.remove()
+            reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            raise BotStartError(f"cannot start bot {text!r}: {reason}") from None
         finally:
             if launch is not None:
                 launch.close()
-        link = cls(process, text, max_line)
+            if group is not None:
+                group.close_join_fds()
+        link = cls(process, text, max_line, group=group, limits=limits)
         nursery.start_soon(link._drain_stderr)
         nursery.start_soon(link._watch_exit)
         return link
@@ -343,10 +413,56 @@ class ProcessLink(FdLink):
                 self._stderr_dropped += max(len(data) - max(room, 0), 0)
 
     async def _watch_exit(self) -> None:
-        """When the bot program exits, end its whole process group: a child it left behind
-        must not keep the pipes open and make a crash look like a silent bot."""
+        """When the bot program exits, end its whole process group (and control group): a
+        child it left behind must not keep the pipes open and make a crash look like a silent
+        bot."""
         await self.process.wait()
         self._signal_group(signal.SIGKILL)
+        await self._release_group()
+
+    async def _release_group(self) -> None:
+        """Note which bound the bot ran into and its CPU time, then kill what is left in its
+        control group and remove it (once; never raises)."""
+        group, self.group = self.group, None
+        if group is None:
+            return
+        with contextlib.suppress(CgroupError, OSError):
+            self._over = group.exceeded()
+            self._cpu_seconds = group.cpu_seconds()
+        with trio.CancelScope(shield=True), contextlib.suppress(CgroupError, OSError):
+            await trio.to_thread.run_sync(group.remove)
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time of all the bot's processes so far (from its control group), or ``None``."""
+        if self.group is not None:
+            with contextlib.suppress(CgroupError, OSError, ValueError, KeyError):
+                return self.group.cpu_seconds()
+            return None
+        return self._cpu_seconds
+
+    def over_bound(self) -> Failure | None:
+        """Why the ended bot was stopped by one of its bounds, as a fault (``memory``,
+        ``processes``, ``cpu``), or ``None`` (an ordinary crash)."""
+        over = self._over
+        if self.group is not None:
+            with contextlib.suppress(CgroupError, OSError, ValueError, KeyError):
+                over = self.group.exceeded()
+        bounds = self.limits.group or DEFAULT_GROUP
+        if over == "memory":
+            return Failure(
+                "memory",
+                f"the bot went over its memory bound ({bounds.memory_mb} MiB for all its processes, "
+                "files in /tmp and memfd included) and the kernel killed it",
+            )
+        if over == "processes":
+            return Failure(
+                "processes",
+                f"the bot ended after it was refused a new process or thread (its bound: {bounds.processes} "
+                "for all its processes)",
+            )
+        if self.process.returncode == -signal.SIGXCPU:
+            return Failure("cpu", f"the bot used up its CPU time ({self.limits.cpu_seconds} s) and was killed")
+        return None
 
     def stderr_text(self) -> tuple[str, int]:
         return self._stderr.decode("utf-8", errors="replace"), self._stderr_dropped
@@ -397,6 +513,7 @@ class ProcessLink(FdLink):
                     await self.process.wait()
             # the group may outlive its leader (a forked child holding the pipes)
             self._signal_group(signal.SIGKILL)
+            await self._release_group()
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 await self._stdout.aclose()
             # a grandchild that left the group may still hold stderr: stop reading it anyway

@@ -8,15 +8,17 @@ connection closed, without touching the seated bots.
 An unauthenticated connection cannot hold the referee: the hello limit is short (5 s, and
 never more than the start-up limit); at most ``max_pending`` connections may be in their
 handshake at once (the slots) and at most ``max_pending_per_address`` of them from one address
-(an IPv4 address, or an IPv6 /64); a connection over its address's cap is refused with ``busy``.
-When every slot is taken, a new connection is not refused: it takes the slot of a *silent*
-connection, one that has not sent a complete line yet, which is dropped (refused ``busy``, so the
-kits try again). The victim is the oldest silent connection of the address holding the most
-slots, so idle connections from a few addresses, however fast they reconnect, only evict each
-other, while a bot that answers the referee's hello at once (its line arrives within
-milliseconds) keeps its slot and gets its seat (from more addresses than there are slots, an
-attacker must still push out every older silent connection before a new one). A connection
-that has sent its hello line is never evicted; when every slot holds one, a new connection is
+(an IPv4 address, or an IPv6 /64). When its address's slots or every slot are taken, a new
+connection is not refused: it takes the slot of a *silent* connection, one that has not sent a
+complete line yet, which is dropped (refused ``busy``, so the kits try again). The victim is the
+oldest silent connection of the new connection's own address when that address is at its cap
+and that connection has been silent for ``SQUAT_AFTER`` (so silent connections from the address
+where the bots run cannot keep them out, while a burst from one address is refused), else of the
+address holding the most slots, so idle connections from a few addresses, however fast they
+reconnect, only evict each other, while a bot that answers the referee's hello at once (its
+line arrives within milliseconds) keeps its slot and gets its seat (an attacker must push out
+every older silent connection before a new one). A connection that has sent its hello line is
+never evicted; when every slot of its address (or every slot) holds one, a new connection is
 refused ``busy``.
 Whatever a connection sends before it is seated, and whatever goes wrong in its handshake, ends
 that connection only: it is refused (``protocol_violation`` for an unexpected exception) and
@@ -38,8 +40,8 @@ import trio
 
 from protocol.codec import encode
 from protocol.messages import BotHello, Error
-from referee.match.seats.connection import BotConnection, Failure, handshake, send_error
-from referee.match.seats.link import SocketLink
+from referee.match.seats.connection import BotConnection, handshake, send_error
+from referee.match.seats.link import Failure, SocketLink
 from referee.names import printable
 
 DEFAULT_HOST = "127.0.0.1"
@@ -48,6 +50,9 @@ DEFAULT_HELLO_TIMEOUT = 5.0
 should come at once; an idle connection is dropped after this."""
 MAX_PENDING = 16
 MAX_PENDING_PER_ADDRESS = 4
+SQUAT_AFTER = 1.0
+"""Seconds after which a silent connection may give its slot to a new connection from its own
+address (a bot answers the referee's hello within milliseconds; a squatter never does)."""
 MAX_REFUSING = 64
 """Refusals being written at once; beyond this a connection is closed without a message."""
 REFUSE_TIMEOUT = 1.0
@@ -139,6 +144,8 @@ class _Slot:
     address: str
     order: int
     """Accepted ``order``-th: the lowest is the oldest."""
+    since: float = field(default_factory=trio.current_time)
+    """When it was accepted (trio's clock)."""
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     link: _PendingLink | None = None
     evicted: bool = False
@@ -174,6 +181,7 @@ class TcpSeatServer:
         *,
         hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
         max_pending_per_address: int = MAX_PENDING_PER_ADDRESS,
+        squat_after: float = SQUAT_AFTER,
         on_refusal: OnRefusal | None = None,
     ) -> None:
         self.seats = seats
@@ -181,6 +189,7 @@ class TcpSeatServer:
         self.hello_timeout = min(hello_timeout, startup)
         self.max_pending = max_pending
         self.max_pending_per_address = max_pending_per_address
+        self.squat_after = squat_after
         self.on_refusal = on_refusal
         self.pending = 0
         self.pending_by_address: Counter[str] = Counter()
@@ -222,7 +231,8 @@ class TcpSeatServer:
         except OSError:
             host = "?"
         address = address_key(host)
-        if self.pending_by_address[address] >= self.max_pending_per_address:
+        at_cap = self.pending_by_address[address] >= self.max_pending_per_address
+        if at_cap and not self._evict(address, older_than=trio.current_time() - self.squat_after):
             message = (
                 f"too many connections from {address} in their handshake "
                 f"(limit {self.max_pending_per_address} per address); try again"
@@ -244,11 +254,18 @@ class TcpSeatServer:
         self._refusing += 1
         nursery.start_soon(self._refuse_busy, stream, message)
 
-    def _evict(self) -> bool:
+    def _evict(self, address: str | None = None, older_than: float = math.inf) -> bool:
         """Free a slot for a new connection: drop the oldest silent connection of the address
-        holding the most slots. ``False`` when every connection has sent its hello line."""
+        holding the most slots. With ``address``: of that address only, and only one accepted
+        before ``older_than`` (silent for ``squat_after`` seconds: a squatter, not a bot still
+        answering), for a new connection from an address whose slots are all taken. ``False``
+        when there is no such connection."""
         victim = max(
-            (slot for slot in self._slots.values() if slot.silent),
+            (
+                slot
+                for slot in self._slots.values()
+                if slot.silent and address in (None, slot.address) and slot.since < older_than
+            ),
             key=lambda slot: (self.pending_by_address[slot.address], -slot.order),
             default=None,
         )

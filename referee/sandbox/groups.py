@@ -1,0 +1,39 @@
+"""The referee process's control groups (``referee.sandbox.cgroups``): found once, removed at exit.
+
+Every bot the referee starts gets a group of its own from this one host, sandboxed or not,
+whenever the machine allows it; ``choose_sandbox`` warns once when it does not (and ``--sandbox
+on`` refuses). A host belongs to the process that made it (its folders carry its pid): a child
+process made by ``fork`` (a Dask worker, say) finds its own.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import threading
+
+from referee.sandbox.cgroups import CgroupError, CgroupHost, Unavailable, detect
+
+_lock = threading.Lock()
+_host: CgroupHost | Unavailable | None = None
+_owner = 0
+
+
+def bot_groups() -> CgroupHost | Unavailable:
+    """This process's host of bots' groups, or why there is none (tried once per process)."""
+    global _host, _owner
+    with _lock:
+        if _host is None or _owner != os.getpid():
+            _host, _owner = detect(), os.getpid()
+            if isinstance(_host, CgroupHost):
+                atexit.register(_close, _host)
+        return _host
+
+
+def _close(host: CgroupHost) -> None:
+    """At exit: every bot has ended by now; remove what is left (a referee killed by SIGKILL
+    leaves empty folders, which the next referee's ``detect`` removes)."""
+    if host.pid == os.getpid():
+        with contextlib.suppress(CgroupError, OSError):
+            host.close()
