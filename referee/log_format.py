@@ -70,6 +70,9 @@ class Received(msgspec.Struct, tag="recv", tag_field="type", kw_only=True):
     cut: int | None = None
     """Bytes of the received line not kept (``None``: the line is whole). A bot that pads its
     replies cannot grow the log beyond its budget (``MatchConfig.log_budget``)."""
+    cpu: float | None = None
+    """For the reply to a request: CPU seconds all the bot's processes used from the request's
+    writing to this line (from its control group); ``None`` without one."""
 
 
 class Deal(msgspec.Struct, tag="deal", tag_field="type", kw_only=True):

@@ -7,6 +7,7 @@ import msgspec
 
 from referee.bench.cluster import bench_cluster
 from referee.bench.engine import bench_engine, bench_playouts
+from referee.bench.fairness import SCENARIOS, bench_fairness
 from referee.bench.hostile import bench_hostile
 from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
 from referee.bench.openspiel import OpenSpielMissing, bench_openspiel
@@ -181,3 +182,47 @@ def bench_match_command(variant: str, games: int, concurrency: int, bot: str, as
         f"  wall per decision {result.wall_us_per_decision:,.0f} us; echo wall per round trip "
         f"{result.echo_us_per_round_trip:,.0f} us; timeouts {result.timeouts}",
     )
+
+
+@bench.command("fairness")
+@click.option("--spinners", default=48, show_default=True, type=click.IntRange(1, 4096), help="Busy loops.")
+@click.option("--matches", default=4, show_default=True, type=MATCH_COUNT, help="Seeded matches per scenario.")
+@click.option("--playouts", default=30, show_default=True, type=click.IntRange(1, 100_000), help="Search work.")
+@click.option("--time-per-move", "per_move", default=1.0, show_default=True, type=Seconds(), help="Decision time.")
+@click.option("--scenario", "scenarios", multiple=True, type=click.Choice(SCENARIOS), help="Only these (repeatable).")
+@click.option("--compare", is_flag=True, help="Also play every scenario without control groups (as before them).")
+@click.option("--sandbox", "sandbox_mode", default="on", show_default=True, type=click.Choice(["on", "off"]))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON list.")
+def bench_fairness_command(
+    spinners: int,
+    matches: int,
+    playouts: int,
+    per_move: float,
+    scenarios: tuple[str, ...],
+    compare: bool,
+    sandbox_mode: str,
+    as_json: bool,
+) -> None:
+    """A spinning bot at the search bot's table: the search bot's time per decision (p99) and
+    every seat's time-outs, per way of spinning, with control groups (and without: --compare)."""
+    sandbox = sandbox_for(sandbox_mode, ())
+    if compare and sandbox is None:
+        raise click.UsageError("--compare needs the sandbox: without it or a group, setsid spinners outlive their bot")
+    cases = bench_fairness(
+        spinners=spinners,
+        matches=matches,
+        playouts=playouts,
+        per_move=per_move,
+        scenarios=scenarios or SCENARIOS,
+        compare=compare,
+        sandbox=sandbox,
+    )
+    head = ("spinner", "groups", "decisions", "median ms", "p99 ms", "max ms", "timeouts")
+    lines = ["{:<10} {:<6} {:>9} {:>9} {:>8} {:>8} {:>8}".format(*head)]
+    for case in cases:
+        spinner = "none" if case.scenario == "none" else f"{case.scenario} {case.spinners}"
+        lines.append(
+            f"{spinner:<10} {'yes' if case.groups else 'no':<6} {case.decisions:>9} {case.median_ms:>9.1f} "
+            f"{case.p99_ms:>8.1f} {case.max_ms:>8.1f} {case.timeouts:>8}"
+        )
+    _report(cases, as_json, "\n".join(lines))

@@ -282,7 +282,13 @@ SANDBOX_BIND_OPTION = click.option(
 
 def group_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--group-memory``, ``--group-processes``, ``--group-cpu``: the bounds of each started
-    bot's control group, all its processes together (``referee.sandbox.cgroups``)."""
+    bot's control group, all its processes together (``referee.sandbox.cgroups``), and
+    ``--freeze-idle``."""
+    command = click.option(
+        "--freeze-idle",
+        is_flag=True,
+        help="Freeze each started bot whenever it is not being asked (no thinking on the others' time).",
+    )(command)
     command = click.option(
         "--group-cpu",
         type=click.FloatRange(0.01, 64),

@@ -16,7 +16,7 @@ from referee.replay.html import match_page
 from referee.replay.reader import LogError, LogMatch, NoSuchMatch, read_log
 from referee.replay.record import MatchRecord
 from referee.replay.text import match_lines, seat_lines
-from referee.replay.timing import decision_times, summarize, time_lines
+from referee.replay.timing import decision_cpu, decision_times, summarize, time_lines
 from referee.replay.verify import verify
 
 EXIT_MISMATCH: Final = 1
@@ -136,7 +136,8 @@ def _show(records: list[MatchRecord], round_number: int | None) -> None:
 def _show_times(matches: list[LogMatch], as_json: bool) -> None:
     for index, match in enumerate(matches):
         names = [f"{info.seat} {printable(info.name, 40)}" for info in match.header.seats]
-        summaries = [summarize(seconds) for seconds in decision_times(match)]
+        pairs = zip(decision_times(match), decision_cpu(match), strict=True)
+        summaries = [summarize(wall, cpu) for wall, cpu in pairs]
         if as_json:
             rows = [
                 {"seat": info.seat, "name": info.name, "times": summary}
@@ -146,7 +147,8 @@ def _show_times(matches: list[LogMatch], as_json: bool) -> None:
             continue
         if index:
             click.echo()
-        click.echo(f"match {printable(match.header.match_id, 40)}: time from each request to the reply")
+        match_id = printable(match.header.match_id, 40)
+        click.echo(f"match {match_id}: time from each request to the reply (cpu: the bot's own CPU time)")
         for line in time_lines(list(zip(names, summaries, strict=True))):
             click.echo(line)
 

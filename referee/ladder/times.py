@@ -18,7 +18,7 @@ import msgspec
 from referee.ladder.setup import logs_folder
 from referee.ladder.store import LadderStore
 from referee.replay.reader import LogError, read_log
-from referee.replay.timing import TimeSummary, decision_times, summarize
+from referee.replay.timing import TimeSummary, decision_cpu, decision_times, summarize
 
 
 @dataclass
@@ -34,6 +34,7 @@ class LadderTimes:
 def ladder_times(store: LadderStore) -> LadderTimes:
     """Read every finished match's log and pool each bot's decision times."""
     pooled: dict[str, list[float]] = {name: [] for name, _ in store.bots()}
+    pooled_cpu: dict[str, list[float]] = {}
     read = 0
     unreadable: list[str] = []
     folder = logs_folder(store.path)
@@ -48,7 +49,7 @@ def ladder_times(store: LadderStore) -> LadderTimes:
             matches = [m for m in read_log(path).matches if m.header.match_id == row["match_id"]]
             if not matches:
                 raise LogError(f"no match {row['match_id']} in it")
-            times = decision_times(matches[-1])
+            times, cpu = decision_times(matches[-1]), decision_cpu(matches[-1])
         except (LogError, OSError, msgspec.MsgspecError, ValueError) as err:
             unreadable.append(f"{path}: {err}")
             continue
@@ -56,4 +57,6 @@ def ladder_times(store: LadderStore) -> LadderTimes:
         for seat, seconds in enumerate(times):
             if seat < len(seats):
                 pooled.setdefault(seats[seat], []).extend(seconds)
-    return LadderTimes({name: summarize(times) for name, times in pooled.items()}, read, unreadable)
+                pooled_cpu.setdefault(seats[seat], []).extend(cpu[seat])
+    summaries = {name: summarize(times, pooled_cpu.get(name, ())) for name, times in pooled.items()}
+    return LadderTimes(summaries, read, unreadable)

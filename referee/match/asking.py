@@ -106,13 +106,14 @@ class Asker:
         clock.request_written(start)
         clock.reply_read(seat, start)
         problem: ProtocolError | None = None
+        cpu = link.last_cpu
         try:
             reply = decode_bot(line)
         except ProtocolError as err:
-            self._recorder.received(seat, line, None)
+            self._recorder.received(seat, line, None, cpu)
             problem = err
         else:
-            self._recorder.received(seat, line, reply)
+            self._recorder.received(seat, line, reply, cpu)
         flood = link.flood(self._config.stderr_flood, self._config.queued_lines_flood)
         if flood:
             raise SeatFault(Failure("output_flood", flood))

@@ -95,7 +95,7 @@ class MatchRecorder:
         """A line as written to a seat (``line`` ends with its newline)."""
         self.log.write(Sent(t=self._clock.t(), seat=seat, msg=msgspec.Raw(line[:-1])))
 
-    def received(self, seat: SeatState, line: bytes, reply: BotMessage | None) -> None:
+    def received(self, seat: SeatState, line: bytes, reply: BotMessage | None, cpu: float | None = None) -> None:
         """A reply verbatim while the seat's budget lasts; then as it was read (or, when it could
         not be read, its first bytes), noting how many bytes were left out."""
         if not self.enabled:
@@ -111,7 +111,8 @@ class MatchRecorder:
             kept = line[:CUT_PREFIX]
             cut = len(line) - len(kept)
         text = kept.decode("utf-8", errors="replace")
-        self.log.write(Received(t=self._clock.t(), seat=seat.index, line=text, cut=cut))
+        cpu = round(cpu, 5) if cpu is not None else None
+        self.log.write(Received(t=self._clock.t(), seat=seat.index, line=text, cut=cut, cpu=cpu))
 
     def fault(self, seat: int, failure: Failure, action: str) -> None:
         self.log.write(

@@ -195,3 +195,39 @@ def test_descriptors_across_processes_stay_a_small_part_of_the_file_table(
     held = sum(int(line.split()[1]) for line in text.splitlines() if line.startswith("HELD "))
     assert 0 < held <= DEFAULT_GROUP.processes * 256
     assert stray(marker) == []
+
+
+def cpu_outside_decisions(log: Path, seat: int) -> float:
+    """The bot's CPU time (its group's, at its end) less what it used while being asked."""
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    asked = sum(e["cpu"] for e in entries if e["type"] == "recv" and e["seat"] == seat and e.get("cpu") is not None)
+    return float(stderr_entry(log, seat)["cpu_seconds"]) - asked
+
+
+@pytest.mark.parametrize("sandboxed", [False, True], ids=["bare", "sandboxed"])
+def test_freeze_idle_stops_a_bot_thinking_on_the_others_time(tmp_path: Path, sandboxed: bool) -> None:
+    """A bot that spins a thread all match long, at a table of slow bots: frozen whenever it is
+    not asked, it uses CPU only for its start and its own decisions; not frozen, it spins
+    through the others' turns. Each reply's CPU time is in the log (``recv`` ``cpu``)."""
+    marker = uuid.uuid4().hex
+    spinner = f"{sys.executable} {ROOT}/referee/bench/spinner_bot.py threads 1"
+    slow = f"{sys.executable} {ROOT}/tests/bots/hostile_bot.py slow {marker}"
+    outside: dict[bool, float] = {}
+    box = sandbox() if sandboxed else None
+    for freeze in (True, False):
+        log = tmp_path / f"freeze-{freeze}.jsonl"
+
+        async def guarded(log: Path = log, freeze: bool = freeze) -> MatchOutcome:
+            with trio.fail_after(300):
+                limits = BotLimits(freeze_idle=freeze, sandbox=box)
+                return await play_match([spinner, slow, slow, slow], SHORT, seed=3, config=ROOMY, log_path=log,
+                                        limits=limits)  # fmt: skip
+
+        outcome = trio.run(guarded)
+        assert [s.status for s in outcome.seats] == ["ok"] * 4
+        assert verified(log) == "verified"
+        outside[freeze] = cpu_outside_decisions(log, 0)
+    print(f"CPU outside its decisions: frozen {outside[True]:.3f} s, not frozen {outside[False]:.3f} s")
+    assert outside[True] * 3 < outside[False], outside
+    assert stray(marker) == []
+    assert our_groups() == []

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from referee.replay.reader import read_log
-from referee.replay.timing import decision_times, summarize
+from referee.replay.timing import decision_cpu, decision_times, summarize
 from tests.replay.helpers import MatchLogs, replay
 
 REQUESTS = {"pass_request", "play_request", "declare_request", "moon_request"}
@@ -63,7 +63,7 @@ def test_replay_times_prints_each_seat(match_log: MatchLogs, tmp_path: Path) -> 
     result = replay(path, "--times")
     assert result.exit_code == 0, result.output
     row = next(line for line in result.output.splitlines() if line.startswith("1 "))
-    assert row.split()[-5:] == [str(asked[1]), "250.0", "250.0", "250.0", "250.0"]
+    assert row.split()[2:7] == [str(asked[1]), "250.0", "250.0", "250.0", "250.0"]  # then the CPU columns
     data = json.loads(replay(path, "--times", "--json").output)
     assert data["seats"][1]["times"]["decisions"] == asked[1]
     assert replay(path, "--times", "--verify").exit_code == 2
@@ -94,3 +94,40 @@ def test_a_crafted_log_is_timed_without_a_crash(match_log: MatchLogs, tmp_path: 
     result = replay(crafted_path, "--times")
     assert result.exit_code == 0, result.output
     assert "inf" not in result.output
+
+
+def with_cpu(source: Path, target: Path) -> None:
+    """Copy the log giving each reply of seat 2 a CPU time of 5 ms, seat 3's first a crafted
+    negative one, seats 0 and 1 none (an older log, no group)."""
+    crafted = iter(["0.004", "-1.0"])  # its hello, then its first reply; JSON has no NaN, msgspec refuses 1e999
+    lines = []
+    for line in source.read_text().splitlines():
+        entry = json.loads(line)
+        entry.pop("cpu", None)
+        text = json.dumps(entry, separators=(",", ":"))
+        if entry["type"] == "recv" and entry["seat"] == 2:
+            text = text[:-1] + ',"cpu":0.005}'
+        elif entry["type"] == "recv" and entry["seat"] == 3:
+            text = text[:-1] + f',"cpu":{next(crafted, "0.004")}}}'
+        lines.append(text)
+    target.write_text("\n".join(lines) + "\n")
+
+
+def test_cpu_per_decision_is_read_beside_the_wall_time(match_log: MatchLogs, tmp_path: Path) -> None:
+    path = tmp_path / "cpu.jsonl"
+    with_cpu(match_log("american"), path)
+    match = read_log(path).matches[0]
+    cpu = decision_cpu(match)
+    walls = decision_times(match)
+    assert cpu[0] == [] and cpu[1] == []
+    assert cpu[2] == [0.005] * len(walls[2])
+    assert cpu[3] == [0.0] + [0.004] * (len(walls[3]) - 1)  # -1 read as 0
+    summary = summarize(walls[2], cpu[2])
+    assert summary is not None and (summary.cpu_median_ms, summary.cpu_p99_ms) == (5.0, 5.0)
+    plain = summarize(walls[0], cpu[0])
+    assert plain is not None and plain.cpu_median_ms is None
+    lines = replay("--times", path).output.splitlines()
+    assert lines[1].endswith("cpu median  cpu p99")
+    assert lines[2].endswith("-        -") and lines[4].endswith("5.0      5.0")
+    data = json.loads(replay("--times", "--json", path).output)
+    assert data["seats"][2]["times"]["cpu_p99_ms"] == 5.0 and data["seats"][0]["times"]["cpu_p99_ms"] is None

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import subprocess
 import tomllib
 from pathlib import Path
 
@@ -21,8 +20,10 @@ import msgspec
 
 from referee.errors import RefereeError
 from referee.hints import exit_text
+from referee.match.seats.building import BUILD_TIMEOUT, run_build
 from referee.names import MAX_NAME, printable, safe_name
 from referee.sandbox.bwrap import Sandbox, SandboxUnavailable
+from referee.sandbox.cgroups import CgroupError
 
 
 class BotConfigError(RefereeError):
@@ -33,6 +34,8 @@ class BotEntry(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     command: str
     build: str | None = None
+    build_timeout: float | None = msgspec.field(default=None)
+    """Seconds the build may take (default ``BUILD_TIMEOUT``, 600); then it is ended."""
 
 
 class BotList(msgspec.Struct, frozen=True, kw_only=True):
@@ -178,28 +181,29 @@ def build(entry: BotEntry, cwd: str | Path, sandbox: Sandbox | None = None) -> N
         if sandbox is not None:
             launch = sandbox.wrap(args, cwd, sandbox.environment(None), build=True)
             args = launch.argv
-        done = subprocess.run(
-            args,
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            check=False,
-            pass_fds=launch.pass_fds if launch is not None else (),
-        )
-    except OSError as err:
-        raise BotConfigError(f"building {entry.name}: cannot run its build in {cwd}: {err.strerror or err}") from None
+        timeout = entry.build_timeout if entry.build_timeout is not None else BUILD_TIMEOUT
+        done = run_build(args, cwd, pass_fds=launch.pass_fds if launch is not None else (), timeout=timeout)
+    except (OSError, CgroupError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise BotConfigError(f"building {entry.name}: cannot run its build in {cwd}: {reason}") from None
     except SandboxUnavailable as err:
         raise BotConfigError(f"building {entry.name}: {err}") from None
     finally:
         if launch is not None:
             launch.close()
     if done.returncode != 0:
-        lines = (done.stdout + done.stderr).splitlines()
+        lines = done.tail.splitlines()
         shown = lines[-BUILD_OUTPUT_LINES:]
-        cut = f" (last {len(shown)} of {len(lines)} lines)" if len(lines) > len(shown) else ""
+        cut = f" (last {len(shown)} lines" + (
+            f"; {done.dropped_bytes:,} bytes before them not kept)" if done.dropped_bytes else f" of {len(lines)})"
+        )
+        cut = cut if len(lines) > len(shown) or done.dropped_bytes else ""
         output = "".join(f"\n  | {printable(line, 300)}" for line in shown) if shown else "\n  (no output)"
+        how = (
+            exit_text(done.returncode)
+            if done.returncode is not None
+            else f"was ended after its {timeout:g} s (build_timeout)"
+        )
         raise BotConfigError(
-            f"building {entry.name} failed: sh -c {shlex.quote(entry.build)} in {cwd} {exit_text(done.returncode)}"
-            f"{cut}:{output}"
+            f"building {entry.name} failed: sh -c {shlex.quote(entry.build)} in {cwd} {how}{cut}:{output}"
         )

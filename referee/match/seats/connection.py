@@ -118,6 +118,7 @@ async def handshake(connection: BotConnection, startup: float, admit: Admit | No
             refused = admit(reply) if admit is not None else None
             if refused is None:
                 connection.hello = reply
+                link.idle()
                 return
             connection.failure = refused
     failure = connection.failure

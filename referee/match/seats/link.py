@@ -75,6 +75,9 @@ class BotLimits(msgspec.Struct, frozen=True, kw_only=True):
     """Processes and threads (RLIMIT_NPROC) the bot's uid may have (default: none, or the
     sandbox's ``process_limit``)."""
     group: BotGroupLimits | None = DEFAULT_GROUP
+    freeze_idle: bool = False
+    """Freeze the bot's group whenever it is not being asked (``--freeze-idle``): no thinking
+    on the others' time, no CPU taken from them, no timing channel while frozen."""
     """The bounds of the whole bot, all its processes together, in a control group of its own
     (``referee.sandbox.cgroups``) where the machine allows one; ``None``: no group."""
 
@@ -199,6 +202,12 @@ class BotLink:
 
     written_at = 0.0
     """trio's time when the last ``exchange`` finished writing: its request's clock starts then."""
+    last_cpu: float | None = None
+    """CPU seconds all the bot's processes used during the last ``exchange`` (from its control
+    group; ``None`` where it has none)."""
+
+    def idle(self) -> None:
+        """Called once the bot is not being asked (after its handshake): nothing by default."""
 
     async def exchange(self, data: bytes) -> bytes:
         """Write ``data`` (queued lines ending with a request) and read the next line: a
@@ -331,6 +340,8 @@ class ProcessLink(FdLink):
         self.limits = limits or BotLimits()
         self._over: str | None = None
         self._cpu_seconds: float | None = None
+        self._meter = group.cpu_meter() if group is not None else None
+        self._freeze = group.freezer() if group is not None and self.limits.freeze_idle else None
         self._stderr = bytearray()
         self._stderr_dropped = 0
         self._stderr_checked = 0
@@ -411,6 +422,35 @@ class ProcessLink(FdLink):
                 room = STDERR_CAP - len(self._stderr)
                 self._stderr += data[: max(room, 0)]
                 self._stderr_dropped += max(len(data) - max(room, 0), 0)
+
+    async def exchange(self, data: bytes) -> bytes:
+        """A decision, with the CPU time all the bot's processes used meanwhile (``last_cpu``,
+        from its control group) and, with ``--freeze-idle``, its group thawed only for it."""
+        meter, freeze = self._meter, self._freeze
+        if meter is None:
+            return await super().exchange(data)
+        if freeze is not None:
+            self._switch(freeze, False)
+        before = meter()
+        try:
+            return await super().exchange(data)
+        finally:
+            with contextlib.suppress(OSError, ValueError, KeyError):
+                self.last_cpu = meter() - before
+            if freeze is not None:
+                self._switch(freeze, True)
+
+    def idle(self) -> None:
+        """Between decisions: with ``--freeze-idle`` the bot's group is frozen (after its
+        handshake, so it cannot think on the others' time before its first request either)."""
+        if self._freeze is not None:
+            self._switch(self._freeze, True)
+
+    def _switch(self, freeze: Callable[[bool], None], frozen: bool) -> None:
+        if self.group is None:  # ended: nothing left to freeze
+            return
+        with contextlib.suppress(OSError):
+            freeze(frozen)
 
     async def _watch_exit(self) -> None:
         """When the bot program exits, end its whole process group (and control group): a
@@ -503,6 +543,8 @@ class ProcessLink(FdLink):
             self._ended.set()
 
     async def _end(self, grace: float) -> None:
+        if self._freeze is not None:
+            self._switch(self._freeze, False)  # a frozen bot could not read its end of input, nor exit
         with trio.CancelScope(shield=True):
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 await self._stdin.aclose()

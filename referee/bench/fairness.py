@@ -1,0 +1,106 @@
+"""``referee bench fairness``: does a bot that spins slow down its neighbours?
+
+A table of the search bot (fixed work: ``--playouts``, so its time per decision measures the
+CPU it gets, not its clock), a spinner (``spinner_bot.py``: ``N`` busy loops as threads,
+processes or ``setsid`` processes, started at its hello) and two random bots. Each scenario
+plays the same seeded matches; the search bot's time per decision comes from the logs
+(``referee.replay.timing``), with every seat's time-outs. The baseline has a random bot where
+the spinner sits. With ``--compare`` every scenario is also played without control groups
+(``BotLimits(group=None)``: what the referee did before them). Figures go to
+``docs/performance.md``; no test asserts a speed.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import msgspec
+import trio
+
+from referee.match.config import MatchConfig
+from referee.match.play import play_match
+from referee.match.seats.link import BotLimits
+from referee.replay.reader import read_log
+from referee.replay.timing import decision_times, summarize
+from referee.rules.presets import ruleset
+from referee.sandbox.bwrap import Sandbox
+
+SPINNER = Path(__file__).resolve().parent / "spinner_bot.py"
+REPO = Path(__file__).resolve().parents[2]
+SCENARIOS = ("none", "threads", "processes", "setsid")
+
+
+class FairnessCase(msgspec.Struct, frozen=True, kw_only=True):
+    scenario: str
+    """``none`` (no spinner at the table), ``threads``, ``processes`` or ``setsid``."""
+    spinners: int
+    groups: bool
+    """Whether every bot had its control group."""
+    matches: int
+    decisions: int
+    """The search bot's decisions timed."""
+    median_ms: float
+    p99_ms: float
+    max_ms: float
+    timeouts: int
+    """Seats dropped for a time-out (any seat) over all the matches."""
+    seconds: float
+
+
+def _table(scenario: str, spinners: int, playouts: int) -> list[str]:
+    python = sys.executable
+    search = f"{python} {REPO}/sample_bots/python/search_bot.py --playouts {playouts}"
+    random_bot = f"{python} {REPO}/sample_bots/python/random_bot.py"
+    middle = random_bot if scenario == "none" else f"{python} {SPINNER} {scenario} {spinners}"
+    return [search, middle, random_bot, random_bot]
+
+
+def bench_fairness(
+    *,
+    spinners: int = 48,
+    matches: int = 4,
+    playouts: int = 30,
+    per_move: float = 1.0,
+    scenarios: tuple[str, ...] = SCENARIOS,
+    compare: bool = False,
+    sandbox: Sandbox | None = None,
+) -> list[FairnessCase]:
+    """Every scenario (each without groups too when ``compare``), ``matches`` seeded matches each."""
+    rules = ruleset("american", {"end": "rounds", "rounds": 2})
+    config = MatchConfig(per_decision=per_move, bank=10.0, startup=30.0)
+    cases: list[FairnessCase] = []
+    with tempfile.TemporaryDirectory(prefix="fairness-") as folder:
+        for scenario in scenarios:
+            for groups in (True, False) if compare else (True,):
+                limits = BotLimits(sandbox=sandbox) if groups else BotLimits(sandbox=sandbox, group=None)
+                seats = _table(scenario, spinners, playouts)
+                times: list[float] = []
+                timeouts = 0
+                start = time.perf_counter()
+                for number in range(matches):
+                    log = Path(folder) / f"{scenario}-{groups}-{number}.jsonl"
+                    play = functools.partial(play_match, seats, rules, config=config, cwd=REPO, limits=limits)
+                    outcome = trio.run(functools.partial(play, seed=number + 1, log_path=log))
+                    timeouts += [s.status for s in outcome.seats].count("timeout")
+                    times += decision_times(read_log(log).matches[0])[0]
+                summary = summarize(times)
+                assert summary is not None
+                cases.append(
+                    FairnessCase(
+                        scenario=scenario,
+                        spinners=0 if scenario == "none" else spinners,
+                        groups=groups,
+                        matches=matches,
+                        decisions=summary.decisions,
+                        median_ms=summary.median_ms,
+                        p99_ms=summary.p99_ms,
+                        max_ms=summary.max_ms,
+                        timeouts=timeouts,
+                        seconds=round(time.perf_counter() - start, 2),
+                    )
+                )
+    return cases
