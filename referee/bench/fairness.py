@@ -40,6 +40,8 @@ class FairnessCase(msgspec.Struct, frozen=True, kw_only=True):
     spinners: int
     groups: bool
     """Whether every bot had its control group."""
+    freeze_idle: bool = False
+    """Whether every bot's group was frozen while it was not being asked."""
     matches: int
     decisions: int
     """The search bot's decisions timed."""
@@ -67,6 +69,7 @@ def bench_fairness(
     per_move: float = 1.0,
     scenarios: tuple[str, ...] = SCENARIOS,
     compare: bool = False,
+    freeze_idle: bool = False,
     sandbox: Sandbox | None = None,
 ) -> list[FairnessCase]:
     """Every scenario (each without groups too when ``compare``), ``matches`` seeded matches each."""
@@ -76,7 +79,9 @@ def bench_fairness(
     with tempfile.TemporaryDirectory(prefix="fairness-") as folder:
         for scenario in scenarios:
             for groups in (True, False) if compare else (True,):
-                limits = BotLimits(sandbox=sandbox) if groups else BotLimits(sandbox=sandbox, group=None)
+                limits = BotLimits(sandbox=sandbox, freeze_idle=freeze_idle and groups)
+                if not groups:
+                    limits = BotLimits(sandbox=sandbox, group=None)
                 seats = _table(scenario, spinners, playouts)
                 times: list[float] = []
                 timeouts = 0
@@ -94,6 +99,7 @@ def bench_fairness(
                         scenario=scenario,
                         spinners=0 if scenario == "none" else spinners,
                         groups=groups,
+                        freeze_idle=freeze_idle and groups,
                         matches=matches,
                         decisions=summary.decisions,
                         median_ms=summary.median_ms,

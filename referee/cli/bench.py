@@ -5,9 +5,10 @@ from __future__ import annotations
 import click
 import msgspec
 
+from referee.bench.channels import CHANNELS, PERIODS, bench_channels
 from referee.bench.cluster import bench_cluster
 from referee.bench.engine import bench_engine, bench_playouts
-from referee.bench.fairness import SCENARIOS, bench_fairness
+from referee.bench.fairness import SCENARIOS, FairnessCase, bench_fairness
 from referee.bench.hostile import bench_hostile
 from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
 from referee.bench.openspiel import OpenSpielMissing, bench_openspiel
@@ -191,6 +192,7 @@ def bench_match_command(variant: str, games: int, concurrency: int, bot: str, as
 @click.option("--time-per-move", "per_move", default=1.0, show_default=True, type=Seconds(), help="Decision time.")
 @click.option("--scenario", "scenarios", multiple=True, type=click.Choice(SCENARIOS), help="Only these (repeatable).")
 @click.option("--compare", is_flag=True, help="Also play every scenario without control groups (as before them).")
+@click.option("--freeze-idle", is_flag=True, help="Freeze each bot's group while it is not being asked.")
 @click.option("--sandbox", "sandbox_mode", default="on", show_default=True, type=click.Choice(["on", "off"]))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list.")
 def bench_fairness_command(
@@ -200,6 +202,7 @@ def bench_fairness_command(
     per_move: float,
     scenarios: tuple[str, ...],
     compare: bool,
+    freeze_idle: bool,
     sandbox_mode: str,
     as_json: bool,
 ) -> None:
@@ -215,6 +218,7 @@ def bench_fairness_command(
         per_move=per_move,
         scenarios=scenarios or SCENARIOS,
         compare=compare,
+        freeze_idle=freeze_idle,
         sandbox=sandbox,
     )
     head = ("spinner", "groups", "decisions", "median ms", "p99 ms", "max ms", "timeouts")
@@ -222,7 +226,34 @@ def bench_fairness_command(
     for case in cases:
         spinner = "none" if case.scenario == "none" else f"{case.scenario} {case.spinners}"
         lines.append(
-            f"{spinner:<10} {'yes' if case.groups else 'no':<6} {case.decisions:>9} {case.median_ms:>9.1f} "
+            f"{spinner:<10} {_groups_column(case):<6} {case.decisions:>9} {case.median_ms:>9.1f} "
             f"{case.p99_ms:>8.1f} {case.max_ms:>8.1f} {case.timeouts:>8}"
+        )
+    _report(cases, as_json, "\n".join(lines))
+
+
+def _groups_column(case: FairnessCase) -> str:
+    if not case.groups:
+        return "no"
+    return "frozen" if case.freeze_idle else "yes"
+
+
+@bench.command("channels")
+@click.option("--channel", "channels", multiple=True, type=click.Choice(CHANNELS), help="Only these (repeatable).")
+@click.option("--period", "periods", multiple=True, type=Seconds(), help="Slot lengths in seconds (repeatable).")
+@click.option("--bits", default=400, show_default=True, type=click.IntRange(8, 100_000), help="Bits sent per case.")
+@click.option("--sandbox", "sandbox_mode", default="on", show_default=True, type=click.Choice(["on", "off"]))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON list.")
+def bench_channels_command(
+    channels: tuple[str, ...], periods: tuple[float, ...], bits: int, sandbox_mode: str, as_json: bool
+) -> None:
+    """Two sandboxed processes signal each other through a kernel facility they share: bits
+    sent, errors, and the capacity at that error rate."""
+    cases = bench_channels(sandbox_for(sandbox_mode, ()), channels or CHANNELS, periods or PERIODS, bits)
+    lines = [f"{'channel':<8} {'slot ms':>8} {'bits':>6} {'errors':>6} {'raw bit/s':>9} {'capacity bit/s':>14}"]
+    for case in cases:
+        lines.append(
+            f"{case.channel:<8} {case.period_ms:>8.1f} {case.bits:>6} {case.errors:>6} "
+            f"{case.raw_bits_per_second:>9.1f} {case.capacity_bits_per_second:>14.1f}"
         )
     _report(cases, as_json, "\n".join(lines))

@@ -12,7 +12,11 @@ mount. The filter refuses, with EPERM, ``add_key``, ``request_key``, ``keyctl``,
 x86-64 would slip past the numbers); ``clone3``, whose flags a classic filter cannot read, gets
 ENOSYS so that the C library falls back to ``clone``, and so do ``inotify_init``,
 ``inotify_init1``, ``inotify_add_watch`` and ``fanotify_init`` (ENOSYS: a library that watches
-files where it can falls back to looking again, as on a system without them). Everything
+files where it can falls back to looking again, as on a system without them). File locks
+(``flock`` and the lock commands of ``fcntl``) succeed without doing anything: two bots that
+both see a read-only file in ``/usr`` passed 5,000 bit/s without an error by locking it (one
+holds the lock for a 1, the other tries it; ``referee bench channels``); a bot's own processes
+lose locking among themselves, which no sample bot uses. Everything
 else is allowed: this is a fence around known channels, not a whitelist. Only x86-64 and
 AArch64 have a filter (``None`` elsewhere, and the docs say so).
 """
@@ -37,6 +41,10 @@ X32_BIT: Final = 0x40000000
 _ARCH_OFFSET: Final = 4
 _NR_OFFSET: Final = 0
 _ARG0_OFFSET: Final = 16
+_ARG1_OFFSET: Final = 24
+LOCK_COMMANDS: Final = (5, 6, 7, 36, 37, 38)
+"""``fcntl`` commands of file locks: ``F_GETLK``, ``F_SETLK``, ``F_SETLKW`` and their ``F_OFD_``
+twins (the same numbers on x86-64 and AArch64)."""
 
 
 class Arch(NamedTuple):
@@ -49,6 +57,8 @@ class Arch(NamedTuple):
     clone3: int
     watchers: tuple[int, ...]
     """``inotify_init`` (x86-64 only), ``inotify_init1``, ``inotify_add_watch``, ``fanotify_init``."""
+    flock: int
+    fcntl: int
 
 
 ARCHES: Final = {
@@ -61,6 +71,8 @@ ARCHES: Final = {
         clone=56,
         clone3=435,
         watchers=(253, 294, 254, 300),
+        flock=73,
+        fcntl=72,
     ),
     "aarch64": Arch(
         audit=0xC00000B7,
@@ -71,6 +83,8 @@ ARCHES: Final = {
         clone=220,
         clone3=435,
         watchers=(26, 27, 262),
+        flock=32,
+        fcntl=25,
     ),
 }
 
@@ -93,13 +107,18 @@ def bot_filter(machine: str | None = None) -> bytes | None:
         *[(_JEQ, nr, "eperm", None) for nr in refused],
         (_JEQ, arch.clone3, "enosys", None),
         *[(_JEQ, nr, "enosys", None) for nr in arch.watchers],
+        (_JEQ, arch.flock, "noop", None),
+        (_JEQ, arch.fcntl, "fcntl", None),
         (_JEQ, arch.clone, "clone", "allow"),
     ]
+    locks: list[tuple[int, int, str | None, str | None]] = [(_JEQ, c, "noop", None) for c in LOCK_COMMANDS[:-1]]
     labels: dict[str, list[tuple[int, int, str | None, str | None]]] = {  # in order: every jump is forward
         "clone": [(_LD_W_ABS, _ARG0_OFFSET, None, None), (_JSET, CLONE_NEWUSER, "eperm", "allow")],
+        "fcntl": [(_LD_W_ABS, _ARG1_OFFSET, None, None), *locks, (_JEQ, LOCK_COMMANDS[-1], "noop", "allow")],
         "allow": [(_RET, _ALLOW, None, None)],
         "eperm": [(_RET, _ERRNO | EPERM, None, None)],
         "enosys": [(_RET, _ERRNO | ENOSYS, None, None)],
+        "noop": [(_RET, _ERRNO | 0, None, None)],  # "succeeds" without doing anything
     }
     layout = list(program)
     where: dict[str, int] = {}

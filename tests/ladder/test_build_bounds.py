@@ -5,7 +5,6 @@ process it made, and the message says which."""
 from __future__ import annotations
 
 import resource
-import subprocess
 import uuid
 from pathlib import Path
 
@@ -13,10 +12,7 @@ import pytest
 
 from referee.match.seats.bot_config import BotConfigError, BotEntry, build
 from referee.match.seats.building import KEPT_BYTES, run_build
-
-
-def stray(marker: str) -> list[str]:
-    return subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False).stdout.split()
+from tests.shared import stray
 
 
 def test_a_build_printing_a_gigabyte_keeps_only_its_end(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import uuid
 from pathlib import Path
@@ -22,13 +21,12 @@ from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import play_match
 from referee.match.seats.link import DEFAULT_GROUP, BotLimits
-from referee.replay.reader import read_log
-from referee.replay.verify import verify
 from referee.rules import ruleset
 from referee.sandbox import bwrap
 from referee.sandbox.bwrap import Sandbox, SandboxUnavailable, choose_sandbox
 from referee.sandbox.cgroups import BotGroupLimits, CgroupHost
 from referee.sandbox.groups import bot_groups
+from tests.shared import stray, verified
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = f"{sys.executable} {ROOT}/tests/bots/first_legal_bot.py"
@@ -46,11 +44,6 @@ def attacker(mode: str, marker: str, *extra: str) -> str:
     return " ".join([sys.executable, f"{ROOT}/tests/bots/resource_bot.py", mode, marker, *extra])
 
 
-def stray(marker: str) -> list[int]:
-    found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False)
-    return [int(pid) for pid in found.stdout.split()]
-
-
 def sandbox() -> Sandbox:
     try:
         chosen = choose_sandbox("on", pytest.fail)
@@ -66,12 +59,6 @@ def play(bot: str, log: Path, limits: BotLimits) -> MatchOutcome:
             return await play_match([bot, GOOD, GOOD, GOOD], SHORT, seed=3, config=ROOMY, log_path=log, limits=limits)
 
     return trio.run(guarded)
-
-
-def verified(log: Path) -> str:
-    record = verify(read_log(log).matches[0])
-    assert record.verification is not None
-    return record.verification.status
 
 
 def stderr_entry(log: Path, seat: int) -> dict[str, Any]:

@@ -7,6 +7,7 @@ run inside it."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -281,6 +282,26 @@ def test_file_watches_are_refused(tmp_path: Path) -> None:
     )
     outside = subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=False, timeout=30)
     assert not outside.stdout.startswith("inotify_init1 -1"), outside.stdout + outside.stderr
+
+
+def test_file_locks_do_nothing_inside(tmp_path: Path) -> None:
+    """A lock on a file two bots both see (in /usr) is a channel of 5,000 bit/s between them:
+    inside, flock and fcntl's lock commands succeed without locking, so a second process
+    always gets the lock; outside, the same script finds it taken."""
+    script = (
+        f"{PY} -c \"import fcntl, os, struct, subprocess, sys; "
+        "fd = os.open('/usr/bin/env', os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); "
+        "fcntl.fcntl(fd, fcntl.F_SETLK, struct.pack('hh4xqqi4x', fcntl.F_RDLCK, 0, 0, 0, 0)); "
+        "probe = ('import fcntl, os, struct; fd = os.open(\\'/usr/bin/env\\', os.O_RDONLY); '"
+        " 'got = fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack(\\'hh4xqqi4x\\', fcntl.F_WRLCK, 0, 0, 0, 0)); '"
+        " 'fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); print(\\'flock free\\', flush=True); '"
+        " 'print(\\'posix\\', struct.unpack(\\'hh4xqqi4x\\', got)[0])'); "
+        "subprocess.run([sys.executable, '-c', probe])\""
+    )
+    inside = run_inside(tmp_path, script)
+    assert inside.stdout.splitlines() == ["flock free", f"posix {fcntl.F_WRLCK}"], inside.stdout + inside.stderr
+    outside = subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=False, timeout=30)
+    assert "flock free" not in outside.stdout and "BlockingIOError" in outside.stderr, outside.stdout + outside.stderr
 
 
 def test_the_referees_folder_and_shared_folders_are_not_seen_whole(tmp_path: Path) -> None:

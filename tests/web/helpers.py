@@ -15,8 +15,6 @@ from protocol.cards import ALL_CODES
 from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import play_match
-from referee.replay.reader import read_log
-from referee.replay.verify import verify
 from referee.rules import ruleset
 from referee.web.server import WebSeat, WebSeatServer
 from tests.web.client import Closed, WsClient
@@ -161,9 +159,3 @@ async def play_web(
 async def _join_and_play(person: Person) -> None:
     client = await person.join()
     await person.play(client)
-
-
-def verified(log: Path) -> str:
-    record = verify(read_log(log).matches[0])
-    assert record.verification is not None
-    return record.verification.status

@@ -17,7 +17,8 @@ from pathlib import Path
 from playwright.sync_api import Page
 
 from tests.browser import chromium_page, page_address
-from tests.web.helpers import RANDOM, ROOT, verified
+from tests.shared import verified
+from tests.web.helpers import RANDOM, ROOT
 
 
 class Referee:

@@ -12,8 +12,9 @@ import trio
 
 from referee.match.config import MatchConfig
 from referee.web.server import WebSeat
+from tests.shared import verified
 from tests.web.client import Closed, Refused, WsClient
-from tests.web.helpers import Person, play_web, verified
+from tests.web.helpers import Person, play_web
 
 
 async def test_a_person_plays_a_whole_round_and_the_log_verifies(tmp_path: Path) -> None:

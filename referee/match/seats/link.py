@@ -108,7 +108,7 @@ class BotLimits(msgspec.Struct, frozen=True, kw_only=True):
 INTERRUPTED = "interrupted: the time for the decision ran out"
 
 
-def _grouped(limits: BotLimits, name: str) -> tuple[BotGroup | None, Callable[[], None]]:
+def grouped(limits: BotLimits, name: str) -> tuple[BotGroup | None, Callable[[], None]]:
     """The bot's control group (made now, when the machine has groups and ``limits`` asks for
     one) and what its child runs before exec: join the group first (as root, before any limit
     could stop it), then set the resource limits."""
@@ -383,7 +383,7 @@ class ProcessLink(FdLink):
             launch, pass_fds = None, ()
         group = None
         try:
-            group, preexec = _grouped(limits, os.path.basename(args[0]))
+            group, preexec = grouped(limits, os.path.basename(args[0]))
             process = await spawn(args, cwd=folder, env=env, preexec_fn=preexec, nursery=nursery, pass_fds=pass_fds)
         except (OSError, CgroupError) as err:
             if group is not None:
