@@ -25,7 +25,7 @@ from referee.match.config import MatchConfig
 from referee.match.play import play_match
 from referee.match.seats.link import BotLimits
 from referee.replay.reader import read_log
-from referee.replay.timing import decision_times, summarize
+from referee.replay.timing import decision_cpu, decision_times, summarize
 from referee.rules.presets import ruleset
 from referee.sandbox.bwrap import Sandbox
 
@@ -48,6 +48,10 @@ class FairnessCase(msgspec.Struct, frozen=True, kw_only=True):
     median_ms: float
     p99_ms: float
     max_ms: float
+    waited_p99_ms: float | None = None
+    """The p99 of each decision's wall time less the search bot's own CPU time in it (from its
+    control group): time it was ready to think and did not get a core, the share a neighbour
+    took. Its own work varies (a pass costs it 80 to 120 ms, a late play 5), this does not."""
     timeouts: int
     """Seats dropped for a time-out (any seat) over all the matches."""
     seconds: float
@@ -84,6 +88,7 @@ def bench_fairness(
                     limits = BotLimits(sandbox=sandbox, group=None)
                 seats = _table(scenario, spinners, playouts)
                 times: list[float] = []
+                waited: list[float] = []
                 timeouts = 0
                 start = time.perf_counter()
                 for number in range(matches):
@@ -91,9 +96,14 @@ def bench_fairness(
                     play = functools.partial(play_match, seats, rules, config=config, cwd=REPO, limits=limits)
                     outcome = trio.run(functools.partial(play, seed=number + 1, log_path=log))
                     timeouts += [s.status for s in outcome.seats].count("timeout")
-                    times += decision_times(read_log(log).matches[0])[0]
+                    match = read_log(log).matches[0]
+                    wall, cpu = decision_times(match)[0], decision_cpu(match)[0]
+                    times += wall
+                    if len(cpu) == len(wall):
+                        waited += [max(0.0, w - c) for w, c in zip(wall, cpu, strict=True)]
                 summary = summarize(times)
                 assert summary is not None
+                waits = summarize(waited)
                 cases.append(
                     FairnessCase(
                         scenario=scenario,
@@ -105,6 +115,7 @@ def bench_fairness(
                         median_ms=summary.median_ms,
                         p99_ms=summary.p99_ms,
                         max_ms=summary.max_ms,
+                        waited_p99_ms=waits.p99_ms if waits is not None else None,
                         timeouts=timeouts,
                         seconds=round(time.perf_counter() - start, 2),
                     )

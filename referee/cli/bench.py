@@ -221,13 +221,14 @@ def bench_fairness_command(
         freeze_idle=freeze_idle,
         sandbox=sandbox,
     )
-    head = ("spinner", "groups", "decisions", "median ms", "p99 ms", "max ms", "timeouts")
-    lines = ["{:<10} {:<6} {:>9} {:>9} {:>8} {:>8} {:>8}".format(*head)]
+    head = ("spinner", "groups", "decisions", "median ms", "p99 ms", "max ms", "waited p99", "timeouts")
+    lines = ["{:<12} {:<6} {:>9} {:>9} {:>8} {:>8} {:>10} {:>8}".format(*head)]
     for case in cases:
         spinner = "none" if case.scenario == "none" else f"{case.scenario} {case.spinners}"
+        waited = f"{case.waited_p99_ms:.1f}" if case.waited_p99_ms is not None else "-"
         lines.append(
-            f"{spinner:<10} {_groups_column(case):<6} {case.decisions:>9} {case.median_ms:>9.1f} "
-            f"{case.p99_ms:>8.1f} {case.max_ms:>8.1f} {case.timeouts:>8}"
+            f"{spinner:<12} {_groups_column(case):<6} {case.decisions:>9} {case.median_ms:>9.1f} "
+            f"{case.p99_ms:>8.1f} {case.max_ms:>8.1f} {waited:>10} {case.timeouts:>8}"
         )
     _report(cases, as_json, "\n".join(lines))
 

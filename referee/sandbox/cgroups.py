@@ -396,6 +396,8 @@ class CgroupHost:
         self.bases = bases
         """Controller -> this referee's folder in its hierarchy (v2: the same folder for all)."""
         self._groups: list[BotGroup] = []
+        self._named: dict[str, int] = {}
+        """The last number given to each group name (``bot-x``, ``bot-x-2``...)."""
 
     def create(self, name: str, limits: BotGroupLimits | None = None) -> BotGroup:
         """Make a group for the bot ``name`` (sanitized; ``-2``, ``-3``... when taken) in every
@@ -403,7 +405,11 @@ class CgroupHost:
         stem = _safe_name(name)
         bases = list(dict.fromkeys(self.bases.values()))
         self._groups = [g for g in self._groups if not g.removed]
-        for number in range(1, 1000):
+        first = self._named.get(stem, 0) + 1
+        for number in range(first, first + 1000):
+            # a name is never used twice by one host: a group being removed in another thread
+            # (folder by folder, again after EBUSY) must not take a new group's folders with it
+            self._named[stem] = number
             folder_name = stem if number == 1 else f"{stem}-{number}"
             made: list[Path] = []
             try:

@@ -16,6 +16,7 @@ import resource
 import shlex
 import shutil
 import signal
+import subprocess
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -385,7 +386,7 @@ class ProcessLink(FdLink):
         try:
             group, preexec = grouped(limits, os.path.basename(args[0]))
             process = await spawn(args, cwd=folder, env=env, preexec_fn=preexec, nursery=nursery, pass_fds=pass_fds)
-        except (OSError, CgroupError) as err:
+        except (OSError, CgroupError, subprocess.SubprocessError) as err:
             if group is not None:
                 with contextlib.suppress(CgroupError, OSError):
                     group.remove()
