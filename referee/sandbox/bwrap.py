@@ -299,10 +299,11 @@ def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Se
     return unique
 
 
-TRANSIENT_ERRNOS: Final = frozenset({errno.ENFILE, errno.EMFILE, errno.EAGAIN, errno.ENOMEM, errno.ENOSPC})
+TRANSIENT_ERRNOS: Final = frozenset({errno.ENFILE, errno.EMFILE, errno.EAGAIN, errno.ENOMEM})
 """Failures that say the machine is short of something right now, not that bubblewrap cannot
 work here: the machine's file table full (another program, perhaps a bot, filled it),
-processes or memory exhausted."""
+processes or memory exhausted. Not ENOSPC: a host that turns namespaces off
+(``user.max_user_namespaces = 0``) answers with it, for good."""
 TRANSIENT_TEXTS: Final = tuple(os.strerror(e) for e in sorted(TRANSIENT_ERRNOS))
 PROBE_TRIES: Final = 3
 

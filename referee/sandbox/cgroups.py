@@ -356,12 +356,11 @@ class BotGroup:
         while not self._empty():
             if time.monotonic() > deadline:
                 raise CgroupError(f"{self.name}: processes {sorted(self.pids())} left after {timeout} s of killing")
-            frozen = self._set_frozen(True, max(0.0, min(0.2, deadline - time.monotonic())))
+            self._set_frozen(True, max(0.0, min(0.2, deadline - time.monotonic())))
             for pid in self.pids():
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
-            if frozen:
-                self._set_frozen(False, 0.5)
+            self._set_frozen(False, 0.5)  # always: on v1 a frozen (or freezing) task dies only once thawed
             time.sleep(0.005)
 
     def remove(self, attempts: int = 5) -> None:

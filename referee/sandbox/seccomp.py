@@ -11,12 +11,13 @@ mount. The filter refuses, with EPERM, ``add_key``, ``request_key``, ``keyctl``,
 ``clone`` with ``CLONE_NEWUSER``, and any system call of another ABI (32-bit or x32 calls on
 x86-64 would slip past the numbers); ``clone3``, whose flags a classic filter cannot read, gets
 ENOSYS so that the C library falls back to ``clone``, and so do ``inotify_init``,
-``inotify_init1``, ``inotify_add_watch`` and ``fanotify_init`` (ENOSYS: a library that watches
-files where it can falls back to looking again, as on a system without them). File locks
+``inotify_init1``, ``inotify_add_watch``, ``fanotify_init`` and ``fcntl``'s ``F_NOTIFY`` and
+``F_SETLEASE`` (ENOSYS: a library that watches files where it can falls back to looking again,
+as on a system without them). File locks
 (``flock`` and the lock commands of ``fcntl``) succeed without doing anything: two bots that
 both see a read-only file in ``/usr`` passed 5,000 bit/s without an error by locking it (one
 holds the lock for a 1, the other tries it; ``referee bench channels``); a bot's own processes
-lose locking among themselves, which no sample bot uses. Everything
+lose locking among themselves, which no sample bot uses (``F_GETLK`` still works: it finds no lock). Everything
 else is allowed: this is a fence around known channels, not a whitelist. Only x86-64 and
 AArch64 have a filter (``None`` elsewhere, and the docs say so).
 """
@@ -42,9 +43,13 @@ _ARCH_OFFSET: Final = 4
 _NR_OFFSET: Final = 0
 _ARG0_OFFSET: Final = 16
 _ARG1_OFFSET: Final = 24
-LOCK_COMMANDS: Final = (5, 6, 7, 36, 37, 38)
-"""``fcntl`` commands of file locks: ``F_GETLK``, ``F_SETLK``, ``F_SETLKW`` and their ``F_OFD_``
-twins (the same numbers on x86-64 and AArch64)."""
+LOCK_COMMANDS: Final = (6, 7, 37, 38)
+"""``fcntl`` commands that take a file lock: ``F_SETLK``, ``F_SETLKW`` and their ``F_OFD_`` twins
+(the same numbers on x86-64 and AArch64). ``F_GETLK`` stays: with no lock ever held in a
+sandbox it answers "unlocked", truthfully, and tells nothing."""
+NOTIFY_COMMANDS: Final = (1024, 1026)
+"""``F_SETLEASE`` and ``F_NOTIFY`` (dnotify): a signal when another process opens or reads a
+file, the channel ``inotify`` was; refused with ENOSYS."""
 
 
 class Arch(NamedTuple):
@@ -114,7 +119,12 @@ def bot_filter(machine: str | None = None) -> bytes | None:
     locks: list[tuple[int, int, str | None, str | None]] = [(_JEQ, c, "noop", None) for c in LOCK_COMMANDS[:-1]]
     labels: dict[str, list[tuple[int, int, str | None, str | None]]] = {  # in order: every jump is forward
         "clone": [(_LD_W_ABS, _ARG0_OFFSET, None, None), (_JSET, CLONE_NEWUSER, "eperm", "allow")],
-        "fcntl": [(_LD_W_ABS, _ARG1_OFFSET, None, None), *locks, (_JEQ, LOCK_COMMANDS[-1], "noop", "allow")],
+        "fcntl": [
+            (_LD_W_ABS, _ARG1_OFFSET, None, None),
+            *[(_JEQ, c, "enosys", None) for c in NOTIFY_COMMANDS],
+            *locks,
+            (_JEQ, LOCK_COMMANDS[-1], "noop", "allow"),
+        ],
         "allow": [(_RET, _ALLOW, None, None)],
         "eperm": [(_RET, _ERRNO | EPERM, None, None)],
         "enosys": [(_RET, _ERRNO | ENOSYS, None, None)],

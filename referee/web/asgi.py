@@ -88,6 +88,14 @@ def same_origin(scope: dict[str, Any], url: str) -> bool:
     if hosts & LOOPBACK_NAMES:
         hosts |= LOOPBACK_NAMES
     allowed = {f"{own.scheme}://{f'[{host}]' if ':' in host else host}:{own.port}" for host in hosts}
+    if not hosts & LOOPBACK_NAMES:
+        # bound to a network address (0.0.0.0, a LAN name): the page is opened by whatever name or
+        # address reaches this machine, which its Host header carries; a page of another site
+        # still carries its own origin. (On loopback the strict list stands: that is where a
+        # name rebound by DNS would point a foreign page.)
+        host_headers = [value for key, value in scope.get("headers", []) if key.lower() == b"host"]
+        if len(host_headers) == 1:
+            allowed.add(f"{own.scheme}://{host_headers[0].decode('latin-1').lower()}")
     return origin in allowed
 
 

@@ -45,3 +45,14 @@ def test_a_build_over_its_time_is_ended_with_everything_it_started(tmp_path: Pat
         build(entry, tmp_path)
     assert "was ended after its 0.5 s (build_timeout)" in str(caught.value)
     assert stray(marker) == []
+
+
+def test_a_build_that_closes_its_output_and_sleeps_is_still_ended_at_its_time(tmp_path: Path) -> None:
+    marker = uuid.uuid4().hex
+    entry = BotEntry(
+        name="quiet", command="true", build=f"exec >/dev/null 2>&1; sh -c 'sleep 300' {marker}", build_timeout=0.5
+    )
+    with pytest.raises(BotConfigError) as caught:
+        build(entry, tmp_path)
+    assert "was ended after its 0.5 s (build_timeout)" in str(caught.value)
+    assert stray(marker) == []

@@ -218,3 +218,29 @@ def test_freeze_idle_stops_a_bot_thinking_on_the_others_time(tmp_path: Path, san
     assert outside[True] * 3 < outside[False], outside
     assert stray(marker) == []
     assert our_groups() == []
+
+
+def test_a_bot_that_ends_between_decisions_is_a_crash_not_a_broken_reply(tmp_path: Path) -> None:
+    """The bot answers its first play and exits at once: its group (and the descriptors the
+    referee reads its CPU time through) is gone before it is asked again, which must read as
+    what it is, a crash, for every policy."""
+    script = tmp_path / "quitter.py"
+    script.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['type'] == 'hello':\n"
+        "        print(json.dumps({'type': 'hello', 'version': 1, 'name': 'quitter'}), flush=True)\n"
+        "    elif m['type'] == 'pass_request':\n"
+        "        print(json.dumps({'type': 'pass', 'id': m['id'], 'cards': m['legal'][:m['count']]}), flush=True)\n"
+        "    elif m['type'] == 'play_request':\n"
+        "        print(json.dumps({'type': 'play', 'id': m['id'], 'card': m['legal'][0]}), flush=True)\n"
+        "        sys.exit(3)\n"
+    )
+    for freeze in (False, True):
+        log = tmp_path / f"q-{freeze}.jsonl"
+        outcome = play(f"{sys.executable} {script}", log, BotLimits(freeze_idle=freeze))
+        assert [s.status for s in outcome.seats] == ["crash", "ok", "ok", "ok"], outcome.faults
+        assert outcome.faults[0].message == "the bot exited with code 3"
+        assert verified(log) == "verified"
+    assert our_groups() == []

@@ -265,21 +265,22 @@ def test_keyrings_and_new_user_namespaces_are_refused(tmp_path: Path) -> None:
 
 
 def test_file_watches_are_refused(tmp_path: Path) -> None:
-    """inotify and fanotify tell one bot at once what another does to a file both see (a
-    channel of 56 kbit/s between two bots through a file in /usr): refused with ENOSYS. Outside
-    the sandbox the same calls work (the probe itself is sound)."""
+    """inotify, fanotify and dnotify (fcntl F_NOTIFY) tell one bot at once what another does to
+    a file both see (a channel of 56 kbit/s between two bots through a file in /usr): refused
+    with ENOSYS. Outside the sandbox the same calls work (the probe itself is sound)."""
     script = (
-        f"{PY} -c \"import ctypes; libc = ctypes.CDLL(None, use_errno=True); "
+        f"{PY} -c \"import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
         "fd = libc.inotify_init1(0); print('inotify_init1', fd, ctypes.get_errno()); "
         "print('add_watch', libc.inotify_add_watch(fd, b'/usr/bin', 1), ctypes.get_errno()); "
         "print('inotify_init', libc.syscall(253), ctypes.get_errno()); "
-        "print('fanotify_init', libc.fanotify_init(0, 0), ctypes.get_errno())\""
+        "print('fanotify_init', libc.fanotify_init(0, 0), ctypes.get_errno()); "
+        "d = os.open('/usr/bin', os.O_RDONLY); "
+        "print('dnotify', libc.fcntl(d, 1026, 0x80000001), ctypes.get_errno())\""
     )
     done = run_inside(tmp_path, script)
     lines = done.stdout.splitlines()
-    assert lines == ["inotify_init1 -1 38", "add_watch -1 38", "inotify_init -1 38", "fanotify_init -1 38"], (
-        done.stdout + done.stderr
-    )
+    expected = ["inotify_init1 -1 38", "add_watch -1 38", "inotify_init -1 38", "fanotify_init -1 38", "dnotify -1 38"]
+    assert lines == expected, done.stdout + done.stderr
     outside = subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=False, timeout=30)
     assert not outside.stdout.startswith("inotify_init1 -1"), outside.stdout + outside.stderr
 
@@ -299,7 +300,7 @@ def test_file_locks_do_nothing_inside(tmp_path: Path) -> None:
         "subprocess.run([sys.executable, '-c', probe])\""
     )
     inside = run_inside(tmp_path, script)
-    assert inside.stdout.splitlines() == ["flock free", f"posix {fcntl.F_WRLCK}"], inside.stdout + inside.stderr
+    assert inside.stdout.splitlines() == ["flock free", f"posix {fcntl.F_UNLCK}"], inside.stdout + inside.stderr
     outside = subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=False, timeout=30)
     assert "flock free" not in outside.stdout and "BlockingIOError" in outside.stderr, outside.stdout + outside.stderr
 

@@ -54,9 +54,9 @@ def run_build(
     """Run ``args`` (the build, perhaps wrapped in the sandbox) in a session and a control
     group of its own; raises ``OSError`` when it cannot start."""
     group = _group()
-    join = group.preexec() if group is not None else None
     start = time.monotonic()
     try:
+        join = group.preexec() if group is not None else None
         process = subprocess.Popen(
             list(args),
             cwd=cwd,
@@ -75,9 +75,14 @@ def run_build(
             group.close_join_fds()
     try:
         tail, total, ended = _read_bounded(process, start + timeout)
+        if ended:  # its output closed; the build itself must still end in time
+            try:
+                code = process.wait(timeout=max(0.0, start + timeout - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                ended = False
         if not ended:
             _kill(process, group)
-        code = process.wait()
+            code = process.wait()
     finally:
         _kill(process, group)
         _release(group)

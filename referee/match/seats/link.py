@@ -332,6 +332,8 @@ class ProcessLink(FdLink):
         *,
         group: BotGroup | None = None,
         limits: BotLimits | None = None,
+        meter: Callable[[], float] | None = None,
+        freeze: Callable[[bool], None] | None = None,
     ) -> None:
         super().__init__(max_line)
         self.process = process
@@ -341,8 +343,8 @@ class ProcessLink(FdLink):
         self.limits = limits or BotLimits()
         self._over: str | None = None
         self._cpu_seconds: float | None = None
-        self._meter = group.cpu_meter() if group is not None else None
-        self._freeze = group.freezer() if group is not None and self.limits.freeze_idle else None
+        self._meter = meter
+        self._freeze = freeze
         self._stderr = bytearray()
         self._stderr_dropped = 0
         self._stderr_checked = 0
@@ -382,9 +384,12 @@ class ProcessLink(FdLink):
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # bwrap's own; the bot's is set inside
         else:
             launch, pass_fds = None, ()
-        group = None
+        group = meter = freeze = None
         try:
             group, preexec = grouped(limits, os.path.basename(args[0]))
+            if group is not None:  # opened before the bot runs: nothing can fail once it does
+                meter = group.cpu_meter()
+                freeze = group.freezer() if limits.freeze_idle else None
             process = await spawn(args, cwd=folder, env=env, preexec_fn=preexec, nursery=nursery, pass_fds=pass_fds)
         except (OSError, CgroupError, subprocess.SubprocessError) as err:
             if group is not None:
@@ -397,7 +402,7 @@ class ProcessLink(FdLink):
                 launch.close()
             if group is not None:
                 group.close_join_fds()
-        link = cls(process, text, max_line, group=group, limits=limits)
+        link = cls(process, text, max_line, group=group, limits=limits, meter=meter, freeze=freeze)
         nursery.start_soon(link._drain_stderr)
         nursery.start_soon(link._watch_exit)
         return link
@@ -428,16 +433,20 @@ class ProcessLink(FdLink):
         """A decision, with the CPU time all the bot's processes used meanwhile (``last_cpu``,
         from its control group) and, with ``--freeze-idle``, its group thawed only for it."""
         meter, freeze = self._meter, self._freeze
-        if meter is None:
+        if meter is None or self.group is None:  # no group, or the bot has ended
             return await super().exchange(data)
         if freeze is not None:
             self._switch(freeze, False)
-        before = meter()
+        before = None
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            before = meter()
         try:
             return await super().exchange(data)
         finally:
-            with contextlib.suppress(OSError, ValueError, KeyError):
-                self.last_cpu = meter() - before
+            self.last_cpu = None
+            if before is not None and self.group is not None:
+                with contextlib.suppress(OSError, ValueError, KeyError):
+                    self.last_cpu = meter() - before
             if freeze is not None:
                 self._switch(freeze, True)
 
@@ -465,6 +474,7 @@ class ProcessLink(FdLink):
         """Note which bound the bot ran into and its CPU time, then kill what is left in its
         control group and remove it (once; never raises)."""
         group, self.group = self.group, None
+        self._meter = self._freeze = None  # their descriptors close with the group
         if group is None:
             return
         with contextlib.suppress(CgroupError, OSError):
