@@ -498,22 +498,7 @@ class ProcessLink(FdLink):
         if self.group is not None:
             with contextlib.suppress(CgroupError, OSError, ValueError, KeyError):
                 over = self.group.exceeded()
-        bounds = self.limits.group or DEFAULT_GROUP
-        if over == "memory":
-            return Failure(
-                "memory",
-                f"the bot went over its memory bound ({bounds.memory_mb} MiB for all its processes, "
-                "files in /tmp and memfd included) and the kernel killed it",
-            )
-        if over == "processes":
-            return Failure(
-                "processes",
-                f"the bot ended after it was refused a new process or thread (its bound: {bounds.processes} "
-                "for all its processes)",
-            )
-        if self.process.returncode == -signal.SIGXCPU:
-            return Failure("cpu", f"the bot used up its CPU time ({self.limits.cpu_seconds} s) and was killed")
-        return None
+        return bound_fault(over, self.limits, self.process.returncode)
 
     def stderr_text(self) -> tuple[str, int]:
         return self._stderr.decode("utf-8", errors="replace"), self._stderr_dropped
@@ -577,6 +562,27 @@ class ProcessLink(FdLink):
     def _signal_group(self, sig: signal.Signals) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, sig)
+
+
+def bound_fault(over: str | None, limits: BotLimits, returncode: int | None) -> Failure | None:
+    """The fault of a bot its control group or its ``--cpu-limit`` stopped: ``over`` is what
+    the group says it ran into (``BotGroup.exceeded``), ``returncode`` its exit status."""
+    bounds = limits.group or DEFAULT_GROUP
+    if over == "memory":
+        return Failure(
+            "memory",
+            f"the bot went over its memory bound ({bounds.memory_mb} MiB for all its processes, "
+            "files in /tmp and memfd included) and the kernel killed it",
+        )
+    if over == "processes":
+        return Failure(
+            "processes",
+            f"the bot ended after it was refused a new process or thread (its bound: {bounds.processes} "
+            "for all its processes)",
+        )
+    if returncode == -signal.SIGXCPU:
+        return Failure("cpu", f"the bot used up its CPU time ({limits.cpu_seconds} s) and was killed")
+    return None
 
 
 class SocketLink(FdLink):
