@@ -11,19 +11,18 @@ test checks the calls fail) and so is not measured here.
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import math
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import msgspec
+import trio
 
-from referee.match.seats.link import BotLimits, grouped
+from referee.match.seats.link import BotLimits, ProcessLink
 from referee.sandbox.bwrap import Sandbox
-from referee.sandbox.cgroups import BotGroup, CgroupError
 
 PEER = Path(__file__).resolve().parent / "channel_peer.py"
 CHANNELS = ("flock", "fcntl", "filenr")
@@ -46,40 +45,28 @@ def capacity(errors: int, bits: int, period: float) -> float:
     return round((1 - entropy) / period, 1)
 
 
-def _start(sandbox: Sandbox | None, args: list[str], groups: list[BotGroup]) -> subprocess.Popen[str]:
-    """Start one end as the referee starts a bot: sandboxed, in a control group of its own,
-    with a bot's resource limits (256 descriptors per process)."""
-    group, preexec = grouped(BotLimits(sandbox=sandbox), "channel")
-    if group is not None:
-        groups.append(group)
-    launch = sandbox.wrap(args, str(PEER.parent), sandbox.environment(None)) if sandbox is not None else None
-    try:
-        argv = launch.argv if launch is not None else args
-        fds = launch.pass_fds if launch is not None else ()
-        return subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, pass_fds=fds, preexec_fn=preexec)  # noqa: PLW1509
-    finally:
-        if launch is not None:
-            launch.close()
-        if group is not None:
-            group.close_join_fds()
-
-
 def bench_channel(channel: str, period: float, bits: int, sandbox: Sandbox | None, seed: int = 1) -> ChannelCase:
     draw = random.Random(seed)
     sent = "".join(draw.choice("01") for _ in range(bits))
     start = time.time() + 1.0  # both ends are running by then
-    common = [sys.executable, str(PEER)]
-    groups: list[BotGroup] = []
-    try:
-        sender = _start(sandbox, [*common, "send", channel, repr(start), repr(period), sent], groups)
-        receiver = _start(sandbox, [*common, "receive", channel, repr(start), repr(period), "0" * bits], groups)
-        got, _ = receiver.communicate(timeout=60 + bits * period * 2)
-        sender.wait(timeout=60)
-    finally:
-        for group in groups:
-            with contextlib.suppress(CgroupError, OSError):
-                group.remove()
-    got = got.strip().ljust(bits, "?")[:bits]
+    timing = [channel, repr(start), repr(period)]
+    limits = BotLimits(sandbox=sandbox)  # each end started as a bot is: its sandbox, group, limits
+
+    async def both() -> str:
+        async with trio.open_nursery() as nursery:
+            start_end = functools.partial(ProcessLink.start, nursery=nursery, cwd=PEER.parent, limits=limits)
+            sender = await start_end([sys.executable, str(PEER), "send", *timing, sent])
+            receiver = await start_end([sys.executable, str(PEER), "receive", *timing, "0" * bits], max_line=bits + 64)
+            try:
+                with trio.fail_after(60 + bits * period * 2):
+                    line = await receiver.receive_line()
+                    await sender.wait_exit(60)
+            finally:
+                await sender.close(0.5)
+                await receiver.close(0.5)
+        return line.decode("ascii", errors="replace")
+
+    got = trio.run(both).strip().ljust(bits, "?")[:bits]
     errors = sum(a != b for a, b in zip(sent, got, strict=True))
     return ChannelCase(
         channel=channel,

@@ -247,24 +247,25 @@ class BotGroup:
         """The processes in the group now (in any of its folders)."""
         return {int(p) for folder in self.paths for p in _read(folder / "cgroup.procs", missing="").split()}
 
+    def _cpu_source(self) -> tuple[Path, Callable[[str], float]]:
+        """The file holding the group's CPU time, and how to read seconds from its text."""
+        if self.version == 1:
+            return self._file("cpuacct", "cpuacct.usage"), lambda text: int(text) / 1e9
+        return self._file("cpu", "cpu.stat"), lambda text: _keyed(text)["usage_usec"] / 1e6
+
     def cpu_seconds(self) -> float:
         """CPU time used by every process of the group so far, the ended ones included."""
-        if self.version == 1:
-            return int(_read(self._file("cpuacct", "cpuacct.usage"))) / 1e9
-        return _keyed(_read(self._file("cpu", "cpu.stat")))["usage_usec"] / 1e6
+        path, seconds = self._cpu_source()
+        return seconds(_read(path))
 
     def cpu_meter(self) -> Callable[[], float]:
         """A cheap reader of ``cpu_seconds`` for a figure per decision: the file is opened once
         and read again from its start (``pread``) at each call. Closed by ``remove``."""
-        if self.version == 1:
-            path, scale, key = self._file("cpuacct", "cpuacct.usage"), 1e-9, None
-        else:
-            path, scale, key = self._file("cpu", "cpu.stat"), 1e-6, "usage_usec"
+        path, seconds = self._cpu_source()
         fd = self._kept_fd(path, os.O_RDONLY)
 
         def read() -> float:
-            text = os.pread(fd, 4096, 0).decode("ascii", errors="replace")
-            return (int(text) if key is None else _keyed(text)[key]) * scale
+            return seconds(os.pread(fd, 4096, 0).decode("ascii", errors="replace"))
 
         return read
 

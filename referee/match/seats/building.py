@@ -77,16 +77,14 @@ def run_build(
         tail, total, ended = _read_bounded(process, start + timeout)
         if ended:  # its output closed; the build itself must still end in time
             try:
-                code = process.wait(timeout=max(0.0, start + timeout - time.monotonic()))
+                process.wait(timeout=max(0.0, start + timeout - time.monotonic()))
             except subprocess.TimeoutExpired:
                 ended = False
-        if not ended:
-            _kill(process, group)
-            code = process.wait()
     finally:
-        _kill(process, group)
+        _kill(process, group)  # what it left running, or all of it when over its time; reaped
         _release(group)
-    return BuildRun(returncode=code if ended else None, tail=tail, total_bytes=total, seconds=time.monotonic() - start)
+    code = process.returncode if ended else None
+    return BuildRun(returncode=code, tail=tail, total_bytes=total, seconds=time.monotonic() - start)
 
 
 def _read_bounded(process: subprocess.Popen[bytes], deadline: float) -> tuple[str, int, bool]:

@@ -76,11 +76,11 @@ class BotLimits(msgspec.Struct, frozen=True, kw_only=True):
     """Processes and threads (RLIMIT_NPROC) the bot's uid may have (default: none, or the
     sandbox's ``process_limit``)."""
     group: BotGroupLimits | None = DEFAULT_GROUP
+    """The bounds of the whole bot, all its processes together, in a control group of its own
+    (``referee.sandbox.cgroups``) where the machine allows one; ``None``: no group."""
     freeze_idle: bool = False
     """Freeze the bot's group whenever it is not being asked (``--freeze-idle``): no thinking
     on the others' time, no CPU taken from them, no timing channel while frozen."""
-    """The bounds of the whole bot, all its processes together, in a control group of its own
-    (``referee.sandbox.cgroups``) where the machine allows one; ``None``: no group."""
 
     def environment(self) -> dict[str, str] | None:
         if self.sandbox is not None:
@@ -432,11 +432,10 @@ class ProcessLink(FdLink):
     async def exchange(self, data: bytes) -> bytes:
         """A decision, with the CPU time all the bot's processes used meanwhile (``last_cpu``,
         from its control group) and, with ``--freeze-idle``, its group thawed only for it."""
-        meter, freeze = self._meter, self._freeze
-        if meter is None or self.group is None:  # no group, or the bot has ended
+        meter = self._meter
+        if meter is None:  # no group, or the bot has ended (its group released)
             return await super().exchange(data)
-        if freeze is not None:
-            self._switch(freeze, False)
+        self._switch(frozen=False)
         before = None
         with contextlib.suppress(OSError, ValueError, KeyError):
             before = meter()
@@ -444,23 +443,22 @@ class ProcessLink(FdLink):
             return await super().exchange(data)
         finally:
             self.last_cpu = None
-            if before is not None and self.group is not None:
+            if before is not None and self._meter is not None:
                 with contextlib.suppress(OSError, ValueError, KeyError):
                     self.last_cpu = meter() - before
-            if freeze is not None:
-                self._switch(freeze, True)
+            self._switch(frozen=True)
 
     def idle(self) -> None:
         """Between decisions: with ``--freeze-idle`` the bot's group is frozen (after its
         handshake, so it cannot think on the others' time before its first request either)."""
-        if self._freeze is not None:
-            self._switch(self._freeze, True)
+        self._switch(frozen=True)
 
-    def _switch(self, freeze: Callable[[bool], None], frozen: bool) -> None:
-        if self.group is None:  # ended: nothing left to freeze
-            return
-        with contextlib.suppress(OSError):
-            freeze(frozen)
+    def _switch(self, *, frozen: bool) -> None:
+        """Freeze or thaw the bot's group with ``--freeze-idle``; nothing without it, or once
+        the group is released (``_release_group`` drops the switch with it)."""
+        if self._freeze is not None:
+            with contextlib.suppress(OSError):
+                self._freeze(frozen)
 
     async def _watch_exit(self) -> None:
         """When the bot program exits, end its whole process group (and control group): a
@@ -485,9 +483,9 @@ class ProcessLink(FdLink):
 
     def cpu_seconds(self) -> float | None:
         """CPU time of all the bot's processes so far (from its control group), or ``None``."""
-        if self.group is not None:
-            with contextlib.suppress(CgroupError, OSError, ValueError, KeyError):
-                return self.group.cpu_seconds()
+        if self._meter is not None:  # the group's counter, read through the decisions' descriptor
+            with contextlib.suppress(OSError, ValueError, KeyError):
+                return self._meter()
             return None
         return self._cpu_seconds
 
@@ -539,8 +537,7 @@ class ProcessLink(FdLink):
             self._ended.set()
 
     async def _end(self, grace: float) -> None:
-        if self._freeze is not None:
-            self._switch(self._freeze, False)  # a frozen bot could not read its end of input, nor exit
+        self._switch(frozen=False)  # a frozen bot could not read its end of input, nor exit
         with trio.CancelScope(shield=True):
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 await self._stdin.aclose()
