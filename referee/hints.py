@@ -92,20 +92,20 @@ def hint(reason: str, message: str = "", line: str | None = None, exit_code: int
         return "the bot closed its output or its connection while the match went on: keep reading until goodbye"
     if reason == "bad_token":
         if "no token" in message:
-            return "a TCP bot's hello must carry \"token\": the token the referee printed for its seat (kits: --token)"
+            return 'a TCP bot\'s hello must carry "token": the token the referee printed for its seat (kits: --token)'
         return "use the token the referee printed for this seat (tcp:NAME:TOKEN chooses it)"
     if reason == "no_common_version":
-        return "answer the referee's hello with a \"version\" from its \"versions\" list (this referee speaks 1)"
+        return 'answer the referee\'s hello with a "version" from its "versions" list (this referee speaks 1)'
     if reason == "unknown_message":
         return "a bot sends only hello, pass, play, declare and moon (see docs/protocol.md, Messages from the bot)"
     if reason == "wrong_id":
-        return "copy the request's \"id\" into the reply; answer each request once, in order"
+        return 'copy the request\'s "id" into the reply; answer each request once, in order'
     if reason == "protocol_violation":
         if "expected a" in message:
             return "answer each request with its own reply type (pass_request -> pass, play_request -> play, ...)"
         return "check the message's fields and their types against docs/protocol.md (Messages from the bot)"
     if reason == "illegal_move":
-        return "the request's \"legal\" list holds every card the rules allow now: choose from it"
+        return 'the request\'s "legal" list holds every card the rules allow now: choose from it'
     if reason == "output_flood":
         return "write one reply per request; keep stderr logging under 1 MiB between two decisions"
     if reason == "line_too_long":

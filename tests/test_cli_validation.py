@@ -311,7 +311,7 @@ def test_an_unexpected_error_is_one_line_without_a_traceback(files: Path, monkey
 @pytest.mark.parametrize("name", ["a\nb", "x\x1b[2Jy", " padded", "two  spaces", "n" * 65, "\u202eevil"])
 def test_a_bot_name_in_a_toml_list_must_be_printable_and_short(tmp_path: Path, name: str) -> None:
     config = tmp_path / "bots.toml"
-    config.write_text(f"[[bot]]\nname = {json.dumps(name)}\ncommand = \"python3 x.py\"\n")
+    config.write_text(f'[[bot]]\nname = {json.dumps(name)}\ncommand = "python3 x.py"\n')
     result = CliRunner().invoke(main, ["ladder", "run", str(config), "--db", str(tmp_path / "l.db")])
     assert result.exit_code == 1
     assert "bot name" in result.output and "printable characters" in result.output

@@ -22,8 +22,7 @@ from referee.hints import hint
 
 CHECK_HINTS: Final = {
     "unexpected_line": (
-        "events get no reply and a request exactly one line: is the bot answering an event, or "
-        "writing a second reply?"
+        "events get no reply and a request exactly one line: is the bot answering an event, or writing a second reply?"
     ),
     "no_exit": "exit when goodbye (or a fatal error) arrives and when stdin ends: leave the read loop and return",
     "exit_status": "after goodbye, exit with status 0 (an exception on the way out shows in stderr)",

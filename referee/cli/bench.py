@@ -167,8 +167,8 @@ def bench_match_command(variant: str, games: int, concurrency: int, bot: str, as
             many,
             as_json,
             f"{many.variant}: {many.matches} matches at concurrency {many.concurrency} in {many.seconds:.1f} s\n"
-                f"  {many.matches_per_second:,.2f} matches/s   {many.decisions_per_second:,.0f} decisions/s\n"
-                f"  reply -> next request: median {many.median_delay_us:,.0f} us, p99 {many.p99_delay_us:,.0f} us, "
+            f"  {many.matches_per_second:,.2f} matches/s   {many.decisions_per_second:,.0f} decisions/s\n"
+            f"  reply -> next request: median {many.median_delay_us:,.0f} us, p99 {many.p99_delay_us:,.0f} us, "
             f"worst {many.worst_delay_us:,.0f} us\n  timeouts {many.timeouts}, faults {many.faults}",
         )
         return

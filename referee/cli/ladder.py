@@ -43,6 +43,7 @@ from referee.match.config import MatchConfig
 from referee.match.seats.bot_config import BotConfigError, config_folder, read_bots
 from referee.match.seats.link import BotStartError
 from referee.names import printable
+from referee.private_files import UntrustedFile
 from referee.replay.timing import time_lines
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
@@ -198,7 +199,7 @@ def run_command(
     except LadderInterrupted as err:
         click.echo(str(err), err=True)
         raise SystemExit(130) from None
-    except (LadderError, BotConfigError, BotStartError, SandboxUnavailable) as err:
+    except (LadderError, BotConfigError, BotStartError, SandboxUnavailable, UntrustedFile) as err:
         raise click.ClickException(str(err)) from None
     if quiet:
         return

@@ -39,7 +39,8 @@ from referee.match.config import POLICIES, MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import TCP_PREFIX, play_match, play_matches
 from referee.match.report import format_outcome
-from referee.match.seats.bot_config import BotConfigError, build, config_folder, read_bots, runnable
+from referee.match.seats.bot_config import BotConfigError, config_folder, read_bots, runnable
+from referee.match.seats.building import build
 from referee.match.seats.hosted import WEB_PREFIX
 from referee.match.seats.link import DEFAULT_OPEN_FILES, BotLimits
 from referee.match.seats.tcp import DEFAULT_HOST, RefusalReport, TcpSeat
@@ -162,9 +163,11 @@ def match(
         clean_env=clean_env,
     )
     refusals = RefusalReport(_to_stderr)
-    web = WebSeatServer(host, on_listening=announce_web_seats, on_refusal=refusals) if any(
-        b.startswith(WEB_PREFIX) for b in bots
-    ) else None
+    web = (
+        WebSeatServer(host, on_listening=announce_web_seats, on_refusal=refusals)
+        if any(b.startswith(WEB_PREFIX) for b in bots)
+        else None
+    )
     try:
         outcome = run_matches(
             lambda: play_match(
@@ -316,23 +319,26 @@ def demo(variant: str, seed: int | None, log_path: str | None, strong: bool, san
     if log_path is not None:
         check_output_file(log_path, "--log", make_folders=True)
     chosen = []
-    for name in STRONG_SEATS if strong else DEMO_SEATS:
+    folders: dict[int, Path] = {}
+    for seat, name in enumerate((STRONG_SEATS if strong else DEMO_SEATS)[: rules.players]):
         entry = entries.get(name)
         if entry is None or not runnable(entry):
             entry = entries["random"]
         try:
-            build(entry, folder)
+            folders[seat] = build(entry, folder).folder  # our own sample bots: built in place
         except BotConfigError as err:
             click.echo(f"skipping {entry.name}: {err}", err=True)
             entry = entries["random"]
+            folders[seat] = folder
         chosen.append(entry)
-    chosen = chosen[: rules.players]
     click.echo("seats: " + ", ".join(f"{i} {e.name}" for i, e in enumerate(chosen)))
     config = MatchConfig()
     commands = [e.command for e in chosen]
     sandbox = sandbox_for(sandbox_mode, ())
     limits = BotLimits(sandbox=sandbox)
     outcome = run_matches(
-        lambda: play_match(commands, rules, seed=seed, config=config, log_path=log_path, cwd=folder, limits=limits)
+        lambda: play_match(
+            commands, rules, seed=seed, config=config, log_path=log_path, cwd=folder, limits=limits, folders=folders
+        )
     )
     click.echo(format_outcome(outcome))

@@ -8,28 +8,33 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from referee.ladder.errors import LadderError
-from referee.match.seats.bot_config import BotEntry, build, command_words, missing_program
+from referee.match.seats.bot_config import BotEntry, bot_folder, command_words, missing_program
+from referee.match.seats.building import BuiltBot, build
 from referee.sandbox.bwrap import Sandbox
 
 
-def prepare_bots(entries: Sequence[BotEntry], cwd: Path | None, sandbox: Sandbox | None = None) -> None:
+def prepare_bots(
+    entries: Sequence[BotEntry], cwd: Path | None, sandbox: Sandbox | None = None, private: Sequence[Path] = ()
+) -> dict[str, BuiltBot]:
     """Before any match: every bot's programs must exist and its build (if any) succeed, so a
     bot that could never start is named now rather than found crashing in every match.
     Programs looked up on PATH are checked before any build runs; a program or a script given
-    as a path after the builds (a build may make it), relative to ``cwd`` (default: the
-    current folder). Raises ``LadderError`` naming the bot, the program and where it was
-    looked for, or ``BotConfigError`` for a failed build."""
-    folder = cwd or Path.cwd()
+    as a path after the builds (a build may make it), relative to the bot's folder (taken
+    from ``cwd``, default: the current folder). Returns where each bot runs from (a sandboxed
+    build's copy among it); ``private`` are the referee's files, which no build may write or
+    see. Raises ``LadderError`` naming the bot, the program and where it was looked for, or
+    ``BotConfigError`` for a failed build."""
+    base = cwd or Path.cwd()
     for entry in entries:
         if "/" not in command_words(entry.command)[0]:
-            _refuse_missing(entry, folder)
+            _refuse_missing(entry, bot_folder(entry, base), None)
+    built = {entry.name: build(entry, base, sandbox, private) for entry in entries}
     for entry in entries:
-        build(entry, folder, sandbox)
-    for entry in entries:
-        _refuse_missing(entry, folder)
+        _refuse_missing(entry, built[entry.name].folder, built[entry.name].copy)
+    return built
 
 
-def _refuse_missing(entry: BotEntry, folder: Path) -> None:
-    problem = missing_program(entry.command, folder)
+def _refuse_missing(entry: BotEntry, folder: Path, copy: Path | None) -> None:
+    problem = missing_program(entry.command, folder, copy)
     if problem is not None:
         raise LadderError(f"bot {entry.name}: its command {entry.command!r} {problem}")

@@ -44,6 +44,7 @@ from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import MatchRunner
 from referee.match.seats.bot_config import BotConfigError, BotEntry
+from referee.match.seats.building import BuiltBot
 from referee.match.seats.link import BotLimits, BotStartError
 from referee.private_files import open_private
 from referee.replay.reader import LogError, parse_log
@@ -88,7 +89,8 @@ class ResultRefused(LadderError):
 
 
 # -- the worker's side --------------------------------------------------------------------------
-_built: set[str] = set()
+_built: dict[str, dict[str, BuiltBot]] = {}
+"""Where each bot runs from on this worker, by the bot list and folder it was built from."""
 _build_lock = threading.Lock()
 
 
@@ -101,11 +103,11 @@ def play_task(task_bytes: bytes) -> bytes:
     done = MatchDone(set_index=task.set_index, rotation=task.rotation, worker=worker)
     try:
         sandbox = choose_sandbox(task.sandbox_mode, lambda line: None, task.sandbox_binds)
-        _build_once(task, sandbox)
+        built = _build_once(task, sandbox)
         with tempfile.TemporaryDirectory(prefix="hearts-match-") as folder:
             path = Path(folder) / "match.jsonl"
             limits = BotLimits(sandbox=sandbox.hiding(folder) if sandbox is not None else None, cwd=task.cwd)
-            outcome = trio.run(_play, task, path, limits)
+            outcome = trio.run(_play, task, path, limits, built)
             return msgspec.json.encode(
                 msgspec.structs.replace(done, outcome=outcome, log=path.read_bytes(), sandboxed=sandbox is not None)
             )
@@ -113,17 +115,19 @@ def play_task(task_bytes: bytes) -> bytes:
         return msgspec.json.encode(msgspec.structs.replace(done, error=f"on worker {worker}: {err}"))
 
 
-def _build_once(task: MatchTask, sandbox: Any) -> None:
-    """Run the bots' builds once per worker process (and check their programs)."""
-    key = msgspec.json.encode([task.bots, task.cwd]).decode()
+def _build_once(task: MatchTask, sandbox: Any) -> dict[str, BuiltBot]:
+    """Run the bots' builds once per worker process (and check their programs); where each
+    bot runs from."""
+    key = msgspec.json.encode([task.bots, task.cwd, task.sandbox_mode]).decode()
     with _build_lock:
         if key not in _built:
-            prepare_bots(task.bots, Path(task.cwd) if task.cwd else None, sandbox)
-            _built.add(key)
+            _built[key] = prepare_bots(task.bots, Path(task.cwd) if task.cwd else None, sandbox)
+        return _built[key]
 
 
-async def _play(task: MatchTask, path: Path, limits: BotLimits) -> MatchOutcome:
-    options = RunOptions(logs=path.parent, config=task.config, cwd=Path(task.cwd) if task.cwd else None, limits=limits)
+async def _play(task: MatchTask, path: Path, limits: BotLimits, built: dict[str, BuiltBot]) -> MatchOutcome:
+    cwd = Path(task.cwd) if task.cwd else None
+    options = RunOptions(logs=path.parent, config=task.config, cwd=cwd, limits=limits, built=built)
     commands = {bot.name: bot.command for bot in task.bots}
     log = MatchLog(path)
     try:

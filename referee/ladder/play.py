@@ -19,11 +19,12 @@ from protocol.ruleset import RuleSet
 from referee.ladder.bots import prepare_bots
 from referee.ladder.errors import LadderError
 from referee.ladder.progress import LiveProgress
-from referee.ladder.runner import LadderRun, RunOptions, make_private_folder
+from referee.ladder.runner import LadderRun, RunOptions
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.match.config import MatchConfig
 from referee.match.seats.bot_config import BotEntry
 from referee.match.seats.link import BotLimits
+from referee.private_files import private_folder
 from referee.sandbox.bwrap import SandboxMode, choose_sandbox
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ def play_ladder(
     sandbox themselves; this process keeps the store and the logs."""
     if concurrency < 1:
         raise LadderError("--concurrency must be at least 1")
+    close_up(db)  # before anything opens them: the ladder's files are the referee's own, no link
     check_same_ladder(db, entries, rules, seed)
     if cluster is not None:
         return _play_on_cluster(db, entries, rules, cluster, default_rules=default_rules, games=games, seed=seed,
@@ -87,7 +89,8 @@ def play_ladder(
                                 sandbox_binds=sandbox_binds, warn=warn)  # fmt: skip
     sandbox = choose_sandbox(sandbox_mode, warn or (lambda line: None), sandbox_binds)
     existed = Path(db).exists()
-    prepare_bots(entries, cwd, sandbox.hiding(*private_files(db)) if sandbox is not None else None)
+    private = private_files(db)
+    built = prepare_bots(entries, cwd, sandbox.hiding(*private) if sandbox is not None else None, private)
     if not existed and Path(db).exists():  # a build may write in its folder: not the ladder's files
         raise LadderError(f"{db} appeared while the bots were built: a build wrote it; refusing to use it")
     with run_lock(db):
@@ -95,7 +98,7 @@ def play_ladder(
         try:
             settings = store.settings()
             close_up(db)
-            make_private_folder(logs_folder(db))  # it must exist to be hidden from the bots
+            private_folder(logs_folder(db))  # it must exist to be hidden from the bots
             limits = BotLimits(
                 sandbox=sandbox.hiding(*private_files(db)) if sandbox is not None else None,
                 cwd=str(cwd) if cwd is not None else None,
@@ -107,6 +110,7 @@ def play_ladder(
                 cwd=cwd,
                 limits=limits,
                 keep_bots=keep_bots,
+                built=built,
             )
             commands = dict(store.bots())
             run = LadderRun(store, settings.rules, commands, options)
@@ -149,7 +153,7 @@ def _play_on_cluster(
         try:
             settings = store.settings()
             close_up(db)
-            make_private_folder(logs_folder(db))
+            private_folder(logs_folder(db))
             options = RunOptions(logs=logs_folder(db), config=config or MatchConfig(), cwd=cwd)
             client, local = cluster_client(cluster)
             try:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
 import trio
 
 from protocol.ruleset import RuleSet
@@ -31,8 +32,10 @@ from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import MatchRunner
+from referee.match.seats.building import BuiltBot
 from referee.match.seats.connection import BotConnection, handshake, say_goodbye
 from referee.match.seats.link import BotLimits, BotStartError, ProcessLink
+from referee.private_files import private_folder
 from referee.rules.scoring import RoundResult
 
 
@@ -50,6 +53,16 @@ class RunOptions:
     """How every bot is started: its sandbox (``limits.sandbox``), its limits."""
     keep_bots: bool = False
     """Keep live bot processes from one match to the next instead of starting fresh ones."""
+    built: Mapping[str, BuiltBot] = field(default_factory=dict)
+    """Where each bot runs from (its folder, its build's copy), by name; a bot not here runs
+    from ``cwd``."""
+
+    def limits_for(self, name: str) -> BotLimits:
+        """How bot ``name`` is started: ``limits`` in its own folder, its build's copy shown."""
+        built = self.built.get(name)
+        if built is None:
+            return self.limits
+        return msgspec.structs.replace(self.limits, cwd=str(built.folder), sandbox=built.sandbox(self.limits.sandbox))
 
     @property
     def sandboxed(self) -> bool:
@@ -90,7 +103,8 @@ class TableSlot:
 
         async def start(index: int, name: str) -> None:
             command = self.commands[name]
-            link = await ProcessLink.start(command, self.nursery, cwd=self.options.cwd, limits=self.options.limits)
+            limits = self.options.limits_for(name)
+            link = await ProcessLink.start(command, self.nursery, cwd=self.options.cwd, limits=limits)
             connection = BotConnection(link=link, command=command, label=name)
             self.every.append(connection)  # before the handshake: an interrupt during it still ends the bot
             await handshake(connection, self.options.config.startup)
@@ -207,7 +221,7 @@ class LadderRun:
                 groups[-1].append(match)
             else:
                 groups.append([match])
-        make_private_folder(self.options.logs)
+        private_folder(self.options.logs)
         send, receive = trio.open_memory_channel[list[ScheduledMatch]](0)
         try:
             async with trio.open_nursery() as nursery, send, receive:
@@ -258,14 +272,6 @@ class LadderRun:
             self.summary.played += 1
             if self.on_result is not None:
                 self.on_result(record)
-
-
-def make_private_folder(folder: Path) -> None:
-    """The logs folder, mode 0700 (also when it existed with a wider mode): the logs hold the
-    deals of every set, so no other user, and no bot under its own uid, may list or read them."""
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if folder.stat().st_mode & 0o077:
-        folder.chmod(0o700)
 
 
 def _first(group: BaseExceptionGroup[BotStartError]) -> BotStartError:

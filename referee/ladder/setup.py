@@ -3,7 +3,6 @@ rules, and a larger ``--games`` schedules more sets after the ones it has."""
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -19,6 +18,7 @@ from referee.ladder.schedule import draw_sets, extend_sets
 from referee.ladder.store import LadderSettings, LadderStore
 from referee.match.seats.bot_config import BotEntry
 from referee.private_files import close_up as close_up_fd
+from referee.private_files import open_no_link, private_folder, trusted_file
 from referee.seeds import random_seed
 
 DEFAULT_GAMES = 20
@@ -36,7 +36,7 @@ def run_lock(db: str | Path) -> Iterator[None]:
     """Only one ``ladder run`` at a time per database: an advisory lock on ``DB.lock`` (mode
     0600), released by the system when the process ends, however it ends."""
     path = lock_path(db)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = open_no_link(path, os.O_RDWR | os.O_CREAT)
     try:
         close_up_fd(fd)
         try:
@@ -59,12 +59,15 @@ def private_files(db: str | Path) -> list[Path]:
 
 
 def close_up(db: str | Path) -> None:
-    """Make an existing ladder's files 0600 (ladders made before the files were private were
-    0644); files of another owner are left as they are."""
+    """Before the ladder's files are opened: each that exists must be a regular file of the
+    referee's own user, never a link (a forged ``-wal`` replayed by SQLite would rewrite the
+    ratings), made 0600 (ladders made before the files were private were 0644); the logs
+    folder too, made 0700. Raises ``UntrustedFile`` naming the file and the way out."""
     for path in private_files(db)[:-1]:
-        with contextlib.suppress(OSError):
-            if path.is_file() and path.stat().st_mode & 0o077:
-                path.chmod(0o600)
+        trusted_file(path)
+    folder = logs_folder(db)
+    if folder.is_symlink() or folder.exists():
+        private_folder(folder)
 
 
 def open_ladder(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import msgspec
@@ -86,6 +86,7 @@ async def play_match(
     handle_signals: bool = False,
     limits: BotLimits | None = None,
     seat_host: SeatHost | None = None,
+    folders: Mapping[int, str | Path] | None = None,
 ) -> MatchOutcome:
     """Run one match between ``seats`` (in seat order). Raises ``BotStartError`` when a
     command cannot be started at all."""
@@ -107,6 +108,7 @@ async def play_match(
         handle_signals=handle_signals,
         limits=limits,
         seat_host=seat_host,
+        folders=folders,
     )
     return outcomes[0]
 
@@ -129,6 +131,7 @@ async def play_matches(
     handle_signals: bool = False,
     limits: BotLimits | None = None,
     seat_host: SeatHost | None = None,
+    folders: Mapping[int, str | Path] | None = None,
 ) -> list[MatchOutcome]:
     """Run one match per seed over the same connections (bots stay alive between matches).
     With ``handle_signals``, SIGINT or SIGTERM ends the match in play with the reason
@@ -159,7 +162,8 @@ async def play_matches(
                 with interrupter.scope():
                     for index, spec in enumerate(seats):
                         if tcp_seat(spec, index) is None and index not in hosted:
-                            link = await ProcessLink.start(spec, nursery, cwd=cwd, limits=limits)
+                            where = (folders or {}).get(index, cwd)  # a bot with a folder of its own
+                            link = await ProcessLink.start(spec, nursery, cwd=where, limits=limits)
                             connections[index] = BotConnection(link=link, command=spec)
                     if tcp_seats:
                         server = TcpSeatServer(

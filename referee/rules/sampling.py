@@ -318,9 +318,7 @@ def sample_round(table: Table, view: SeatView, rng: random.Random, tries: int = 
     return sample_round_from(table, view, know, rng, tries)
 
 
-def sample_round_from(
-    table: Table, view: SeatView, know: Knowledge, rng: random.Random, tries: int = 200
-) -> Round:
+def sample_round_from(table: Table, view: SeatView, know: Knowledge, rng: random.Random, tries: int = 200) -> Round:
     """``sample_round`` with the knowledge computed once (a bot samples many worlds per
     decision). At most ``tries`` deals are drawn and replayed, so a view no world fits costs
     a bounded time (a few milliseconds) before ``SamplingError``."""

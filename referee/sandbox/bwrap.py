@@ -78,6 +78,7 @@ ENGINE: Final = str(Path(__file__).resolve().parents[1])
 only, all of it public: no logs, no hands, no seeds (the referee writes those elsewhere, and
 the files it writes are hidden in any case)."""
 
+
 class Launch(msgspec.Struct, frozen=True):
     """A sandboxed start: the command line (``bwrap --args FD``) and the descriptors to pass
     (the options and the seccomp filter, in memory files); close them once it has started."""
@@ -111,6 +112,9 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
     binds: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
     tmpfs_bytes: int = TMPFS_BYTES
+    copies: tuple[tuple[str, str], ...] = ()
+    """A bot's folder and the copy its build made and wrote (``referee.match.seats.build_folder``):
+    inside, the copy is seen at the folder's path, so paths are what they would be in place."""
 
     @property
     def process_limit(self) -> int | None:
@@ -123,13 +127,30 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         more = tuple(str(Path(p).absolute()) for p in paths)
         return msgspec.structs.replace(self, hidden=self.hidden + more)
 
-    def wrap(self, args: Sequence[str], cwd: str | Path, env: dict[str, str], *, build: bool = False) -> Launch:
+    def with_copy(self, folder: str | Path, copy: str | Path) -> Sandbox:
+        """The same sandbox showing ``copy`` (a build's) where ``folder`` is."""
+        pair = (os.path.abspath(folder), os.path.abspath(copy))
+        return msgspec.structs.replace(self, copies=(*self.copies, pair))
+
+    def host_path(self, path: str) -> str:
+        """Where a path inside the sandbox lies outside it: in a build's copy when it lies in
+        that bot's folder, else where it is."""
+        for folder, copy in self.copies:
+            if _inside(path, folder):
+                return copy + path[len(folder) :]
+        return path
+
+    def wrap(
+        self, args: Sequence[str], cwd: str | Path, env: dict[str, str], *, build: bool = False, uid: int | None = None
+    ) -> Launch:
         """How to start ``args`` in ``cwd`` with exactly ``env`` in the sandbox: ``bwrap
         --args FD`` (the options come through a file descriptor, so that the sandbox's own
         ``/proc/1/cmdline`` is no map of the machine) and the seccomp filter's descriptor.
-        With ``build``: a bot's build step, which may write in ``cwd`` (as the operator's user,
-        without capabilities) and reach the network (to fetch its dependencies)."""
-        options = self.options(args, cwd, env, build=build)
+        With ``build``: a bot's build step, which may write in ``cwd`` (a copy of its bot's
+        folder, ``referee.match.seats.build_folder``) and reach the network (to fetch its
+        dependencies). ``uid``: the unprivileged uid to run as when the referee is root (a
+        bot's is drawn here; a build's is given, since its folder was made its own)."""
+        options = self.options(args, cwd, env, build=build, uid=uid)
         fds: list[int] = []
         program = bot_filter()
         if program is not None:
@@ -139,7 +160,9 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         fds.append(_memfd("bot-args", b"".join(a.encode() + b"\0" for a in options[1:end])))
         return Launch(argv=[self.bwrap, "--args", str(fds[-1]), *options[end:]], pass_fds=tuple(fds))
 
-    def options(self, args: Sequence[str], cwd: str | Path, env: dict[str, str], *, build: bool = False) -> list[str]:
+    def options(
+        self, args: Sequence[str], cwd: str | Path, env: dict[str, str], *, build: bool = False, uid: int | None = None
+    ) -> list[str]:
         """The whole ``bwrap`` command line that runs ``args`` in ``cwd`` with exactly ``env``."""
         folder = str(Path(cwd).absolute())
         out = [
@@ -173,19 +196,22 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         size = str(self.tmpfs_bytes)
         out += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
         out += ["--perms", "0755", "--dir", "/home", "--perms", "1777", "--size", size, "--tmpfs", HOME]
-        for path in _program_paths(args, folder, env, self.binds):  # after /tmp: a bot may live in it
+        for path in _program_paths(args, folder, env, self.binds, self.host_path):  # after /tmp: a bot may live in it
             if not any(_inside(path, m) for m in mounted):
                 out += _parents(path, mounted)
-                out += ["--ro-bind", path, path]
+                out += ["--ro-bind", self.host_path(path), path]
                 mounted.append(path)
-        if build:  # the build's folder, writable (it may be the folder the bot runs from)
+        if build:  # the build's folder (a copy of its bot's), writable
             if _shared(folder):
                 raise SandboxUnavailable(f"a build may not write in {folder}: a shared folder (give the bot its own)")
             out += _parents(folder, mounted)
-            out += ["--bind", folder, folder]
+            out += ["--bind", self.host_path(folder), folder]
             mounted.append(folder)
         elif not any(_inside(folder, m) for m in mounted):
             out += _parents(folder + "/x", mounted)
+        for shown, copy in self.copies:  # a built folder inside a folder shown whole: the copy on top
+            if not build and any(_inside(shown, m) and shown != m for m in mounted):
+                out += ["--ro-bind", copy, shown]
         for path in self.hidden:
             if any(_inside(path, m) for m in mounted):
                 if os.path.isdir(path):
@@ -196,10 +222,11 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         for key, value in env.items():
             out += ["--setenv", key, value]
         out.append("--")
-        if self.privileged and build:  # the operator's uid (its files), but no capability at all
-            out += ["setpriv", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all"]
-        elif self.privileged:
-            uid = str(FIRST_UID + secrets.randbelow(UIDS))  # unpredictable, and rarely shared with another referee
+        if self.privileged:
+            if uid is None:
+                if build:
+                    raise ValueError("a build run by root needs the uid its folder was given")
+                uid = FIRST_UID + secrets.randbelow(UIDS)  # unpredictable, and rarely shared with another referee
             out += [
                 "setpriv",
                 f"--reuid={uid}",
@@ -257,7 +284,9 @@ def _parents(path: str, mounted: Sequence[str]) -> list[str]:
     return out
 
 
-def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Sequence[str]) -> list[str]:
+def _program_paths(
+    args: Sequence[str], cwd: str, env: dict[str, str], extra: Sequence[str], host: Callable[[str], str] = str
+) -> list[str]:
     """What a bot needs to see read-only besides the system: the installation its program
     comes from (``/opt/x/bin/node`` -> ``/opt/x``), the folder of every file its command
     names (``python3 bots/me/bot.py`` -> ``bots/me``), the referee's Python (bots written with
@@ -265,7 +294,8 @@ def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Se
     configured extra paths. Not the folder the referee runs
     in, and no shared folder itself (``/tmp``, ``/home``, a home folder): a folder it sees
     whole may hold other people's files and Unix sockets, which a read-only mount does not stop
-    a bot from connecting to. A file named directly in such a folder is bound alone."""
+    a bot from connecting to. A file named directly in such a folder is bound alone. ``host``
+    says where a path lies outside (a built bot's files lie in its build's copy)."""
     paths: list[str] = []
     alone: list[str] = []
 
@@ -278,7 +308,7 @@ def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Se
 
     for arg in args[1:]:
         named = os.path.abspath(os.path.join(cwd, arg))  # an absolute arg stays as it is
-        if os.path.isfile(named):
+        if os.path.isfile(host(named)):
             show(named, os.path.dirname(named))
     program = args[0] if args else ""
     found = shutil.which(program, path=env.get("PATH")) if "/" not in program else os.path.join(cwd, program)
@@ -291,7 +321,7 @@ def _program_paths(args: Sequence[str], cwd: str, env: dict[str, str], extra: Se
     paths += [sys.base_prefix, sys.prefix, KIT, ENGINE]
     paths = [p for p in paths if not _shared(p)] + alone + list(extra)  # extra binds: the operator's own choice
     unique: list[str] = []
-    for path in sorted({os.path.abspath(p) for p in paths if p and os.path.exists(p)}, key=len):
+    for path in sorted({os.path.abspath(p) for p in paths if p and os.path.exists(host(os.path.abspath(p)))}, key=len):
         if path == "/":
             continue  # never the whole machine: a bot run from / sees the system paths only
         if not any(_inside(path, u) for u in unique):

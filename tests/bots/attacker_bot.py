@@ -146,8 +146,15 @@ def write() -> None:
 
 for attack in ATTACKS:
     try:
-        {"snoop": snoop, "signal": stop_others, "share": share, "look": look, "remember": remember,
-         "linger": linger, "write": write}[attack]()
+        {
+            "snoop": snoop,
+            "signal": stop_others,
+            "share": share,
+            "look": look,
+            "remember": remember,
+            "linger": linger,
+            "write": write,
+        }[attack]()
     except Exception as err:  # report, never crash: the test reads what happened
         report(attack, error=repr(err))
 

@@ -89,7 +89,7 @@ def test_json_output_has_the_steps_and_a_summary() -> None:
     }  # fmt: skip
     assert failed["expected"] == "a 'pass' reply with id 2147483648 within 1000 ms + 10000 ms of bank"
     assert failed["reason"] == "wrong_id"
-    assert failed["hint"] == "copy the request's \"id\" into the reply; answer each request once, in order"
+    assert failed["hint"] == 'copy the request\'s "id" into the reply; answer each request once, in order'
     assert report["per_decision_ms"] == 1000 and report["bank_ms"] == 10000 and report["startup_ms"] == 10000
     assert '"id": -2147483648' in failed["got"]
     assert {line["direction"] for line in failed["transcript"]} == {"send", "recv"}

@@ -4,13 +4,15 @@ valid protocol messages."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 
 import pytest
 
 from protocol.codec import decode_referee
 from referee.check.probe import Limits
-from referee.match.seats.bot_config import BotEntry, build, read_bots, runnable
+from referee.match.seats.bot_config import BotEntry, read_bots, runnable
+from referee.match.seats.building import build
 from tests.check.helpers import GOOD, ROOT, by_verdict, check, needs_bwrap, sandbox, step
 
 BOTS = {e.name: e for e in read_bots(ROOT / "sample_bots" / "bots.toml")}
@@ -24,8 +26,9 @@ itself, figures in docs/performance.md."""
 def command(entry: BotEntry) -> str:
     if not runnable(entry):
         pytest.skip(f"{entry.name} needs a tool that is not installed here")
-    build(entry, ROOT)
-    return entry.command.replace("python3 ", f"{sys.executable} ", 1)
+    folder = build(entry, ROOT).folder  # from ROOT, a command run in a bot's folder names it
+    words = [str(folder / word) if word.startswith("./") else word for word in shlex.split(entry.command)]
+    return shlex.join(words).replace("python3 ", f"{sys.executable} ", 1)
 
 
 @needs_bwrap

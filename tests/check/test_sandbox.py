@@ -28,13 +28,13 @@ JVM = Limits(per_decision=2.0, startup=20.0)
 """A JVM compiling a source file takes a second or two to say hello on a busy machine."""
 SANDBOX_STEPS = ("--only", "handshake.hello", "--only", "sandbox.works")
 WHO_AM_I = (
-    f"{sys.executable} -c \"import json, os, socket, sys; "
+    f'{sys.executable} -c "import json, os, socket, sys; '
     "[print(json.dumps({'type': 'hello', 'version': 1, 'name': f'{socket.gethostname()}:{os.getuid()}'}), "
     "flush=True) for line in sys.stdin if json.loads(line)['type'] == 'hello']\""
 )
 """A bot that names itself after the host name and the uid it runs as."""
 WRITES_ITS_FOLDER = (
-    f"{sys.executable} -c \"import runpy, sys; from pathlib import Path; "
+    f'{sys.executable} -c "import runpy, sys; from pathlib import Path; '
     "exec('try: Path(\\'check-sandbox-probe.txt\\').write_text(\\'x\\')\\n"
     "except OSError as err: print(err, file=sys.stderr, flush=True)'); "
     "runpy.run_path(sys.argv[1], run_name='__main__')\" tests/bots/first_legal_bot.py"

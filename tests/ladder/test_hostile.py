@@ -59,9 +59,7 @@ def test_seeds_of_128_bits_are_stored_exactly(tmp_path: Path) -> None:
 def test_bot_names_that_look_like_markup_are_shown_as_written(tmp_path: Path) -> None:
     first = f"{PY} {ROOT}/tests/bots/first_legal_bot.py"
     config = tmp_path / "bots.toml"
-    config.write_text(
-        f'[[bot]]\nname = "a[/]"\ncommand = "{first}"\n\n[[bot]]\nname = "[red]b"\ncommand = "{first}"\n'
-    )
+    config.write_text(f'[[bot]]\nname = "a[/]"\ncommand = "{first}"\n\n[[bot]]\nname = "[red]b"\ncommand = "{first}"\n')
     db = tmp_path / "l[red].db"
     runner = CliRunner()
     result = runner.invoke(main, ["ladder", "run", str(config), "--games", "1", "--db", str(db), "--seed", "2"])

@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from referee.cli import main
-from referee.match.seats.bot_config import BotEntry, build, config_folder, missing_program, read_bots, runnable
+from referee.match.seats.bot_config import BotEntry, config_folder, missing_program, read_bots, runnable
+from referee.match.seats.building import build
 from tests.ladder.helpers import PY, ROOT, check_consistent
 
 FIRST = (ROOT / "tests" / "bots" / "first_legal_bot.py").read_text()
@@ -168,5 +169,5 @@ def test_the_sample_bot_list_runs_from_any_folder(elsewhere: Path) -> None:
     for entry in read_bots(config):
         if not runnable(entry):
             continue  # node or make missing here
-        build(entry, folder)
-        assert missing_program(entry.command, folder) is None, entry
+        built = build(entry, folder)
+        assert missing_program(entry.command, built.folder) is None, entry

@@ -51,7 +51,8 @@ def done_count(db: Path) -> int:
         return 0  # not made yet, or being made
 
 
-def wait_for(predicate: object, timeout: float = 30.0) -> None:
+def wait_for(predicate: object, timeout: float = 180.0) -> None:
+    """Wait until ``predicate()`` holds: a hang guard, generous so that a loaded machine cannot fail it."""
     deadline = time.monotonic() + timeout
     while not predicate():  # type: ignore[operator]
         assert time.monotonic() < deadline, "the ladder did not get there in time"

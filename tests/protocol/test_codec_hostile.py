@@ -111,8 +111,32 @@ def test_nesting_depth_agrees_with_the_parsed_value(tree: object, wrap: int) -> 
 
 
 hostile_pieces = st.sampled_from(
-    [b"[", b"]", b"{", b"}", b'"', b"\\", b":", b",", b"NaN", b"Infinity", b"-", b"1e999", b"9" * 30, b"\x00",
-     b"\xff", b"\xc0\xaf", b'\\ud800', b"null", b'"type"', b'"play"', b'"id"', b'"card"', b" ", b"\n"]
+    [
+        b"[",
+        b"]",
+        b"{",
+        b"}",
+        b'"',
+        b"\\",
+        b":",
+        b",",
+        b"NaN",
+        b"Infinity",
+        b"-",
+        b"1e999",
+        b"9" * 30,
+        b"\x00",
+        b"\xff",
+        b"\xc0\xaf",
+        b"\\ud800",
+        b"null",
+        b'"type"',
+        b'"play"',
+        b'"id"',
+        b'"card"',
+        b" ",
+        b"\n",
+    ]
 )
 
 

@@ -82,7 +82,7 @@ def test_a_signal_ends_the_match_as_interrupted(signum: int, status: int, tmp_pa
     referee = start_referee(log, marker)
     try:
         # once a trick is in the log the match is under way (a second or so after the start)
-        wait_for(lambda: has(log, '"trick_end"'), 20.0)
+        wait_for(lambda: has(log, '"trick_end"'), 180.0)
         time.sleep(0.2)
         referee.send_signal(signum)
         # a guard against a hang, not a verdict on speed: the match (to 100 points) would go on
@@ -139,7 +139,7 @@ def test_a_killed_referee_leaves_a_readable_log_and_no_bot(
     monkeypatch.setenv("HOSTILE_TRACE", str(trace))
     referee = start_referee(log, marker)
     try:
-        wait_for(lambda: has(log, '"header"'), 20.0)
+        wait_for(lambda: has(log, '"header"'), 180.0)
         time.sleep(delay)
         referee.kill()
         referee.wait()

@@ -36,7 +36,7 @@ def match(mode: str, *extra: str) -> tuple[int, str]:
         ("no_flush", "timeout", ["was the line flushed?"]),
         ("crash", "crash", ["exited with code 1", "| RuntimeError: no strategy for this trick", "last 10 of"]),
         ("segfault", "crash", ["signal 11", "SIGSEGV", "segmentation fault"]),
-        ("wrong_version", "no_common_version", ["\"versions\" list"]),
+        ("wrong_version", "no_common_version", ['"versions" list']),
     ],
 )
 def test_each_mistake_is_explained_in_the_text(mode: str, reason: str, expected: list[str], tmp_path: Path) -> None:
@@ -83,15 +83,31 @@ def test_the_raw_node_tcp_bot_of_the_docs_plays_a_match(tmp_path: Path) -> None:
     the environment."""
     (tmp_path / "token").write_text("node-token-123\n")
     referee = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "match", "--json", *SHORT, "--port", "0",
-         f"tcp:node:@{tmp_path / 'token'}", GOOD, GOOD, GOOD],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "referee.cli",
+            "match",
+            "--json",
+            *SHORT,
+            "--port",
+            "0",
+            f"tcp:node:@{tmp_path / 'token'}",
+            GOOD,
+            GOOD,
+            GOOD,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert referee.stderr is not None
     line = referee.stderr.readline()
     address = line.split("connect to ")[1].split()[0]
     bot = subprocess.Popen(
-        ["node", "sample_bots/javascript/tcp_bot.js", address], cwd=ROOT,
+        ["node", "sample_bots/javascript/tcp_bot.js", address],
+        cwd=ROOT,
         env={**os.environ, "HEARTS_TOKEN": "node-token-123"},
     )
     out, _ = referee.communicate(timeout=60)

@@ -242,8 +242,29 @@ def test_every_line_sent_is_within_the_limit_whatever_the_bots_say(bot_names: li
 hostile_hellos = st.one_of(
     st.binary(max_size=300).filter(lambda b: b"\n" not in b),
     st.lists(
-        st.sampled_from([b"[", b"]", b"{", b"}", b'"', b"\\", b":", b",", b"NaN", b"1e999", b"\x00", b"\xff",
-                         b'"type"', b'"hello"', b'"version"', b"1", b'"name"', b'"token"', b"9" * 40]),
+        st.sampled_from(
+            [
+                b"[",
+                b"]",
+                b"{",
+                b"}",
+                b'"',
+                b"\\",
+                b":",
+                b",",
+                b"NaN",
+                b"1e999",
+                b"\x00",
+                b"\xff",
+                b'"type"',
+                b'"hello"',
+                b'"version"',
+                b"1",
+                b'"name"',
+                b'"token"',
+                b"9" * 40,
+            ]
+        ),
         max_size=2000,
     ).map(b"".join),
 )

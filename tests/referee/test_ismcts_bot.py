@@ -209,7 +209,11 @@ def test_it_plays_an_american_round_with_ismcts_and_every_reply_legal(tmp_path: 
     assert len([e for e in entries(log) if e["type"] == "recv" and e["seat"] == 2]) >= 13
     verify = subprocess.run(
         [PY, "-m", "referee.cli", "replay", "--verify", str(log)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert verify.returncode == 0, verify.stdout + verify.stderr
     text = stderr_of(log, 2)

@@ -4,6 +4,7 @@ the referee; and the heuristic bot beats the random one."""
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -15,7 +16,8 @@ from click.testing import CliRunner
 from referee.cli import main
 from referee.match.config import MatchConfig
 from referee.match.play import play_match
-from referee.match.seats.bot_config import BotEntry, build, read_bots, runnable
+from referee.match.seats.bot_config import BotEntry, read_bots, runnable
+from referee.match.seats.building import build
 from referee.rules import ruleset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,8 +28,9 @@ CONFIG = MatchConfig(per_decision=5.0, bank=30.0, startup=20.0)
 def command(entry: BotEntry) -> str:
     if not runnable(entry):
         pytest.skip(f"{entry.name} needs a tool that is not installed here")
-    build(entry, ROOT)
-    return entry.command.replace("python3 ", f"{sys.executable} ", 1)
+    folder = build(entry, ROOT).folder  # from ROOT, a command run in a bot's folder names it
+    words = [str(folder / word) if word.startswith("./") else word for word in shlex.split(entry.command)]
+    return shlex.join(words).replace("python3 ", f"{sys.executable} ", 1)
 
 
 @pytest.mark.parametrize(

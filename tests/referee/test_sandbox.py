@@ -72,8 +72,19 @@ def gone(marker: str, seconds: float = 10.0) -> bool:
 
 def one_round(*bots: str, log: Path, extra: tuple[str, ...] = (), **kw: Any) -> dict[str, Any]:
     done = referee(
-        "match", "--json", "--sandbox", "on", "--set", "end=rounds", "--set", "rounds=1", "--log", str(log),
-        *extra, *bots, **kw,
+        "match",
+        "--json",
+        "--sandbox",
+        "on",
+        "--set",
+        "end=rounds",
+        "--set",
+        "rounds=1",
+        "--log",
+        str(log),
+        *extra,
+        *bots,
+        **kw,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)  # type: ignore[no-any-return]
@@ -153,8 +164,22 @@ def test_a_killed_referee_leaves_no_sandboxed_process(tmp_path: Path) -> None:
     marker = uuid.uuid4().hex[:12]
     slow = f"{PY} {ROOT}/tests/bots/hostile_bot.py sleep {marker}"  # never answers a play request
     process = subprocess.Popen(
-        [PY, "-m", "referee.cli", "match", "--sandbox", "on", "--time-per-move", "60", "--time-bank", "0",
-         f"{ATTACKER} linger {marker}", slow, GOOD, GOOD],
+        [
+            PY,
+            "-m",
+            "referee.cli",
+            "match",
+            "--sandbox",
+            "on",
+            "--time-per-move",
+            "60",
+            "--time-bank",
+            "0",
+            f"{ATTACKER} linger {marker}",
+            slow,
+            GOOD,
+            GOOD,
+        ],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -255,7 +280,7 @@ def test_keyrings_and_new_user_namespaces_are_refused(tmp_path: Path) -> None:
     another bot) and a user namespace hands a bot every capability in it: both are refused."""
     done = run_inside(
         tmp_path,
-        f"{PY} -c \"import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
+        f'{PY} -c "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); '
         "print('add_key', libc.syscall(248, b'user', b'note', b'x', 1, -4), ctypes.get_errno()); "
         "print('keyctl', libc.syscall(250, 0, -4, 0), ctypes.get_errno())\"; "
         "unshare -U true; echo unshare=$?",
@@ -269,7 +294,7 @@ def test_file_watches_are_refused(tmp_path: Path) -> None:
     a file both see (a channel of 56 kbit/s between two bots through a file in /usr): refused
     with ENOSYS. Outside the sandbox the same calls work (the probe itself is sound)."""
     script = (
-        f"{PY} -c \"import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
+        f'{PY} -c "import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); '
         "fd = libc.inotify_init1(0); print('inotify_init1', fd, ctypes.get_errno()); "
         "print('add_watch', libc.inotify_add_watch(fd, b'/usr/bin', 1), ctypes.get_errno()); "
         "print('inotify_init', libc.syscall(253), ctypes.get_errno()); "
@@ -290,7 +315,7 @@ def test_file_locks_do_nothing_inside(tmp_path: Path) -> None:
     inside, flock and fcntl's lock commands succeed without locking, so a second process
     always gets the lock; outside, the same script finds it taken."""
     script = (
-        f"{PY} -c \"import fcntl, os, struct, subprocess, sys; "
+        f'{PY} -c "import fcntl, os, struct, subprocess, sys; '
         "fd = os.open('/usr/bin/env', os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); "
         "fcntl.fcntl(fd, fcntl.F_SETLK, struct.pack('hh4xqqi4x', fcntl.F_RDLCK, 0, 0, 0, 0)); "
         "probe = ('import fcntl, os, struct; fd = os.open(\\'/usr/bin/env\\', os.O_RDONLY); '"

@@ -66,9 +66,9 @@ def test_the_search_bot_takes_fewer_points_than_the_random_bot(tmp_path: Path) -
     search = random = 0
     for seed in (1, 2, 3):
         search += match("american", [SEARCH, *opponents], seed, tmp_path / f"s{seed}.jsonl", rounds=2)["scores"][0]
-        random += match("american", [random_bot(7), *opponents], seed, tmp_path / f"r{seed}.jsonl", rounds=2)[
-            "scores"
-        ][0]
+        random += match("american", [random_bot(7), *opponents], seed, tmp_path / f"r{seed}.jsonl", rounds=2)["scores"][
+            0
+        ]
     assert search < random, (search, random)
 
 

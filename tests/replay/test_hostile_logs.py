@@ -23,8 +23,21 @@ def escaping_log(tmp_path: Path) -> Path:
     log = tmp_path / "esc.jsonl"
     result = CliRunner().invoke(
         main,
-        ["match", "--sandbox", "off", "--set", "end=rounds", "--set", "rounds=1", "--log", str(log),
-         f"{LINE_BOT} play {tmp_path / 'line'}", GOOD, GOOD, GOOD],
+        [
+            "match",
+            "--sandbox",
+            "off",
+            "--set",
+            "end=rounds",
+            "--set",
+            "rounds=1",
+            "--log",
+            str(log),
+            f"{LINE_BOT} play {tmp_path / 'line'}",
+            GOOD,
+            GOOD,
+            GOOD,
+        ],
     )
     assert result.exit_code == 0, result.output
     return log

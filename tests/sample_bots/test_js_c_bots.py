@@ -198,11 +198,12 @@ def c_command() -> list[str]:
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     entry = bot_entries()["c"]
+    folder = ROOT / entry["folder"]  # its command and build run there
     build = subprocess.run(
-        shlex.split(entry["build"]), cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+        shlex.split(entry["build"]), cwd=folder, capture_output=True, text=True, timeout=120, check=False
     )
     assert build.returncode == 0, build.stdout + build.stderr
-    return shlex.split(entry["command"])
+    return [str(folder / word) if word.startswith("./") else word for word in shlex.split(entry["command"])]
 
 
 @pytest.fixture(params=["javascript", "c"])
@@ -800,15 +801,17 @@ def test_bots_toml_lists_every_sample_bot() -> None:
     names = [entry["name"] for entry in entries]
     assert len(names) == len(set(names))
     for entry in entries:
-        assert set(entry) <= {"name", "command", "build"}, entry
+        assert set(entry) <= {"name", "command", "build", "folder"}, entry
         assert all(isinstance(value, str) and value for value in entry.values()), entry
         shlex.split(entry["command"])
     by_name = {entry["name"]: entry for entry in entries}
     assert by_name["random"]["command"] == "python3 sample_bots/python/random_bot.py"
     assert by_name["heuristic"]["command"] == "python3 sample_bots/python/heuristic_bot.py"
     assert by_name["javascript"]["command"] == "node sample_bots/javascript/bot.js"
-    assert by_name["c"]["command"] == "./sample_bots/c/bot"
-    assert by_name["c"]["build"] == "make -C sample_bots/c"
+    assert by_name["c"]["folder"] == "sample_bots/c"
+    assert by_name["c"]["command"] == "./bot"
+    assert by_name["c"]["build"] == "make"
     for name in ("javascript", "c"):
         program = shlex.split(by_name[name]["command"])[-1]
-        assert (ROOT / program).with_suffix(".c" if name == "c" else ".js").exists()
+        folder = ROOT / by_name[name].get("folder", ".")
+        assert (folder / program).with_suffix(".c" if name == "c" else ".js").exists()

@@ -131,9 +131,7 @@ def test_the_clock_running_out_plays_by_the_match_policy(page: Page, tmp_path: P
     try:
         page.goto(referee.url)
         page.wait_for_selector("#choices button:has-text('Pass')", timeout=10_000)  # ...and do nothing
-        page.wait_for_function(
-            "document.getElementById('status').textContent.includes('dropped')", timeout=15_000
-        )
+        page.wait_for_function("document.getElementById('status').textContent.includes('dropped')", timeout=15_000)
         out = referee.finish()
     finally:
         referee.stop()

@@ -146,9 +146,9 @@ async def test_a_folder_of_logs_is_followed_match_after_match(tmp_path: Path) ->
             try:
                 pushes = await follow(
                     client,
-                    lambda p, name=name: p["log"].endswith(name)
-                    and p["record"] is not None
-                    and p["record"]["result"] is not None,
+                    lambda p, name=name: (
+                        p["log"].endswith(name) and p["record"] is not None and p["record"]["result"] is not None
+                    ),
                 )
             finally:
                 process.wait(timeout=30)

@@ -1,12 +1,13 @@
 """Bot lists in TOML (the format of ``sample_bots/bots.toml``): a name, the command that runs
-the bot, and an optional build step run first.
+the bot, an optional build step run first, and an optional folder of its own.
 
-Both run from one folder: the config file's own folder, or the folder its top-level ``cwd``
-names relative to it (``config_folder``), unless the caller chooses another (``referee ladder
-run --cwd``), so a list works from wherever it is run. A
-command is split shell-style and started without a shell (its program, the first word, is
-looked up on PATH, or from that folder when it holds a ``/``); a build is the operator's own
-shell line, run with ``sh -c`` (``cd bot && cargo build`` works)."""
+Both run from the bot's ``folder`` (``bot_folder``), taken from the list's folder: the config
+file's own folder, or the folder its top-level ``cwd`` names relative to it
+(``config_folder``), unless the caller chooses another (``referee ladder run --cwd``), so a
+list works from wherever it is run. A command is split shell-style and started without a
+shell (its program, the first word, is looked up on PATH, or from that folder when it holds a
+``/``); a build is the author's shell line, run with ``sh -c`` (``cd bot && cargo build``
+works) by ``referee.match.seats.building``."""
 
 from __future__ import annotations
 
@@ -19,11 +20,7 @@ from pathlib import Path
 import msgspec
 
 from referee.errors import RefereeError
-from referee.hints import exit_text
-from referee.match.seats.building import BUILD_TIMEOUT, run_build
 from referee.names import MAX_NAME, printable, safe_name
-from referee.sandbox.bwrap import Sandbox, SandboxUnavailable
-from referee.sandbox.cgroups import CgroupError
 
 
 class BotConfigError(RefereeError):
@@ -34,6 +31,9 @@ class BotEntry(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     command: str
     build: str | None = None
+    folder: str | None = None
+    """The bot's own folder, relative to the list's folder (its ``cwd``): its command and build
+    run there, and a sandboxed build works on a copy of it (default: the list's folder)."""
     build_timeout: float | None = msgspec.field(default=None)
     """Seconds the build may take (default ``BUILD_TIMEOUT``, 600); then it is ended."""
 
@@ -106,9 +106,6 @@ FOLDER_RULE = "commands and builds run from the config file's folder, or from it
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".lua", ".jar", ".sh", ".R")
 """Arguments with these endings name a file the bot's interpreter must find (``python3 bot.py``)."""
 
-BUILD_OUTPUT_LINES = 40
-"""Lines of a failed build's output kept in its error."""
-
 
 def config_folder(path: str | Path) -> Path:
     """The folder a bot list's commands and builds run from (unless ``--cwd`` says
@@ -125,6 +122,19 @@ def config_folder(path: str | Path) -> Path:
     return folder
 
 
+def bot_folder(entry: BotEntry, cwd: str | Path) -> Path:
+    """The folder a bot's command and build run from: its ``folder`` taken from ``cwd``, or
+    ``cwd``; raises ``BotConfigError`` when that is no folder."""
+    base = Path(os.path.abspath(cwd))
+    if entry.folder is None:
+        return base
+    folder = Path(os.path.normpath(base / entry.folder))
+    if not folder.is_dir():
+        shown = f"folder = {entry.folder!r}"
+        raise BotConfigError(f"bot {entry.name}: {shown}: there is no folder {folder} (taken from {base})")
+    return folder
+
+
 def runnable(entry: BotEntry) -> bool:
     """Whether the programs a bot needs exist here: its command's program (one given as a
     path counts: a build may make it) and, for a build, ``sh`` and the build line's first
@@ -138,72 +148,37 @@ def runnable(entry: BotEntry) -> bool:
     return all(shutil.which(w) or "/" in w for w in words)
 
 
-def missing_program(command: str, folder: Path) -> str | None:
+def missing_program(command: str, folder: Path, copy: Path | None = None) -> str | None:
     """Why a bot's command cannot be started from ``folder``, naming exactly the program (or
     the script it names) that is missing and where it was looked for; ``None`` when nothing
     is missing. A program without a ``/`` is looked up on PATH; one with a ``/``, and a
-    script argument (``bot.py``, ``bot.js``, ...), relative to ``folder``."""
+    script argument (``bot.py``, ``bot.js``, ...), relative to ``folder``: in ``copy``, the
+    copy its sandboxed build made, which the bot sees in place of its folder."""
+
+    def host(path: Path) -> Path:
+        if copy is not None and path.is_relative_to(folder):
+            return copy / path.relative_to(folder)
+        return path
+
     words = command_words(command)
     program = words[0]
     if "/" not in program:
         if shutil.which(program) is None:
             return f"needs the program {program!r}, which is not installed here (not found on PATH)"
     else:
-        path = folder / program
+        path = Path(os.path.normpath(folder / program))
         where = "" if os.path.isabs(program) else f", looked up from {folder} ({FOLDER_RULE})"
-        if not path.exists():
-            return f"needs the program {program!r}: there is no {os.path.normpath(path)}{where}"
-        if not path.is_file() or not os.access(path, os.X_OK):
+        if copy is not None:
+            where += " after its build"
+        if not host(path).exists():
+            return f"needs the program {program!r}: there is no {path}{where}"
+        if not host(path).is_file() or not os.access(host(path), os.X_OK):
             return f"needs the program {program!r}: {os.path.normpath(path)} is not an executable file (chmod +x?)"
     for word in words[1:]:
         if word.startswith("-") or not word.endswith(SCRIPT_SUFFIXES) or any(c.isspace() for c in word):
             continue  # an option, or a shell line (sh -c '... bot.py'): not a file to find
-        path = folder / word
-        if not path.exists():
+        path = Path(os.path.normpath(folder / word))
+        if not host(path).exists():
             where = "" if os.path.isabs(word) else f", looked up from {folder} ({FOLDER_RULE})"
             return f"names the file {word!r}, but there is no {os.path.normpath(path)}{where}"
     return None
-
-
-def build(entry: BotEntry, cwd: str | Path, sandbox: Sandbox | None = None) -> None:
-    """Run a bot's build step (if any) with ``sh -c`` in ``cwd``; raises ``BotConfigError``
-    when it fails, with the line, the folder, the exit status and the end of its output. With a
-    ``sandbox`` the build is the author's code run in it: the system and its folder in sight,
-    only its folder writable, the network open (to fetch dependencies), no capabilities."""
-    if not entry.build:
-        return
-    shell = shutil.which("sh")
-    if shell is None:
-        raise BotConfigError(f"building {entry.name}: no 'sh' here to run its build {entry.build!r}")
-    args = [shell, "-c", entry.build]
-    launch = None
-    try:
-        if sandbox is not None:
-            launch = sandbox.wrap(args, cwd, sandbox.environment(None), build=True)
-            args = launch.argv
-        timeout = entry.build_timeout if entry.build_timeout is not None else BUILD_TIMEOUT
-        done = run_build(args, cwd, pass_fds=launch.pass_fds if launch is not None else (), timeout=timeout)
-    except (OSError, CgroupError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise BotConfigError(f"building {entry.name}: cannot run its build in {cwd}: {reason}") from None
-    except SandboxUnavailable as err:
-        raise BotConfigError(f"building {entry.name}: {err}") from None
-    finally:
-        if launch is not None:
-            launch.close()
-    if done.returncode != 0:
-        lines = done.tail.splitlines()
-        shown = lines[-BUILD_OUTPUT_LINES:]
-        cut = f" (last {len(shown)} lines" + (
-            f"; {done.dropped_bytes:,} bytes before them not kept)" if done.dropped_bytes else f" of {len(lines)})"
-        )
-        cut = cut if len(lines) > len(shown) or done.dropped_bytes else ""
-        output = "".join(f"\n  | {printable(line, 300)}" for line in shown) if shown else "\n  (no output)"
-        how = (
-            exit_text(done.returncode)
-            if done.returncode is not None
-            else f"was ended after its {timeout:g} s (build_timeout)"
-        )
-        raise BotConfigError(
-            f"building {entry.name} failed: sh -c {shlex.quote(entry.build)} in {cwd} {how}{cut}:{output}"
-        )

@@ -1,12 +1,15 @@
-"""Running a bot's build step with bounds: a time limit, a bounded output capture, and a
-control group of its own.
+"""Running a bot's build step: sandboxed on a copy of its folder as a stranger, with bounds
+(a time limit, a bounded output capture, a control group of its own).
 
 A build is an author's code run by the referee before a ladder starts (``build = ...`` in a
 bot list). Before, its output was captured whole (a build printing 1 GB took the referee's
 memory to 2.98 GB) and it could run for ever. Now only the last ``KEPT_BYTES`` of its output
 (stdout and stderr together) are kept and the rest counted; a build over its time is ended,
 with every process it made (its session, its control group); and like a bot it runs in a
-control group (more memory and processes than a bot: compilers need them).
+control group (more memory and processes than a bot: compilers need them). In the sandbox it
+writes only a copy of its bot's folder, as a uid of its own (``build_folder``); without one
+it is the operator's trusted code, run in place, and the referee only refuses a bot folder
+that holds the ladder's own files (a ``make clean`` there would take them).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from __future__ import annotations
 import contextlib
 import os
 import selectors
+import shlex
+import shutil
 import signal
 import subprocess
 import time
@@ -22,6 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from referee.hints import exit_text
+from referee.match.seats.bot_config import BotConfigError, BotEntry, bot_folder
+from referee.match.seats.build_folder import BuildFolderError, build_uid, copy_for_build, seal
+from referee.names import printable
+from referee.sandbox.bwrap import Sandbox, SandboxUnavailable
 from referee.sandbox.cgroups import BotGroup, BotGroupLimits, CgroupError, CgroupHost
 from referee.sandbox.groups import bot_groups
 
@@ -31,6 +41,99 @@ KEPT_BYTES: Final = 64 * 1024
 """The end of a build's output kept to show when it fails; the rest is counted, not kept."""
 BUILD_GROUP: Final = BotGroupLimits(memory_mb=4096, processes=1024, cpu_cores=float(os.cpu_count() or 1))
 """A build's bounds: a compiler or a package manager needs more than a bot."""
+BUILD_OUTPUT_LINES: Final = 40
+"""Lines of a failed build's output kept in its error."""
+
+
+@dataclass(frozen=True)
+class BuiltBot:
+    """Where a bot runs from after its build: its ``folder``, and the ``copy`` its sandboxed
+    build made and wrote (``None``: built in place, or nothing to build), which its sandbox
+    shows in place of the folder."""
+
+    folder: Path
+    copy: Path | None = None
+
+    def sandbox(self, sandbox: Sandbox | None) -> Sandbox | None:
+        """``sandbox`` showing this bot its build's copy."""
+        if sandbox is None or self.copy is None:
+            return sandbox
+        return sandbox.with_copy(self.folder, self.copy)
+
+
+def build(entry: BotEntry, cwd: str | Path, sandbox: Sandbox | None = None, private: Sequence[Path] = ()) -> BuiltBot:
+    """Run a bot's build step (if any) with ``sh -c`` in its folder (``bot_folder``); raises
+    ``BotConfigError`` when it fails, with the line, the folder, the exit status and the end
+    of its output. With a ``sandbox`` the build is the author's code run in it, on a copy of
+    its folder (``private``, the referee's files, left out), as a uid of its own: the system
+    and that copy in sight, only the copy writable, the network open (to fetch
+    dependencies), no capabilities. Without one it runs in place, unless the folder holds a
+    ``private`` file."""
+    folder = bot_folder(entry, cwd)
+    if not entry.build:
+        return BuiltBot(folder)
+    shell = shutil.which("sh")
+    if shell is None:
+        raise BotConfigError(f"building {entry.name}: no 'sh' here to run its build {entry.build!r}")
+    args = [shell, "-c", entry.build]
+    if sandbox is None:
+        _refuse_private_inside(entry, folder, private)
+        _run(entry, args, folder, None, None)
+        return BuiltBot(folder)
+    uid = build_uid() if sandbox.privileged else None
+    try:
+        copy = copy_for_build(folder, entry.name, private, uid)
+    except (BuildFolderError, OSError) as err:
+        raise BotConfigError(f"building {entry.name}: cannot copy its folder {folder}: {err}") from None
+    built = BuiltBot(folder, copy)
+    try:
+        _run(entry, args, folder, built.sandbox(sandbox), uid)
+    finally:
+        seal(copy)  # every process of the build has ended: nothing races this
+    return built
+
+
+def _refuse_private_inside(entry: BotEntry, folder: Path, private: Sequence[Path]) -> None:
+    for path in private:
+        if os.path.abspath(path).startswith(str(folder).rstrip("/") + "/"):
+            raise BotConfigError(
+                f"building {entry.name}: its build would run in {folder}, which holds the ladder's {path}: "
+                "move the database (--db) out of the bot's folder, or give the bot a folder of its own "
+                '(folder = "..." in the bot list)'
+            )
+
+
+def _run(entry: BotEntry, args: list[str], folder: Path, sandbox: Sandbox | None, uid: int | None) -> None:
+    launch = None
+    timeout = entry.build_timeout if entry.build_timeout is not None else BUILD_TIMEOUT
+    try:
+        if sandbox is not None:
+            launch = sandbox.wrap(args, folder, sandbox.environment(None), build=True, uid=uid)
+            args = launch.argv
+        done = run_build(args, folder, pass_fds=launch.pass_fds if launch is not None else (), timeout=timeout)
+    except (OSError, CgroupError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise BotConfigError(f"building {entry.name}: cannot run its build in {folder}: {reason}") from None
+    except SandboxUnavailable as err:
+        raise BotConfigError(f"building {entry.name}: {err}") from None
+    finally:
+        if launch is not None:
+            launch.close()
+    if done.returncode != 0:
+        raise BotConfigError(_failure(entry, folder, done, timeout))
+
+
+def _failure(entry: BotEntry, folder: Path, done: BuildRun, timeout: float) -> str:
+    lines = done.tail.splitlines()
+    shown = lines[-BUILD_OUTPUT_LINES:]
+    cut = f" (last {len(shown)} lines" + (
+        f"; {done.dropped_bytes:,} bytes before them not kept)" if done.dropped_bytes else f" of {len(lines)})"
+    )
+    cut = cut if len(lines) > len(shown) or done.dropped_bytes else ""
+    output = "".join(f"\n  | {printable(line, 300)}" for line in shown) if shown else "\n  (no output)"
+    ended = f"was ended after its {timeout:g} s (build_timeout)"
+    how = exit_text(done.returncode) if done.returncode is not None else ended
+    return f"building {entry.name} failed: sh -c {shlex.quote(entry.build or '')} in {folder} {how}{cut}:{output}"
 
 
 @dataclass(frozen=True)

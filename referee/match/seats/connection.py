@@ -27,8 +27,6 @@ from referee.names import safe_name, seat_label
 REFEREE_NAME = f"hearts-referee {__version__}"
 
 
-
-
 @dataclass
 class BotConnection:
     """One bot behind one link, with the handshake's outcome."""

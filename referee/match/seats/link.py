@@ -376,6 +376,7 @@ class ProcessLink(FdLink):
             assert env is not None
             program = args[0]
             found = os.path.join(folder, program) if "/" in program else shutil.which(program, path=env.get("PATH"))
+            found = limits.sandbox.host_path(os.path.abspath(found)) if found is not None else None  # a build's copy
             if found is None or not os.access(found, os.X_OK) or os.path.isdir(found):
                 # bwrap would start and then fail to run it: say so now, as without a sandbox
                 raise BotStartError(f"cannot start bot {text!r}: no program {program!r} to run")
