@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from referee.cli import main
-from referee.match.seats import bot_config
+from referee.match.seats import building
 from referee.match.seats.link import ProcessLink
 
 BOT = f"{sys.executable} -c pass"
@@ -36,7 +36,7 @@ def no_processes(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     monkeypatch.setattr(ProcessLink, "start", start)
     monkeypatch.setattr(subprocess, "run", run)
-    monkeypatch.setattr(bot_config, "run_build", run)  # builds run through it (bounded output and time)
+    monkeypatch.setattr(building, "run_build", run)  # builds run through it (bounded output and time)
     yield
 
 

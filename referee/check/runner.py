@@ -33,6 +33,7 @@ from referee.match.seats.link import STDERR_CAP, BotLimits, BotStartError, Proce
 from referee.match.seats.tcp import DEFAULT_HOST
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import Sandbox
+from referee.sandbox.misses import bind_hint
 
 STDERR_KEPT = 16 * 1024
 """Characters of a step's stderr kept in the report (the end of it)."""
@@ -153,10 +154,14 @@ async def _check(  # noqa: PLR0917
             )
             run.name = run.name or hello_name
             if result.verdict == "fail" and current.name == FIRST and sandbox is not None:
-                result.message += (
-                    " (in the sandbox: if it passes with --sandbox off, it needs a path the sandbox "
-                    "does not show it: --sandbox-bind PATH)"
-                )
+                missed = bind_hint(result.stderr)
+                if missed is not None:
+                    result.hint = missed
+                else:
+                    result.message += (
+                        " (in the sandbox: if it passes with --sandbox off, it needs a path the sandbox "
+                        "does not show it: --sandbox-bind PATH)"
+                    )
             run.record(index, result)
             if result.verdict == "fail" and run.skip_reason is None:
                 if listener is not None and listener.missed:

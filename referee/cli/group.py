@@ -16,6 +16,7 @@ from referee.cli.bench import bench
 from referee.cli.check import check
 from referee.cli.ladder import ladder
 from referee.cli.match import demo, match, serve
+from referee.cli.new import new
 from referee.cli.options import (
     parse_options,
 )
@@ -75,5 +76,5 @@ def variants(name: str | None, pairs: tuple[str, ...], as_json: bool) -> None:
             click.echo(f"{'':<{width}}  follows seeds {PRESETS[n].sources}")
 
 
-for command in (match, serve, demo, play, watch, bench, ladder, replay, check):
+for command in (match, serve, demo, play, watch, bench, ladder, replay, check, new):
     main.add_command(command)

@@ -9,7 +9,7 @@ kept as a ``FaultReport`` for the bot's author."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import get_args
+from typing import Final, get_args
 
 import trio
 
@@ -22,10 +22,11 @@ from referee.match.outbox import Outbox
 from referee.match.outcome import MAX_REPORTS, STDERR_TAIL, FaultReport
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
-from referee.match.seats.link import Failure
+from referee.match.seats.link import Failure, ProcessLink
 from referee.names import printable
 from referee.rules.errors import IllegalMove
 from referee.rules.round import Round
+from referee.sandbox.misses import bind_hint
 
 _ERROR_CODES = frozenset(get_args(ErrorCode))
 _LINE_FAULTS = frozenset({"bad_json", "unknown_message", "protocol_violation", "wrong_id", "illegal_move"})
@@ -125,4 +126,15 @@ class Faults:
                     report.stderr_lines = len(lines)
                     report.exit = exit_text(code) if code is not None else None
                     report.hint = hint(report.reason, report.message, report.line, code)
+                    if report.reason in SANDBOX_MISS_FAULTS and _sandboxed(seat):
+                        report.hint = bind_hint(text) or report.hint
         self._recorder.flush()
+
+
+SANDBOX_MISS_FAULTS: Final = frozenset({"crash", "timeout", "disconnect", "bad_json"})
+"""Faults of a bot that may have failed to start for a path its sandbox hid."""
+
+
+def _sandboxed(seat: SeatState) -> bool:
+    link = seat.connection.link
+    return isinstance(link, ProcessLink) and link.limits.sandbox is not None

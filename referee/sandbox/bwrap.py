@@ -35,7 +35,6 @@ import os
 import secrets
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -48,6 +47,8 @@ from referee.sandbox.cgroups import WARNING as GROUPS_WARNING
 from referee.sandbox.cgroups import Unavailable
 from referee.sandbox.groups import bot_groups
 from referee.sandbox.seccomp import bot_filter
+from referee.sandbox.sight import HOME, inside, shown_paths, uses_folder
+from referee.sandbox.sight import shared as _shared
 
 SandboxMode: TypeAlias = Literal["auto", "on", "off"]
 SANDBOX_MODES: tuple[SandboxMode, ...] = ("auto", "on", "off")
@@ -56,7 +57,6 @@ SYSTEM_PATHS: Final = ("/usr", "/etc", "/opt")
 """Read-only in every sandbox (where they exist)."""
 MERGED_DIRS: Final = ("/bin", "/lib", "/lib32", "/lib64", "/libx32", "/sbin")
 """Symlinks into /usr on a merged-/usr system, read-only binds elsewhere."""
-HOME: Final = "/home/bot"
 FIRST_UID: Final = 61_000
 """Bots run as uids from here on (when the referee is root), one per bot started."""
 UIDS: Final = 1_000
@@ -68,15 +68,6 @@ WARNING: Final = (
     "warning: bubblewrap (bwrap) is not available: bots run NOT isolated (they can read the "
     "referee's files and other processes); install bubblewrap or pass --sandbox off to silence this"
 )
-
-KIT: Final = str(Path(__file__).resolve().parents[2] / "protocol")
-"""The Python bot kit (``protocol/``): bots written with it import it from here when the
-referee is installed in place (``pip install -e``)."""
-ENGINE: Final = str(Path(__file__).resolve().parents[1])
-"""The referee's own package (``referee/``), read-only: a bot may search with the rules engine
-(``referee.rules``, as ``sample_bots/python/search_bot.py`` does). The package holds code
-only, all of it public: no logs, no hands, no seeds (the referee writes those elsewhere, and
-the files it writes are hidden in any case)."""
 
 
 class Launch(msgspec.Struct, frozen=True):
@@ -136,7 +127,7 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         """Where a path inside the sandbox lies outside it: in a build's copy when it lies in
         that bot's folder, else where it is."""
         for folder, copy in self.copies:
-            if _inside(path, folder):
+            if inside(path, folder):
                 return copy + path[len(folder) :]
         return path
 
@@ -196,8 +187,9 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         size = str(self.tmpfs_bytes)
         out += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
         out += ["--perms", "0755", "--dir", "/home", "--perms", "1777", "--size", size, "--tmpfs", HOME]
-        for path in _program_paths(args, folder, env, self.binds, self.host_path):  # after /tmp: a bot may live in it
-            if not any(_inside(path, m) for m in mounted):
+        sight = shown_paths(args, folder, env, self.binds, self.host_path, build=build)
+        for path in sight.paths:  # after /tmp: a bot may live in it
+            if not any(inside(path, m) for m in mounted):
                 out += _parents(path, mounted)
                 out += ["--ro-bind", self.host_path(path), path]
                 mounted.append(path)
@@ -207,19 +199,21 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
             out += _parents(folder, mounted)
             out += ["--bind", self.host_path(folder), folder]
             mounted.append(folder)
-        elif not any(_inside(folder, m) for m in mounted):
+        elif not uses_folder(args, folder, self.host_path):
+            folder = HOME  # a neutral working folder: the referee's own is none of the bot's business
+        elif not any(inside(folder, m) for m in mounted):
             out += _parents(folder + "/x", mounted)
         for shown, copy in self.copies:  # a built folder inside a folder shown whole: the copy on top
-            if not build and any(_inside(shown, m) and shown != m for m in mounted):
+            if not build and any(inside(shown, m) and shown != m for m in mounted):
                 out += ["--ro-bind", copy, shown]
         for path in self.hidden:
-            if any(_inside(path, m) for m in mounted):
+            if any(inside(path, m) for m in mounted):
                 if os.path.isdir(path):
                     out += ["--tmpfs", path]
                 elif os.path.exists(path):
                     out += ["--ro-bind", "/dev/null", path]
         out += ["--chdir", folder, "--clearenv"]
-        for key, value in env.items():
+        for key, value in {**sight.env, **env}.items():
             out += ["--setenv", key, value]
         out.append("--")
         if self.privileged:
@@ -250,83 +244,15 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         return {**base, **(extra or {})}
 
 
-SHARED: Final = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/var/run")
-"""Folders where every program of the machine leaves files and sockets: nothing in them is
-bound whole (a file named there is bound alone)."""
-SHARED_ROOTS: Final = ("/home", "/root", "/var/lib", "/mnt", "/media", "/srv", "/var")
-"""Folders that hold other people's homes and services: never bound whole themselves (a
-folder inside one, such as a bot's own folder in a home, is)."""
-
-
-def _shared(folder: str) -> bool:
-    """Whether a folder may not be shown to a bot whole, nor given to a build to write in: a
-    shared folder itself or one that contains one (``/tmp``, ``/``, ``/home``), or a user's home
-    folder itself. A folder of its own inside one (``/tmp/mybot``, ``/home/me/bots``) may be: it
-    is what the operator named."""
-    folder = os.path.abspath(folder)
-    if any(_inside(s, folder) for s in (*SHARED, *SHARED_ROOTS)):
-        return True
-    return folder == os.path.expanduser("~") or os.path.dirname(folder) == "/home"
-
-
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
 def _parents(path: str, mounted: Sequence[str]) -> list[str]:
     """Directories leading to a bind point, created 0755 so that an unprivileged bot can pass
     through them (bwrap would make them 0700)."""
     out: list[str] = []
     for parent in reversed(Path(path).parents):
         text = str(parent)
-        if text != "/" and not any(_inside(text, m) for m in mounted):
+        if text != "/" and not any(inside(text, m) for m in mounted):
             out += ["--perms", "0755", "--dir", text]
     return out
-
-
-def _program_paths(
-    args: Sequence[str], cwd: str, env: dict[str, str], extra: Sequence[str], host: Callable[[str], str] = str
-) -> list[str]:
-    """What a bot needs to see read-only besides the system: the installation its program
-    comes from (``/opt/x/bin/node`` -> ``/opt/x``), the folder of every file its command
-    names (``python3 bots/me/bot.py`` -> ``bots/me``), the referee's Python (bots written with
-    the Python kit run on it), the kit and the rules engine (``KIT``, ``ENGINE``), and the
-    configured extra paths. Not the folder the referee runs
-    in, and no shared folder itself (``/tmp``, ``/home``, a home folder): a folder it sees
-    whole may hold other people's files and Unix sockets, which a read-only mount does not stop
-    a bot from connecting to. A file named directly in such a folder is bound alone. ``host``
-    says where a path lies outside (a built bot's files lie in its build's copy)."""
-    paths: list[str] = []
-    alone: list[str] = []
-
-    def show(file: str, folder: str) -> None:
-        """``folder`` whole, or ``file`` alone when the folder is shared."""
-        if _shared(folder):
-            alone.append(file)
-        else:
-            paths.append(folder)
-
-    for arg in args[1:]:
-        named = os.path.abspath(os.path.join(cwd, arg))  # an absolute arg stays as it is
-        if os.path.isfile(host(named)):
-            show(named, os.path.dirname(named))
-    program = args[0] if args else ""
-    found = shutil.which(program, path=env.get("PATH")) if "/" not in program else os.path.join(cwd, program)
-    if found:
-        for candidate in {os.path.abspath(found), os.path.realpath(found)}:
-            bin_dir = os.path.dirname(candidate)
-            # /opt/x/bin/node -> /opt/x; a version manager's shims (pyenv, rbenv) -> the whole manager
-            prefix = os.path.basename(bin_dir) in ("bin", "sbin", "shims")
-            show(candidate, os.path.dirname(bin_dir) if prefix else bin_dir)
-    paths += [sys.base_prefix, sys.prefix, KIT, ENGINE]
-    paths = [p for p in paths if not _shared(p)] + alone + list(extra)  # extra binds: the operator's own choice
-    unique: list[str] = []
-    for path in sorted({os.path.abspath(p) for p in paths if p and os.path.exists(host(os.path.abspath(p)))}, key=len):
-        if path == "/":
-            continue  # never the whole machine: a bot run from / sees the system paths only
-        if not any(_inside(path, u) for u in unique):
-            unique.append(path)
-    return unique
 
 
 TRANSIENT_ERRNOS: Final = frozenset({errno.ENFILE, errno.EMFILE, errno.EAGAIN, errno.ENOMEM})

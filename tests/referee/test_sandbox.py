@@ -422,3 +422,25 @@ def test_a_bot_can_import_the_rules_engine_but_not_read_the_log(tmp_path: Path) 
     assert report["engine"] == str(ROOT / "referee" / "rules" / "__init__.py"), report
     assert report["world_cards"] == 52
     assert report["log_bytes"] == 0, report
+
+
+def test_a_bot_that_needs_no_folder_starts_in_a_neutral_one(tmp_path: Path) -> None:
+    """A bot named by its absolute path learns nothing of the folder the referee runs in (its
+    ``PWD`` named it); one named relatively keeps the folder it needs."""
+    secret = tmp_path / "final-of-the-secret-cup"
+    secret.mkdir(mode=0o755)
+    done = run_inside(tmp_path, 'pwd; echo "PWD=$PWD"; ls -a', cwd=secret)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[:2] == ["/home/bot", "PWD=/home/bot"]
+    assert "secret" not in done.stdout
+    sandbox = choose_sandbox("on", lambda _: None)
+    assert sandbox is not None
+    (tmp_path / "probe.sh").rename(secret / "probe.sh")
+    launch = sandbox.wrap(["sh", "probe.sh"], str(secret), sandbox.environment(None))
+    try:
+        kept = subprocess.run(
+            launch.argv, capture_output=True, text=True, check=False, timeout=30, pass_fds=launch.pass_fds
+        )
+    finally:
+        launch.close()
+    assert kept.stdout.splitlines()[:2] == [str(secret), f"PWD={secret}"], kept.stderr

@@ -1,0 +1,202 @@
+"""What a sandboxed bot is shown, read-only, besides the system: what its command line names.
+
+A bot's files are what its command names, however it names them: the file of ``python3
+bot.py``, the folders of ``java -cp classes:lib/x.jar Main`` and ``node nbot``, the working
+folder of ``java -cp . Main``, ``node .`` and ``python3 -m mybot``; and the installation its
+program comes from (``/opt/x/bin/node`` -> ``/opt/x``; a virtualenv; pyenv; nvm; sdkman;
+rustup's toolchains). Never a shared folder whole (``/tmp``, ``/home``, a home folder, ``/``):
+it may hold other people's files and Unix sockets, which a read-only mount does not stop a
+bot from connecting to; a file named directly in one is shown alone. The referee's own files
+inside what is shown are hidden by ``referee.sandbox.bwrap``.
+
+Pure path logic (no mounts, no processes), so that it can be tested on any layout.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Final, NamedTuple
+
+HOME: Final = "/home/bot"
+"""A bot's home inside (a private tmpfs); also its working folder when its command names none."""
+KIT: Final = str(Path(__file__).resolve().parents[2] / "protocol")
+"""The Python bot kit (``protocol/``): bots written with it import it from here when the
+referee is installed in place (``pip install -e``)."""
+ENGINE: Final = str(Path(__file__).resolve().parents[1])
+"""The referee's own package (``referee/``), read-only: a bot may search with the rules engine
+(``referee.rules``, as ``sample_bots/python/search_bot.py`` does). The package holds code
+only, all of it public: no logs, no hands, no seeds (the referee writes those elsewhere, and
+the files it writes are hidden in any case)."""
+SHARED: Final = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/var/run")
+"""Folders where every program of the machine leaves files and sockets: nothing in them is
+bound whole (a file named there is bound alone)."""
+SHARED_ROOTS: Final = ("/home", "/root", "/var/lib", "/mnt", "/media", "/srv", "/var")
+"""Folders that hold other people's homes and services: never bound whole themselves (a
+folder inside one, such as a bot's own folder in a home, is)."""
+CLASS_PATH_OPTIONS: Final = frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path"})
+
+
+class Sight(NamedTuple):
+    """What to show a bot (``paths``, read-only, at their own places) and the variables its
+    runtime needs to find its installation there (``env``: ``RUSTUP_HOME``)."""
+
+    paths: list[str]
+    env: dict[str, str]
+
+
+def shared(folder: str) -> bool:
+    """Whether a folder may not be shown to a bot whole, nor given to a build to write in: a
+    shared folder itself or one that contains one (``/tmp``, ``/``, ``/home``), or a user's home
+    folder itself. A folder of its own inside one (``/tmp/mybot``, ``/home/me/bots``) may be: it
+    is what the operator named."""
+    folder = os.path.abspath(folder)
+    if any(inside(s, folder) for s in (*SHARED, *SHARED_ROOTS)):
+        return True
+    return _home_itself(folder)
+
+
+def inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def uses_folder(args: Sequence[str], cwd: str, host: Callable[[str], str] = str) -> bool:
+    """Whether a command needs the folder it is started in: its program or something it names
+    is a relative path that exists there (``./bot``, ``bot.py``, ``-cp .``, ``node .``,
+    ``python3 -m pkg``'s ``pkg``). When not, the bot starts in its home instead, and its
+    ``PWD`` names no folder of the referee's (a bot started from ``/root/ladders/final`` learnt
+    that name)."""
+    program = args[0] if args else ""
+    if "/" in program and not os.path.isabs(program):
+        return True
+    return any(not os.path.isabs(part) for part in _named(args, cwd, host))
+
+
+def shown_paths(
+    args: Sequence[str],
+    cwd: str,
+    env: dict[str, str],
+    extra: Sequence[str] = (),
+    host: Callable[[str], str] = str,
+    *,
+    build: bool = False,
+) -> Sight:
+    """Everything a bot started with ``args`` in ``cwd`` is shown: what its command names (a
+    file's folder, a named folder whole), its program's installation (for a ``build``, of
+    every program its shell line names), the referee's Python, the kit and the rules engine
+    (``KIT``, ``ENGINE``), and the configured ``extra`` paths. ``host`` says where a path lies
+    outside (a built bot's files lie in its build's copy)."""
+    paths: list[str] = []
+    alone: list[str] = []
+    runtime_env: dict[str, str] = {}
+
+    def show(file: str, folder: str) -> None:
+        """``folder`` whole, or ``file`` alone when the folder is shared."""
+        if shared(folder):
+            alone.append(file)
+        else:
+            paths.append(folder)
+
+    for part in _named(args, cwd, host):
+        named = os.path.normpath(os.path.join(cwd, part))
+        if os.path.isdir(host(named)):
+            if not shared(named):
+                paths.append(named)  # a class path, a package, a module's folder: whole
+        else:
+            show(named, os.path.dirname(named))
+    programs = _programs(args, build)
+    for program in programs:
+        found = shutil.which(program, path=env.get("PATH")) if "/" not in program else os.path.join(cwd, program)
+        if found:
+            for candidate in {os.path.abspath(found), os.path.realpath(found)}:
+                _show_installation(candidate, show, paths, runtime_env)
+            if program == programs[0]:
+                programs += _interpreter(host(os.path.abspath(found)))
+    paths += [sys.base_prefix, sys.prefix, KIT, ENGINE]
+    paths = [p for p in paths if not shared(p)] + alone + list(extra)  # extra binds: the operator's own choice
+    unique: list[str] = []
+    for path in sorted({os.path.abspath(p) for p in paths if p and os.path.exists(host(os.path.abspath(p)))}, key=len):
+        if path == "/":
+            continue  # never the whole machine: a bot run from / sees the system paths only
+        if not any(inside(path, u) for u in unique):
+            unique.append(path)
+    return Sight(unique, runtime_env)
+
+
+def _named(args: Sequence[str], cwd: str, host: Callable[[str], str]) -> Iterator[str]:
+    """The existing files and folders a command line names, as written (relative or not):
+    each argument, the value of ``--opt=VALUE``, each part of a class path (``A:B``), and the
+    module of ``python3 -m NAME`` (``NAME/`` or ``NAME.py``)."""
+    for index, arg in enumerate(args[1:], start=1):
+        if not arg or "\0" in arg:
+            continue
+        value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+        after_option = args[index - 1] in CLASS_PATH_OPTIONS
+        parts = value.split(":") if after_option or ":" in value else [value]
+        if args[index - 1] == "-m":  # a module: its package folder or its file, from the working folder
+            root = value.split(".")[0]
+            parts = [root, root + ".py"]
+        for part in parts:
+            if part and os.path.exists(host(os.path.normpath(os.path.join(cwd, part)))):
+                yield part
+
+
+def _programs(args: Sequence[str], build: bool) -> list[str]:
+    """The programs a command runs: its first word; for a build (``sh -c LINE``), also every
+    word of its shell line that names a program on PATH (``cargo``, ``go``, ``mvn``)."""
+    programs = [args[0]] if args else []
+    if build and len(args) >= 3 and args[1] == "-c":
+        lexer = shlex.shlex(args[2], posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        try:
+            words = list(lexer)
+        except ValueError:  # an unclosed quote: sh will say so
+            words = []
+        programs += [w for w in words if w and "/" not in w and "=" not in w and shutil.which(w)]
+    return programs
+
+
+def _interpreter(path: str) -> list[str]:
+    """The interpreter a script's ``#!`` line names (``#!/usr/bin/env python3`` -> ``python3``,
+    ``#!/opt/py/bin/python3 -u`` -> that program): it must be shown with its installation too."""
+    try:
+        with open(path, "rb") as file:
+            first = file.readline(256)
+    except OSError:
+        return []
+    if not first.startswith(b"#!"):
+        return []
+    words = first[2:].decode("utf-8", errors="replace").split()
+    if words and os.path.basename(words[0]) == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    return words[:1]
+
+
+def _show_installation(candidate: str, show: Callable[[str, str], None], paths: list[str], env: dict[str, str]) -> None:
+    """A program's installation: ``/opt/x/bin/node`` -> ``/opt/x``; a version manager's shims
+    (pyenv, rbenv) -> the whole manager; rustup's proxies in ``~/.cargo/bin`` -> that folder and
+    rustup's home, not the rest of ``~/.cargo`` (its credentials and caches); a program in
+    ``~/.local/bin`` or a home's ``bin`` -> that folder, not the home."""
+    bin_dir = os.path.dirname(candidate)
+    if os.path.basename(bin_dir) not in ("bin", "sbin", "shims"):
+        show(candidate, bin_dir)
+        return
+    prefix = os.path.dirname(bin_dir)
+    if os.path.basename(prefix) == ".cargo":  # rustup: its proxies find the toolchains in RUSTUP_HOME
+        rustup_home = os.environ.get("RUSTUP_HOME") or os.path.join(os.path.dirname(prefix), ".rustup")
+        if os.path.isdir(rustup_home):
+            paths.append(rustup_home)
+            env["RUSTUP_HOME"] = rustup_home
+        paths.append(bin_dir)
+    elif _home_itself(prefix) or os.path.basename(prefix) == ".local":
+        paths.append(bin_dir)
+    else:
+        show(candidate, prefix)
+
+
+def _home_itself(folder: str) -> bool:
+    return folder == os.path.expanduser("~") or os.path.dirname(folder) == "/home" or folder == "/root"

@@ -1,0 +1,267 @@
+"""Any bot layout, first try (issue 23): every common way of starting a bot that plays bare
+plays in the default sandbox too. Each case is a real bot in a folder of its own under /tmp
+(as a new user keeps one), started by ``referee match`` from that folder, sandboxed and bare,
+and every seat must end ``ok``."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from referee.sandbox.sight import shown_paths, uses_folder
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = sys.executable
+FIRST = ROOT / "tests" / "bots" / "first_legal_bot.py"
+GOOD = f"{PY} {FIRST}"
+JAVA_BOT = ROOT / "tests" / "bots" / "java" / "Bot.java"
+JS = ROOT / "sample_bots" / "javascript"
+JDK = Path("/usr/lib/jvm")
+
+Layout = Callable[[Path], str]
+"""Makes a bot in a folder and returns the command that starts it from there."""
+
+
+def python_file(folder: Path) -> str:
+    shutil.copy(FIRST, folder / "bot.py")
+    return f"{PY} bot.py"
+
+
+def python_absolute(folder: Path) -> str:
+    shutil.copy(FIRST, folder / "bot.py")
+    return f"{PY} {folder / 'bot.py'}"
+
+
+def shebang(folder: Path) -> str:
+    (folder / "run").write_text(f"#!{PY}\n" + FIRST.read_text())
+    (folder / "run").chmod(0o755)
+    return "./run"
+
+
+def shebang_env(folder: Path) -> str:
+    """``#!/usr/bin/env python3``: the interpreter is found on PATH (here perhaps a pyenv shim)."""
+    (folder / "run").write_text("#!/usr/bin/env python3\n" + FIRST.read_text())
+    (folder / "run").chmod(0o755)
+    return "./run"
+
+
+def shebang_in_subfolder(folder: Path) -> str:
+    (folder / "sub").mkdir(mode=0o755)
+    (folder / "sub" / "run").write_text(f"#!{PY}\n" + FIRST.read_text())
+    (folder / "sub" / "run").chmod(0o755)
+    return "sub/run"
+
+
+def python_package(folder: Path) -> str:
+    (folder / "mybot").mkdir(mode=0o755)
+    shutil.copy(FIRST, folder / "mybot" / "__main__.py")
+    (folder / "mybot" / "__init__.py").write_text("")
+    return f"{PY} -m mybot"
+
+
+def python_module_file(folder: Path) -> str:
+    shutil.copy(FIRST, folder / "mybot.py")
+    return f"{PY} -m mybot"
+
+
+def venv_with_dependency(folder: Path) -> str:
+    """A virtualenv in the bot's folder with a module installed in it that the bot imports."""
+    subprocess.run([PY, "-m", "venv", "--without-pip", str(folder / "venv")], check=True, timeout=120)
+    (site,) = (folder / "venv").glob("lib/python3*/site-packages")
+    (site / "layout_dependency.py").write_text("WHERE = 'venv'\n")
+    (folder / "bot.py").write_text(
+        "import layout_dependency  # noqa: F401 - installed in the venv\n" + FIRST.read_text()
+    )
+    return "venv/bin/python bot.py"
+
+
+def shell_script(folder: Path, name: str = "run.sh") -> Path:
+    (folder / "bot.py").write_text(FIRST.read_text())
+    script = folder / name
+    script.write_text(f'#!/bin/sh\nexec {PY} "$(dirname "$0")/bot.py"\n')
+    script.chmod(0o755)
+    return script
+
+
+def sh_script(folder: Path) -> str:
+    shell_script(folder)
+    return "sh run.sh"
+
+
+def dot_script(folder: Path) -> str:
+    shell_script(folder)
+    return "./run.sh"
+
+
+def script_in_subfolder(folder: Path) -> str:
+    (folder / "shbot").mkdir(mode=0o755)
+    shell_script(folder / "shbot")
+    return "shbot/run.sh"
+
+
+def node_file(folder: Path) -> str:
+    for name in ("bot.js", "hearts.js"):
+        shutil.copy(JS / name, folder / name)
+    return "node bot.js"
+
+
+def node_folder(folder: Path) -> str:
+    (folder / "nbot").mkdir(mode=0o755)
+    for name in ("bot.js", "hearts.js"):
+        shutil.copy(JS / name, folder / "nbot" / name)
+    (folder / "nbot" / "package.json").write_text(json.dumps({"name": "nbot", "main": "bot.js"}))
+    return "node nbot"
+
+
+def node_dot(folder: Path) -> str:
+    for name in ("bot.js", "hearts.js"):
+        shutil.copy(JS / name, folder / name)
+    (folder / "package.json").write_text(json.dumps({"name": "nbot", "main": "bot.js"}))
+    return "node ."
+
+
+def compiled_java(into: Path) -> None:
+    into.mkdir(mode=0o755, exist_ok=True)
+    subprocess.run(["javac", "-d", str(into), str(JAVA_BOT)], check=True, timeout=300, capture_output=True)
+
+
+def java_dot(folder: Path) -> str:
+    compiled_java(folder)
+    return "java -cp . Bot"
+
+
+def java_folder(folder: Path) -> str:
+    compiled_java(folder / "jbot")
+    return "java -cp jbot Bot"
+
+
+def java_absolute(folder: Path) -> str:
+    compiled_java(folder / "jbot")
+    return f"java -cp {folder / 'jbot'} Bot"
+
+
+def java_class_path_list(folder: Path) -> str:
+    compiled_java(folder / "jbot")
+    (folder / "lib").mkdir(mode=0o755)
+    return "java -cp lib:jbot Bot"
+
+
+def java_jar(folder: Path) -> str:
+    compiled_java(folder / "classes")
+    subprocess.run(["jar", "cfe", "bot.jar", "Bot", "-C", "classes", "."], cwd=folder, check=True, timeout=300)
+    return "java -jar bot.jar"
+
+
+def jvm_outside_usr(folder: Path) -> str:
+    """A JDK of its own outside ``/usr`` (as sdkman or a downloaded JDK keeps one): a copy."""
+    real = Path(os.path.realpath(shutil.which("java") or "")).parents[1]
+    jdk = folder.parent / "opt-jdk"
+    if not jdk.exists():
+        done = subprocess.run(["cp", "-al", str(real), str(jdk)], check=False, capture_output=True)
+        if done.returncode != 0:  # another file system: a real copy
+            shutil.rmtree(jdk, ignore_errors=True)
+            subprocess.run(["cp", "-a", str(real), str(jdk)], check=True)
+    compiled_java(folder / "jbot")
+    return f"{jdk}/bin/java -cp jbot Bot"
+
+
+CASES: dict[str, tuple[Layout, str | None]] = {
+    "python3 bot.py": (python_file, None),
+    "python3 /abs/bot.py": (python_absolute, None),
+    "./run (shebang)": (shebang, None),
+    "./run (#!/usr/bin/env python3)": (shebang_env, "python3"),
+    "sub/run (shebang in a subfolder)": (shebang_in_subfolder, None),
+    "python3 -m mybot (package)": (python_package, None),
+    "python3 -m mybot (mybot.py)": (python_module_file, None),
+    "venv/bin/python bot.py (a dependency in the venv)": (venv_with_dependency, None),
+    "sh run.sh": (sh_script, None),
+    "./run.sh": (dot_script, None),
+    "shbot/run.sh": (script_in_subfolder, None),
+    "node bot.js": (node_file, "node"),
+    "node nbot": (node_folder, "node"),
+    "node .": (node_dot, "node"),
+    "java -cp . Bot": (java_dot, "javac"),
+    "java -cp jbot Bot": (java_folder, "javac"),
+    "java -cp /abs/jbot Bot": (java_absolute, "javac"),
+    "java -cp lib:jbot Bot": (java_class_path_list, "javac"),
+    "java -jar bot.jar": (java_jar, "jar"),
+    "a JVM outside /usr": (jvm_outside_usr, "javac"),
+}
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A folder of the user's own under /tmp (mode 755), as a new user keeps bots."""
+    tmp_path.chmod(0o755)
+    folder = tmp_path / "mybot"
+    folder.mkdir(mode=0o755)
+    return folder
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "off"])
+@pytest.mark.parametrize("case", list(CASES))
+def test_every_layout_plays_sandboxed_and_bare(case: str, sandbox: str, home: Path) -> None:
+    layout, needs = CASES[case]
+    if needs is not None and shutil.which(needs) is None:
+        pytest.skip(f"{needs} is not installed")
+    if sandbox == "auto" and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    command = layout(home)
+    log = home.parent / "match.jsonl"
+    done = subprocess.run(
+        [PY, "-m", "referee.cli", "match", "--json", "--sandbox", sandbox, "--startup", "60",
+         "--time-per-move", "30", "--set", "end=rounds", "--set", "rounds=1", "--log", str(log),
+         command, GOOD, GOOD, GOOD],
+        cwd=home, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    stderr = [json.loads(line) for line in log.read_text().splitlines() if '"stderr"' in line]
+    assert [s["status"] for s in result["seats"]] == ["ok"] * 4, (done.stderr, stderr)
+    assert "NOT isolated" not in done.stderr  # auto chose the sandbox: the case was played in it
+
+
+def test_a_shebang_names_its_interpreter_which_is_shown() -> None:
+    folder = FIRST.parent
+    sight = shown_paths(["./first_legal_bot.py"], str(folder), {"PATH": os.environ["PATH"]})
+    assert str(folder) in sight.paths
+
+
+def test_a_class_path_shows_each_folder_it_names(home: Path) -> None:
+    for name in ("a", "b"):
+        (home / name).mkdir()
+    (home / "lib.jar").write_text("")
+    sight = shown_paths(["java", "-cp", "a:b:lib.jar:nothing", "Main"], str(home), {"PATH": "/usr/bin"})
+    assert {str(home / "a"), str(home / "b")} <= set(sight.paths) or str(home) in sight.paths
+    assert uses_folder(["java", "-cp", "a:b", "Main"], str(home))
+    assert not uses_folder(["java", "-cp", str(home / "a"), "Main"], str(home))
+    shared = shown_paths(["java", "-cp", "/tmp:.", "Main"], "/tmp", {"PATH": "/usr/bin"})
+    assert "/tmp" not in shared.paths  # never a shared folder whole
+
+
+def test_rustup_shows_its_toolchains_and_not_the_rest_of_its_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rustup's proxies in ``~/.cargo/bin`` find the toolchains in ``~/.rustup``; the rest of
+    ``~/.cargo`` (its credentials, its registry) is not shown."""
+    monkeypatch.delenv("RUSTUP_HOME", raising=False)
+    fake_home = tmp_path / "someone"
+    (fake_home / ".cargo" / "bin").mkdir(parents=True)
+    (fake_home / ".rustup" / "toolchains").mkdir(parents=True)
+    (fake_home / ".cargo" / "credentials.toml").write_text("token = 'secret'\n")
+    cargo = fake_home / ".cargo" / "bin" / "cargo"
+    cargo.write_text("#!/bin/sh\n")
+    cargo.chmod(0o755)
+    env = {"PATH": f"{cargo.parent}:/usr/bin"}
+    sight = shown_paths(["sh", "-c", "cd x && cargo build --release"], "/", env, build=True)
+    assert str(fake_home / ".cargo" / "bin") in sight.paths
+    assert str(fake_home / ".rustup") in sight.paths
+    assert not any(p in (str(fake_home), str(fake_home / ".cargo")) for p in sight.paths)
+    assert sight.env == {"RUSTUP_HOME": str(fake_home / ".rustup")}

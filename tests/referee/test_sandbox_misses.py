@@ -1,0 +1,115 @@
+"""A sandboxed bot that fails for a path its sandbox hides is told which path, and the exact
+option that shows it (issue 23): in ``referee match``, ``referee check`` and the ladder's fault
+details. Real bots, real sandboxes; the stderr patterns of the common runtimes on their own."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.ladder.store import LadderStore
+from referee.sandbox.misses import bind_hint, hidden_path
+from tests.check.helpers import check, sandbox, step
+from tests.ladder.test_run import ladder
+
+PY = sys.executable
+ROOT = Path(__file__).resolve().parents[2]
+FIRST = ROOT / "tests" / "bots" / "first_legal_bot.py"
+GOOD = f"{PY} {FIRST}"
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+
+
+@pytest.fixture
+def weights(tmp_path: Path) -> Path:
+    """A data file in a folder the bot's command does not name."""
+    tmp_path.chmod(0o755)
+    data = tmp_path / "shared-data"
+    data.mkdir(mode=0o755)
+    made = data / "weights.txt"
+    made.write_text("42\n")
+    made.chmod(0o644)
+    return made
+
+
+@pytest.fixture
+def needy(tmp_path: Path, weights: Path) -> Path:
+    """A bot that opens that file by its absolute path before it says hello."""
+    folder = tmp_path / "needy"
+    folder.mkdir(mode=0o755)
+    bot = folder / "bot.py"
+    bot.write_text(f"open({str(weights)!r}).read()\n" + FIRST.read_text())
+    return bot
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "python3: can't open file '{p}': [Errno 2] No such file or directory",
+        "FileNotFoundError: [Errno 2] No such file or directory: '{p}'",
+        "Error: Cannot find module '{p}'",
+        "panic: open {p}: no such file or directory",
+        "sh: 1: {p}: not found",
+        "bwrap: execvp {p}: No such file or directory",
+        "java.nio.file.NoSuchFileException: {p}",
+        "Exception in thread main java.io.FileNotFoundException: {p} (Permission denied)",
+    ],
+)
+def test_the_runtimes_messages_name_the_path(line: str, weights: Path) -> None:
+    stderr = "starting\n" + line.format(p=weights) + "\n"
+    assert hidden_path(stderr) == str(weights)
+    assert f"--sandbox-bind {weights}" in (bind_hint(stderr) or "")
+
+
+def test_no_hint_for_a_path_that_is_not_here_or_that_every_sandbox_shows(tmp_path: Path) -> None:
+    assert hidden_path(f"can't open file '{tmp_path}/nothing.py': [Errno 2] No such file or directory") is None
+    assert hidden_path("open /usr/lib/x: no such file or directory") is None
+    assert hidden_path(f"reading {FIRST}: all fine") is None  # no failure on the line
+
+
+@needs_bwrap
+def test_match_names_the_hidden_path_and_the_option_then_plays_with_it(needy: Path, weights: Path) -> None:
+    def match(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [PY, "-m", "referee.cli", "match", "--sandbox", "on", "--set", "end=rounds", "--set", "rounds=1",
+             *extra, f"{PY} {needy}", GOOD, GOOD, GOOD],
+            cwd=needy.parent, capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+
+    failed = match()
+    assert failed.returncode == 0, failed.stderr
+    said = failed.stdout + failed.stderr
+    assert f"the bot looked for {weights}, which is on this machine but not in its sandbox" in said
+    assert f"--sandbox-bind {weights}" in said
+    fixed = match("--sandbox-bind", str(weights), "--json")
+    assert [s["status"] for s in json.loads(fixed.stdout)["seats"]] == ["ok"] * 4, fixed.stderr
+
+
+@needs_bwrap
+def test_check_names_the_hidden_path(needy: Path, weights: Path) -> None:
+    report = check(f"{PY} {needy}", sandbox=sandbox())
+    first = step(report, "handshake.hello")
+    assert first.verdict == "fail"
+    assert f"--sandbox-bind {weights}" in (first.hint or ""), first
+
+
+@needs_bwrap
+def test_the_ladder_details_name_the_hidden_path(needy: Path, weights: Path, tmp_path: Path) -> None:
+    config = tmp_path / "bots.toml"
+    config.write_text(
+        f'[[bot]]\nname = "needy"\ncommand = "{PY} {needy}"\n\n[[bot]]\nname = "good"\ncommand = "{GOOD}"\n'
+    )
+    db = tmp_path / "l.db"
+    ran = ladder("run", str(config), "--games", "1", "--db", str(db), "--sandbox", "on", "--quiet")
+    assert ran.exit_code == 0, ran.output
+    detail = ladder("table", "--db", str(db), "--bot", "needy")
+    assert f"--sandbox-bind {weights}" in detail.output, detail.output
+    store = LadderStore(db)
+    try:
+        assert store.progress()[0] == store.progress()[1]  # the ladder went on
+    finally:
+        store.close()
