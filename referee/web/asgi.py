@@ -4,12 +4,14 @@ proper 404, and the WebSocket's ``Origin`` check."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 from urllib.parse import urlsplit
 
 import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve
+from hypercorn.trio.tcp_server import TCPServer
 from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 
@@ -27,6 +29,27 @@ def hypercorn_config(host: str, port: int, max_message_bytes: int) -> Config:
     config.graceful_timeout = 1.0
     config.include_server_header = False
     return config
+
+
+_hypercorn_run = TCPServer.run
+
+
+async def _one_connection(self: TCPServer) -> None:
+    """Hypercorn's handling of one connection, whose failure ends that connection only.
+
+    Hypercorn 0.18 runs every connection in the server's own nursery, so an exception in one
+    ends the server, and here the match: a page that sent a message over the size cap and
+    closed its socket at once made Hypercorn's close (``send_eof``, taken without its send
+    lock) meet its own ``send_all``, and the ``trio.BusyResourceError`` ended the referee
+    (twice in about 80 runs). Whatever one connection raises now closes that connection."""
+    try:
+        await _hypercorn_run(self)
+    except Exception:  # a page's connection must never end the server
+        with contextlib.suppress(Exception):
+            await self.stream.aclose()
+
+
+TCPServer.run = _one_connection  # type: ignore[method-assign]
 
 
 async def listen(app: Any, config: Config, nursery: trio.Nursery) -> str:
