@@ -58,7 +58,11 @@ STARTERS: Final = {
     ),
     "java": Starter(
         "java",
-        (("java/Hearts.java", "Hearts.java"), ("java/SampleBot.java", "SampleBot.java")),
+        (
+            ("java/Hearts.java", "Hearts.java"),
+            ("java/SampleBot.java", "SampleBot.java"),
+            ("java/.gitignore", ".gitignore"),
+        ),
         "java -jar bot.jar",
         "javac -d classes Hearts.java SampleBot.java && jar cfe bot.jar SampleBot -C classes .",
         ("javac", "jar", "java"),
@@ -68,8 +72,10 @@ STARTERS: Final = {
         "rust",
         (
             ("rust/Cargo.toml", "Cargo.toml"),
+            ("rust/Cargo.lock", "Cargo.lock"),
             ("rust/src/hearts.rs", "src/hearts.rs"),
             ("rust/src/main.rs", "src/main.rs"),
+            ("rust/.gitignore", ".gitignore"),
         ),
         "./target/release/hearts-bot",
         "cargo build --release --offline",
@@ -78,7 +84,12 @@ STARTERS: Final = {
     ),
     "go": Starter(
         "go",
-        (("go/go.mod", "go.mod"), ("go/hearts/hearts.go", "hearts/hearts.go"), ("go/main.go", "main.go")),
+        (
+            ("go/go.mod", "go.mod"),
+            ("go/hearts/hearts.go", "hearts/hearts.go"),
+            ("go/main.go", "main.go"),
+            ("go/.gitignore", ".gitignore"),
+        ),
         "./bot",
         "go build -o bot .",
         ("go",),
@@ -86,11 +97,16 @@ STARTERS: Final = {
     ),
     "c++": Starter(
         "c++",
-        (("cpp/hearts.hpp", "hearts.hpp"), ("cpp/bot.cpp", "bot.cpp")),
+        (
+            ("cpp/hearts.hpp", "hearts.hpp"),
+            ("cpp/bot.cpp", "bot.cpp"),
+            ("cpp/Makefile", "Makefile"),
+            ("cpp/.gitignore", ".gitignore"),
+        ),
         "./bot",
-        "g++ -std=c++17 -O2 -Wall -Wextra -o bot bot.cpp",
-        ("g++",),
-        "apt-get install g++",
+        "make",
+        ("g++", "make"),
+        "apt-get install g++ make",
     ),
 }
 ALIASES: Final = {"js": "javascript", "node": "javascript", "cpp": "c++", "py": "python", "golang": "go"}

@@ -134,6 +134,13 @@ def _open(db: str) -> LadderStore:
     help="Keep bot processes alive from one match to the next (faster; only for trusted bots: a bot "
     "that remembers a set's first rotation knows the cards of the next). Default: fresh bots per match.",
 )
+@click.option(
+    "--start-ahead/--no-start-ahead",
+    default=True,
+    show_default=True,
+    help="With fresh bots, start the next match's bots while a match plays (each still plays one match; "
+    "a waiting bot gets the least CPU weight).",
+)
 @SANDBOX_OPTION
 @SANDBOX_BIND_OPTION
 @click.option(
@@ -158,6 +165,7 @@ def run_command(
     startup: float,
     cwd: str | None,
     keep_bots: bool,
+    start_ahead: bool,
     sandbox_mode: str,
     sandbox_binds: tuple[str, ...],
     cluster: str | None,
@@ -194,6 +202,7 @@ def run_command(
             sandbox_binds=sandbox_binds,
             warn=lambda line: click.echo(line, err=True),
             keep_bots=keep_bots,
+            start_ahead=start_ahead,
             cluster=cluster,
         )
     except LadderInterrupted as err:

@@ -4,8 +4,11 @@ of a cluster run) rather than found crashing in every match."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
+
+import msgspec
 
 from referee.ladder.errors import LadderError
 from referee.match.seats.bot_config import BotEntry, bot_folder, command_words, missing_program
@@ -26,8 +29,9 @@ def prepare_bots(
     ``BotConfigError`` for a failed build."""
     base = cwd or Path.cwd()
     for entry in entries:
-        if "/" not in command_words(entry.command)[0]:
-            _refuse_missing(entry, bot_folder(entry, base), None)
+        program = command_words(entry.command)[0]
+        if "/" not in program:  # its program only: the files it names may be what the build makes
+            _refuse_missing(entry if not entry.build else _program_only(entry, program), bot_folder(entry, base), None)
     built = {entry.name: build(entry, base, sandbox, private) for entry in entries}
     for entry in entries:
         _refuse_missing(entry, built[entry.name].folder, built[entry.name].copy)
@@ -38,3 +42,8 @@ def _refuse_missing(entry: BotEntry, folder: Path, copy: Path | None) -> None:
     problem = missing_program(entry.command, folder, copy)
     if problem is not None:
         raise LadderError(f"bot {entry.name}: its command {entry.command!r} {problem}")
+
+
+def _program_only(entry: BotEntry, program: str) -> BotEntry:
+    """The entry with its command cut to its program (``java -jar bot.jar`` -> ``java``)."""
+    return msgspec.structs.replace(entry, command=shlex.quote(program))

@@ -127,7 +127,8 @@ def _build_once(task: MatchTask, sandbox: Any) -> dict[str, BuiltBot]:
 
 async def _play(task: MatchTask, path: Path, limits: BotLimits, built: dict[str, BuiltBot]) -> MatchOutcome:
     cwd = Path(task.cwd) if task.cwd else None
-    options = RunOptions(logs=path.parent, config=task.config, cwd=cwd, limits=limits, built=built)
+    # one match per task: bots started ahead would have no next match here
+    options = RunOptions(logs=path.parent, config=task.config, cwd=cwd, limits=limits, built=built, start_ahead=False)
     commands = {bot.name: bot.command for bot in task.bots}
     log = MatchLog(path)
     try:

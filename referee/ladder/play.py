@@ -68,6 +68,7 @@ def play_ladder(
     sandbox_binds: Sequence[str] = (),
     warn: Callable[[str], None] | None = None,
     keep_bots: bool = False,
+    start_ahead: bool = True,
     cluster: str | None = None,
 ) -> LadderResult:
     """Create or resume the ladder in ``db`` and play every pending match, each with freshly
@@ -110,6 +111,7 @@ def play_ladder(
                 cwd=cwd,
                 limits=limits,
                 keep_bots=keep_bots,
+                start_ahead=start_ahead,
                 built=built,
             )
             commands = dict(store.bots())

@@ -27,6 +27,7 @@ import trio
 
 from protocol.ruleset import RuleSet
 from referee.ladder.schedule import ScheduledMatch
+from referee.ladder.spares import Spares
 from referee.ladder.store import LadderStore, MatchRecord, SeatResult
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
@@ -53,6 +54,8 @@ class RunOptions:
     """How every bot is started: its sandbox (``limits.sandbox``), its limits."""
     keep_bots: bool = False
     """Keep live bot processes from one match to the next instead of starting fresh ones."""
+    start_ahead: bool = True
+    """With fresh bots, start the next match's bots while a match plays (``referee.ladder.spares``)."""
     built: Mapping[str, BuiltBot] = field(default_factory=dict)
     """Where each bot runs from (its folder, its build's copy), by name; a bot not here runs
     from ``cwd``."""
@@ -93,6 +96,9 @@ class TableSlot:
         self.every: list[BotConnection] = []
         self.lost: Counter[str] = Counter()
         """Connections per bot that ended in a match and were not replaced yet."""
+        ahead = options.start_ahead and not options.keep_bots
+        self.spares = Spares(nursery, commands, options.limits_for) if ahead else None
+        """Bots started ahead of their match, with fresh bots."""
 
     async def take(self, seats: Sequence[str]) -> list[BotConnection]:
         """A connection per seat: a live one kept from an earlier match, or a new process."""
@@ -103,8 +109,10 @@ class TableSlot:
 
         async def start(index: int, name: str) -> None:
             command = self.commands[name]
-            limits = self.options.limits_for(name)
-            link = await ProcessLink.start(command, self.nursery, cwd=self.options.cwd, limits=limits)
+            link = self.spares.take(name) if self.spares is not None else None
+            if link is None:
+                limits = self.options.limits_for(name)
+                link = await ProcessLink.start(command, self.nursery, cwd=self.options.cwd, limits=limits)
             connection = BotConnection(link=link, command=command, label=name)
             self.every.append(connection)  # before the handshake: an interrupt during it still ends the bot
             await handshake(connection, self.options.config.startup)
@@ -117,6 +125,8 @@ class TableSlot:
                         self.lost[name] -= 1
                         self.summary.restarts[name] += 1
                     starting.start_soon(start, index, name)
+        if self.spares is not None:
+            self.spares.ahead(seats)  # a set's next rotation seats the same bots
         return [c for c in taken if c is not None]
 
     async def give_back(self, seats: Sequence[str], connections: Sequence[BotConnection], runner: MatchRunner) -> None:
@@ -153,6 +163,8 @@ class TableSlot:
                     closing.start_soon(say_goodbye, connection, self.options.config.grace)
         self.every.clear()
         self.idle.clear()
+        if self.spares is not None:
+            await self.spares.close()
 
 
 def match_record(

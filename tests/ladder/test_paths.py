@@ -91,6 +91,20 @@ def test_a_missing_program_on_path_is_named_before_any_build(tmp_path: Path, els
     assert not db.exists()
 
 
+def test_a_file_the_build_makes_is_looked_for_after_the_build(tmp_path: Path, elsewhere: Path) -> None:
+    """``java -jar bot.jar`` with a build that makes ``bot.jar``: its program is checked before
+    the builds, the file it names after (it was refused before its build could make it)."""
+    config = bot_folder(
+        tmp_path,
+        '[[bot]]\nname = "made"\ncommand = "python3 made.py"\nbuild = "cp sub/bot.py.in made.py"\n\n'
+        f'[[bot]]\nname = "b"\ncommand = "{PY} sub/bot.py.in"\n',
+    )
+    db = tmp_path / "l.db"
+    result = ladder("run", str(config), "--games", "1", "--db", str(db), "--quiet", "--sandbox", "off")
+    assert result.exit_code == 0, result.output
+    assert check_consistent(db) == {"done": 4, "total": 4}
+
+
 def test_a_missing_program_given_as_a_path_is_named_with_its_folder(tmp_path: Path, elsewhere: Path) -> None:
     config = bot_folder(
         tmp_path,

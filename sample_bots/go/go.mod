@@ -1,0 +1,3 @@
+module hearts-bot
+
+go 1.19

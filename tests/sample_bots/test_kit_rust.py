@@ -1,0 +1,772 @@
+"""The Rust kit (``sample_bots/rust/src/hearts.rs``) and its sample bot (``src/main.rs``), built
+with cargo and run as real processes.
+
+The folder is copied under the session's temporary directory and built there once
+(``cargo build --release --offline``, with ``CARGO_TARGET_DIR`` inside the copy), so no build
+product is ever left in the repository and the bot runs as a new author's would: from its own
+folder, as ``./target/release/hearts-bot``. Two extra programs on the kit, written into the copy
+only, test what the sample bot cannot show: a probe that prints its table state (compared with
+the rules engine's view) and a buggy bot whose panics and illegal answers the kit must replace.
+
+Everything skips without cargo (the sandboxed check without bubblewrap too). Every wait has a
+generous timeout, a guard against a hang only: nothing here judges speed, and the check runs on
+a clock no bot misses on a loaded machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+import trio
+
+from protocol import codec
+from protocol.bot import deck_codes, trick_winner
+from protocol.messages import BotHello, Goodbye, Hello, PassRequest
+from protocol.ruleset import RuleSet
+from referee.check.probe import Limits
+from referee.check.results import CheckReport
+from referee.check.runner import run_check
+from referee.match.config import MatchConfig
+from referee.match.play import play_match
+from referee.match.seats.tcp import TcpSeat
+from referee.rules import SeatView, ruleset
+from tests.check.helpers import needs_bwrap, sandbox
+from tests.sample_bots.test_js_c_bots import (
+    BIG_ID,
+    ENGINE_PRESETS,
+    HAND,
+    LEFT,
+    BotProcess,
+    check_pass,
+    check_play,
+    drive_match,
+    handshake,
+    match_start,
+    play_request,
+    round_start,
+)
+from tests.shared import verified
+
+ROOT = Path(__file__).resolve().parents[2]
+KIT_FOLDER = ROOT / "sample_bots" / "rust"
+COMMAND = "./target/release/hearts-bot"
+"""The documented command, run from the bot's folder."""
+BUILD_TIMEOUT = 900.0
+"""Seconds a cargo command may take: a cold release build on a loaded machine is slow."""
+TIMEOUT = 30.0
+"""Seconds to wait for a line, a connection or an exit: a guard against hangs only."""
+ROOMY = Limits(per_decision=30.0, bank=60.0, startup=60.0, grace=10.0)
+"""The check's clock for these tests: they judge what the bot says, not how fast (see
+tests/check/test_sample_bots.py)."""
+CONFIG = MatchConfig(per_decision=5.0, bank=30.0, startup=20.0)
+SHORT = ruleset("american", {"end": "rounds", "rounds": 1})
+
+PROBE = r"""
+// Prints the kit's table state on stderr at every play, for the test to compare with the engine.
+#[path = "../src/hearts.rs"]
+mod hearts;
+use hearts::{Bot, Json, PassRequest, PlayRequest, State};
+
+fn cards(list: &[String]) -> Json {
+    let mut sorted = list.to_vec();
+    sorted.sort();
+    sorted.into()
+}
+
+fn seat(seat: Option<usize>) -> Json {
+    seat.map_or(Json::Null, |s| (s as i64).into())
+}
+
+#[derive(Default)]
+struct Probe {
+    events: Option<Json>, // the state as the events left it, before the request synced it
+}
+
+impl Bot for Probe {
+    fn name(&self) -> &str {
+        "state-probe"
+    }
+    fn on_message(&mut self, state: &State, message: &Json) {
+        if message.kind() != Some("play_request") {
+            self.events = Some(Json::object([
+                ("trick", state.trick.clone().into()),
+                ("hearts_broken", state.hearts_broken.into()),
+                ("trick_number", (state.trick_number as i64).into()),
+            ]));
+        }
+    }
+    fn choose_pass(&mut self, _: &State, request: &PassRequest) -> Vec<String> {
+        request.legal[request.legal.len() - request.count..].to_vec()
+    }
+    fn choose_play(&mut self, state: &State, request: &PlayRequest) -> String {
+        println!("stray output: the kit must send it to stderr");
+        let ints = |list: &[i64]| Json::Array(list.iter().map(|&n| n.into()).collect());
+        let voids = state.voids.iter().map(|v| {
+            let mut suits: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+            suits.sort();
+            Json::from(suits)
+        });
+        let seen = Json::object([
+            ("seat", (state.seat as i64).into()),
+            ("hand", cards(&state.hand)),
+            ("scores", ints(&state.scores)),
+            ("points_taken", ints(&state.points_taken)),
+            ("passed", cards(&state.passed)),
+            ("received", cards(&state.received)),
+            ("declared", Json::Array(state.declarations.iter().map(|d| d.map_or(Json::Null, Json::from)).collect())),
+            ("winners", Json::Array(state.tricks.iter().map(|t| seat(t.winner)).collect())),
+            ("leader", seat(state.trick_leader)),
+            ("winning", seat(state.trick_winner())),
+            ("voids", Json::Array(voids.collect())),
+            ("unseen", cards(&state.unseen())),
+            ("events", self.events.clone().unwrap_or(Json::Null)),
+        ]);
+        eprintln!("STATE {seen}");
+        request.legal[request.legal.len() - 1].clone()
+    }
+}
+
+fn main() {
+    hearts::run(Probe::default())
+}
+"""
+
+BUGGY = r"""
+// Panics and answers illegally on purpose: the kit must log it and answer legally instead.
+#[path = "../src/hearts.rs"]
+mod hearts;
+use hearts::{Bot, DeclareRequest, Json, MoonRequest, PassRequest, PlayRequest, State};
+
+struct Buggy {
+    calls: u32,
+}
+
+impl Bot for Buggy {
+    fn name(&self) -> &str {
+        "buggy"
+    }
+    fn on_message(&mut self, _: &State, message: &Json) {
+        if message.kind() == Some("trick_end") {
+            panic!("a bug in on_message");
+        }
+    }
+    fn choose_pass(&mut self, _: &State, request: &PassRequest) -> Vec<String> {
+        self.calls += 1;
+        match self.calls % 3 {
+            0 => panic!("a bug in choose_pass"),
+            1 => vec!["XX".to_string(); request.count],
+            _ => request.legal.iter().take(request.count + 1).cloned().collect(),
+        }
+    }
+    fn choose_play(&mut self, state: &State, request: &PlayRequest) -> String {
+        self.calls += 1;
+        match self.calls % 4 {
+            0 => panic!("a bug in choose_play"),
+            1 => "ZZ".to_string(),
+            2 => state.played.first().cloned().unwrap_or_default(),
+            _ => request.legal[request.legal.len() - 1].to_lowercase(),
+        }
+    }
+    fn choose_declare(&mut self, _: &State, _: &DeclareRequest) -> bool {
+        panic!("a bug in choose_declare")
+    }
+    fn choose_moon(&mut self, _: &State, _: &MoonRequest) -> String {
+        "bogus".to_string()
+    }
+}
+
+fn main() {
+    hearts::run(Buggy { calls: 0 })
+}
+"""
+
+
+# ---------------------------------------------------------------------------------------------
+# The build
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RustBuild:
+    """The copy of the kit's folder and what cargo said building it."""
+
+    cargo: str
+    folder: Path
+    output: str
+    env: dict[str, str]
+
+    @property
+    def bot(self) -> Path:
+        return self.folder / COMMAND
+
+    def example(self, name: str) -> Path:
+        return self.folder / "target" / "release" / "examples" / name
+
+    def cargo_run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [self.cargo, *args],
+            cwd=self.folder,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=BUILD_TIMEOUT,
+            check=False,
+        )
+
+
+@pytest.fixture(scope="session")
+def rust_build(tmp_path_factory: pytest.TempPathFactory) -> RustBuild:
+    """One release build per session (it is slow), in a copy of the folder: a ``target/`` left
+    in the repository by someone's own build is not copied, and nothing is written back."""
+    cargo = shutil.which("cargo")
+    if cargo is None:
+        pytest.skip("cargo is not installed")
+    version = subprocess.run([cargo, "--version"], capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False)
+    if version.returncode != 0:  # rustup's cargo without a toolchain
+        pytest.skip(f"cargo does not run here: {version.stderr.strip()[:200]}")
+    folder = tmp_path_factory.mktemp("rust-kit") / "rust"
+    shutil.copytree(KIT_FOLDER, folder, ignore=shutil.ignore_patterns("target"))
+    env = {**os.environ, "CARGO_TARGET_DIR": str(folder / "target"), "CARGO_TERM_COLOR": "never"}
+    env.pop("RUSTFLAGS", None)  # the build the documentation gives, nothing added
+    build = RustBuild(cargo=cargo, folder=folder, output="", env=env)
+    result = build.cargo_run("build", "--release", "--offline")
+    assert result.returncode == 0, result.stderr
+    return RustBuild(cargo=cargo, folder=folder, output=result.stderr + result.stdout, env=env)
+
+
+@pytest.fixture(scope="session")
+def rust_examples(rust_build: RustBuild) -> RustBuild:
+    """The probe and the buggy bot, built as cargo examples in the copy only."""
+    examples = rust_build.folder / "examples"
+    examples.mkdir(exist_ok=True)
+    (examples / "probe.rs").write_text(PROBE)
+    (examples / "buggy.rs").write_text(BUGGY)
+    result = rust_build.cargo_run("build", "--release", "--offline", "--examples")
+    assert result.returncode == 0, result.stderr
+    return rust_build
+
+
+@pytest.fixture
+def start(tmp_path: Path) -> Iterator[Any]:
+    """Start programs as ``BotProcess``es (stdin/stdout, stderr to a file); all are killed at
+    the end of the test."""
+    started: list[BotProcess] = []
+
+    def start_bot(program: Path) -> BotProcess:
+        bot = BotProcess([str(program)], tmp_path / f"stderr-{len(started)}.txt")
+        started.append(bot)
+        return bot
+
+    yield start_bot
+    for bot in started:
+        bot.close()
+
+
+def test_the_kit_builds_without_warnings(rust_build: RustBuild) -> None:
+    """A new author copies the folder: its first build must be clean, and the command the
+    documentation gives must exist."""
+    lines = rust_build.output.splitlines()
+    assert not [line for line in lines if line.lstrip().startswith(("warning", "error"))], rust_build.output
+    assert any("Finished" in line for line in lines), rust_build.output
+    assert rust_build.bot.is_file() and os.access(rust_build.bot, os.X_OK)
+    assert "target/" in (KIT_FOLDER / ".gitignore").read_text().split(), "a build in the repository stays out of git"
+
+
+def test_clippy_finds_nothing(rust_build: RustBuild) -> None:
+    """Clippy's default lints, as errors, on the kit, the bot and the kit's own unit tests."""
+    if rust_build.cargo_run("clippy", "--version").returncode != 0:
+        pytest.skip("clippy is not installed")
+    result = rust_build.cargo_run("clippy", "--release", "--offline", "--bins", "--tests", "--", "-D", "warnings")
+    assert result.returncode == 0, result.stderr
+    assert "warning" not in result.stderr, result.stderr
+
+
+def test_the_kits_unit_tests_pass(rust_build: RustBuild) -> None:
+    """``cargo test``: the JSON reader on exact inputs (escapes, surrogate pairs, big integers,
+    depth, what is not JSON), bounded line reading, card helpers, decks and a scripted session."""
+    result = rust_build.cargo_run("test", "--release", "--offline")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "test result: ok" in result.stdout, result.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# referee check
+# ---------------------------------------------------------------------------------------------
+def check_rust(build: RustBuild, variant: str, sandboxed: bool) -> CheckReport:
+    """``referee check ./target/release/hearts-bot`` from the bot's folder, as an author runs it."""
+    chosen = sandbox() if sandboxed else None
+    return trio.run(lambda: run_check(COMMAND, variant=variant, limits=ROOMY, jobs=3, cwd=build.folder, sandbox=chosen))
+
+
+def failures(report: CheckReport) -> list[tuple[str, str, str | None, str | None]]:
+    return [(s.name, s.message, s.expected, s.got) for s in report.steps if s.verdict == "fail"]
+
+
+@needs_bwrap
+def test_check_passes_every_step_in_the_sandbox(rust_build: RustBuild) -> None:
+    """The compiled bot needs nothing outside its folder and the system: it passes in the
+    bubblewrap sandbox a referee runs it in."""
+    report = check_rust(rust_build, "american", sandboxed=True)
+    assert failures(report) == []
+    assert [s.name for s in report.steps if s.verdict != "pass"] == []
+    assert report.exit_code == 0 and report.summary.ok
+    assert report.sandboxed and report.sandbox.startswith("bubblewrap (")
+    assert report.name == "rust-ducker"
+    assert report.summary.decisions > 300
+
+
+@pytest.mark.parametrize("variant", ["american", "dutch", "black-maria", "achterhoeks", "omnibus", "double-deck"])
+def test_check_passes_without_the_sandbox(rust_build: RustBuild, variant: str) -> None:
+    """Every step in several variants (the general steps use the variant's rules), not isolated."""
+    report = check_rust(rust_build, variant, sandboxed=False)
+    assert failures(report) == []
+    assert [s.name for s in report.steps if s.verdict == "skip"] == ["sandbox.works"]
+    assert report.exit_code == 0 and report.variant == variant
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole matches through the referee
+# ---------------------------------------------------------------------------------------------
+def python_bot(name: str, seed: int | None = None) -> str:
+    command = f"{sys.executable} sample_bots/python/{name}_bot.py"
+    return command if seed is None else f"{command} --seed {seed}"
+
+
+@pytest.mark.parametrize(
+    ("variant", "seats", "rust_seat"),
+    [
+        ("american", [python_bot("random", 1), python_bot("heuristic"), python_bot("random", 2)], 0),
+        ("dutch", [python_bot("heuristic"), python_bot("random", 3), python_bot("random", 4)], 2),
+        ("black-maria", [python_bot("random", 5), python_bot("heuristic")], 1),
+    ],
+)
+def test_whole_matches_against_the_python_bots(
+    rust_build: RustBuild, tmp_path: Path, variant: str, seats: list[str], rust_seat: int
+) -> None:
+    """A whole match in each family of rules (passing and the queen; the 32-card two-phase
+    game without passing; three players, hearts any time and more penalty cards): every seat
+    ``ok``, no fault or fallback in the log, and the log verifies move by move."""
+    commands = list(seats)
+    commands.insert(rust_seat, COMMAND)
+    rules = ruleset(variant)
+    log = tmp_path / "match.jsonl"
+    outcome = trio.run(
+        lambda: play_match(
+            commands, rules, seed=11, config=CONFIG, log_path=log, cwd=ROOT, folders={rust_seat: rust_build.folder}
+        )
+    )
+    assert [s.status for s in outcome.seats] == ["ok"] * rules.players, outcome.seats
+    assert outcome.seats[rust_seat].name == "rust-ducker"
+    assert outcome.reason in ("target_reached", "reached_zero", "rounds_played")
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entries[0]["type"] == "header" and entries[0]["rules"]["name"] == variant
+    assert not [e for e in entries if e["type"] in ("fault", "fallback")]
+    assert verified(log) == "verified"
+
+
+# ---------------------------------------------------------------------------------------------
+# The kit's state and its safety net, against the rules engine
+# ---------------------------------------------------------------------------------------------
+def expected_state(view: SeatView, scores: list[int], rules: RuleSet) -> dict[str, Any]:
+    """What the probe should print: the engine's view of the seat, in the probe's terms."""
+    n = view.players
+    voids: list[set[str]] = [set() for _ in range(n)]
+    played: list[str] = []
+    for leader, cards in [*((t.leader, t.cards) for t in view.tricks), (view.trick_leader, view.trick)]:
+        played += cards
+        for index, card in enumerate(cards):
+            if card[-1] != cards[0][-1]:
+                voids[(leader + index) % n].add(cards[0][-1])
+    winning = trick_winner(view.trick, rules.identical_cards)
+    unseen = Counter(deck_codes(rules))
+    unseen.subtract(view.hand)
+    unseen.subtract(played)
+    return {
+        "seat": view.seat,
+        "hand": sorted(view.hand),
+        "scores": scores,
+        "points_taken": view.points_taken,
+        "passed": sorted(view.passed or []),
+        "received": sorted(view.received or []),
+        "declared": view.declared,
+        "winners": [t.winner for t in view.tricks],
+        "leader": view.trick_leader,
+        "winning": None if winning is None else (view.trick_leader + winning) % n,
+        "voids": [sorted(v) for v in voids],
+        "unseen": sorted(unseen.elements()),
+        "events": {"trick": view.trick, "hearts_broken": view.hearts_broken, "trick_number": len(view.tricks)},
+    }
+
+
+@pytest.mark.parametrize("preset", ["american", "double-deck", "achterhoeks", "dutch", "black-maria", "omnibus"])
+def test_the_kit_keeps_the_table_state(rust_examples: RustBuild, start: Any, preset: str) -> None:
+    """At every play the probe's state (hand, scores, points, passes, declarations, tricks,
+    voids, the cards unseen, the trick as the events left it) equals the engine's view; its
+    stray ``println!`` reached stderr, not the protocol."""
+    bot: BotProcess = start(rust_examples.example("probe"))
+    handshake(bot)
+    expected: list[dict[str, Any]] = []
+    rules = ruleset(preset)
+    drive_match(
+        bot,
+        rules,
+        seat=2,
+        seed=7,
+        max_rounds=3,
+        on_play_request=lambda view, scores: expected.append(expected_state(view, scores, rules)),
+    )
+    bot.send(Goodbye())
+    assert bot.wait_exit() == 0
+    seen = [json.loads(line[6:]) for line in bot.stderr.splitlines() if line.startswith("STATE ")]
+    assert len(seen) == len(expected) > 0
+    for number, (got, want) in enumerate(zip(seen, expected, strict=True)):
+        assert got == want, f"decision {number}"
+    assert bot.stderr.count("stray output: the kit must send it to stderr") == len(seen)
+
+
+@pytest.mark.parametrize("preset", [*ENGINE_PRESETS, "american-moon-choice"])
+def test_panics_and_illegal_answers_are_replaced(rust_examples: RustBuild, start: Any, preset: str) -> None:
+    """A bot that panics or answers illegally in every method still answers every request
+    legally and stays alive; the kit says on stderr what it replaced."""
+    bot: BotProcess = start(rust_examples.example("buggy"))
+    handshake(bot)
+    rules = ruleset(preset)
+    assert drive_match(bot, rules, seat=1, seed=5, max_rounds=3) > 0
+    bot.send(Goodbye())
+    assert bot.wait_exit() == 0
+    stderr = bot.stderr
+    assert "choose_play panicked; answering with a legal default" in stderr
+    assert "choose_play returned" in stderr
+    assert "on_message panicked" in stderr
+    if rules.pass_count:
+        assert "choose_pass returned" in stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# The sample bot's choices
+# ---------------------------------------------------------------------------------------------
+def test_the_sample_bot_passes_its_highest_cards(rust_build: RustBuild, start: Any) -> None:
+    bot: BotProcess = start(rust_build.bot)
+    handshake(bot)
+    bot.send(match_start())
+    bot.send(round_start())
+    request = PassRequest(id=BIG_ID, count=3, legal=list(HAND), to_seat=2, time=LEFT)
+    assert sorted(check_pass(bot.ask(request), request)) == sorted(["AS", "AH", "KC"])
+
+
+@pytest.mark.parametrize(
+    ("trick", "legal", "expected"),
+    [
+        (["9D"], ["TD", "KD", "2D"], "2D"),  # the only card that ducks
+        (["9D"], ["2D", "5D", "KD"], "5D"),  # the highest card that ducks
+        (["9D"], ["QS", "AH", "4C"], "QS"),  # void: the costliest card goes
+        (["9D"], ["TD", "KD"], "TD"),  # cannot duck, others still to play: the lowest
+        (["9D", "2D", "3D"], ["TD", "KD"], "KD"),  # cannot duck, last: the highest
+        (["9S", "2S", "3S"], ["KS", "QS"], "KS"),  # last, but the queen would cost 13
+        ([], ["5C", "3H", "9S"], "5C"),  # leading: the cheapest card
+    ],
+)
+def test_the_sample_bot_ducks(
+    rust_build: RustBuild, start: Any, trick: list[str], legal: list[str], expected: str
+) -> None:
+    bot: BotProcess = start(rust_build.bot)
+    handshake(bot)
+    bot.send(match_start())
+    request = play_request(BIG_ID + 1, legal, trick)
+    assert check_play(bot.ask(request), request) == expected
+
+
+# ---------------------------------------------------------------------------------------------
+# Hostile lines
+# ---------------------------------------------------------------------------------------------
+DEEP = 10_000
+"""Deep enough to exhaust a naive recursive reader, short enough to be read (under 64 KiB)."""
+HOSTILE_LINES = [
+    b"[" * 3 * DEEP + b"]" * 3 * DEEP,
+    b'{"a":' * DEEP + b"1" + b"}" * DEEP,
+    b'{"type":"card_played","seat":0,"card":"2C","x":' + b"[" * 3 * DEEP + b"]" * 3 * DEEP + b"}",
+    b"[" * 6 * DEEP,  # never closed
+    b"[" * 100 * DEEP,  # over the line limit as well
+    b'{"type":"round_end","scores":[' + b"9" * 5000 + b"]}",
+    b'{"type":"trick_end","trick_number":1e999,"winner":-1e999,"points":' + b"9" * 5000 + b"}",
+    b'{"type":"card_played","seat":1000000000000,"card":"2C","trick_number":0}',
+    b'{"type":"declared","seat":-1,"declared":true}',
+    b'{"type":"news","s":"\\ud83d\\ude00 \\ud800 \\udc00x \\uDBFF\\uDFFF \\" \\\\ \\/ \\b\\f\\n\\r\\t \\u0000"}',
+    b'{"type":"news","s":"\\u12"}',
+    b'{"type":"news","s":"\\x"}',
+    b'{"type":"news","s":"raw\ttab"}',
+    b'{"type":"news","s":"\xff\xfe"}',
+    b"\xef\xbb\xbf" + b'{"type":"goodbye"}',  # a BOM: not JSON, so not a goodbye
+    b'{"type":"goodbye"} trailing',
+    b'{"type":"goodbye","reason":"' + b"x" * 200_000 + b'"}',  # over the line limit: skipped
+    b'{"type":"error","code":"x","fatal":true',
+    b'{"type":"play_request","id":"7","legal":["2C"]}',  # no integer id: nothing to echo
+    b'{"type":"play_request","id":8,"legal":[]}',  # nothing legal to play
+    b'{"type":"moon_request","id":1.5,"options":["add_to_others"]}',
+    b"NaN",
+    b"-",
+    b"null",
+    b'"play"',
+    b"",
+    b" \t ",
+    b"\x00",
+]
+"""Lines no referee sends: none may crash the bot, make it exit or make it write a line."""
+
+
+class RawBot(BotProcess):
+    """A ``BotProcess`` that can also read a reply as plain JSON (ids beyond 64 bits)."""
+
+    def receive_json(self) -> dict[str, Any]:
+        line = self._lines.get(timeout=TIMEOUT)
+        assert line is not None, f"the bot closed its output; stderr:\n{self.stderr[-3000:]}"
+        data: dict[str, Any] = json.loads(line)
+        return data
+
+
+def test_hostile_lines_do_not_crash_the_bot(rust_build: RustBuild, tmp_path: Path) -> None:
+    """Deep nesting, huge numbers, every escape, invalid UTF-8, a BOM, an over-long line and
+    requests that cannot be answered are logged and ignored; the next request is answered with
+    its id echoed exactly, even one beyond 64 bits."""
+    bot = RawBot([str(rust_build.bot)], tmp_path / "stderr.txt")
+    try:
+        handshake(bot)
+        bot.send(match_start())
+        for line in HOSTILE_LINES:
+            bot.send_raw(line + b"\n")
+        bot.send_raw(b"\r\n")
+        for request_id in ("9223372036854775807", "18446744073709551617", "1" + "0" * 40):
+            fields = '"legal":["3D","8D"],"trick":["TD"],"leader":0,"trick_number":1,"hearts_broken":false'
+            time_left = '"time":{"decision_ms":1000,"bank_ms":10000}'
+            bot.send_raw(f'{{"type":"play_request","id":{request_id},{fields},{time_left}}}\r\n'.encode())
+            reply = bot.receive_json()  # the first line since the hello: nothing stray came before
+            assert reply["type"] == "play" and reply["card"] in ("3D", "8D")
+            assert str(reply["id"]) == request_id
+        assert bot.proc.poll() is None
+        bot.send(Goodbye())
+        assert bot.wait_exit() == 0
+        assert "nested too deep" in bot.stderr and "longer than 65536 bytes" in bot.stderr
+        assert "panicked" not in bot.stderr
+    finally:
+        bot.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# TCP
+# ---------------------------------------------------------------------------------------------
+class Listener:
+    """A scripted referee on a loopback socket: accepts the kit's connections one at a time."""
+
+    def __init__(self, port: int = 0) -> None:
+        self.server = socket.create_server(("127.0.0.1", port))
+        self.server.settimeout(TIMEOUT)
+        self.port: int = self.server.getsockname()[1]
+
+    def accept(self) -> tuple[socket.socket, IO[bytes]]:
+        connection, _ = self.server.accept()
+        connection.settimeout(TIMEOUT)
+        return connection, connection.makefile("rb")
+
+    def no_more_connections(self) -> bool:
+        """After the bot exited: it did not come back (a connection would be waiting)."""
+        self.server.setblocking(False)
+        try:
+            connection, _ = self.server.accept()
+        except BlockingIOError:
+            return True
+        connection.close()
+        return False
+
+    def close(self) -> None:
+        self.server.close()
+
+
+def read_hello(reader: IO[bytes]) -> BotHello:
+    hello = codec.decode_bot(reader.readline().rstrip(b"\n"))
+    assert isinstance(hello, BotHello), hello
+    return hello
+
+
+def play_one_request(connection: socket.socket, reader: IO[bytes], token: str | None) -> None:
+    """Hello (with the token), a match start, one request answered with its id, goodbye."""
+    connection.sendall(codec.encode(Hello()))
+    assert read_hello(reader).token == token
+    connection.sendall(codec.encode(match_start()))
+    request = play_request(BIG_ID, ["2D", "AD"], ["9D"])
+    connection.sendall(codec.encode(request))
+    assert check_play(codec.decode_bot(reader.readline().rstrip(b"\n")), request) == "2D"
+    connection.sendall(codec.encode(Goodbye()))
+    assert reader.readline() == b"", "the bot closes the connection after goodbye"
+
+
+@contextlib.contextmanager
+def tcp_bot(
+    build: RustBuild, tmp_path: Path, *args: str, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """The sample bot started with ``args``, from its folder, stderr to ``tmp_path/stderr.txt``."""
+    with (tmp_path / "stderr.txt").open("wb") as stderr:
+        proc = subprocess.Popen(
+            [COMMAND, *args],
+            cwd=build.folder,
+            env={**os.environ, **(env or {})},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
+        try:
+            yield proc
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=TIMEOUT)
+            if proc.stdout is not None:
+                proc.stdout.close()
+
+
+def test_the_kit_over_tcp_with_a_token(rust_build: RustBuild, tmp_path: Path) -> None:
+    """``--tcp HOST:PORT --token T``: the token is in the hello, the protocol goes over the
+    socket (nothing on stdout) and goodbye ends the bot with status 0."""
+    listener = Listener()
+    try:
+        with tcp_bot(rust_build, tmp_path, "--tcp", f"127.0.0.1:{listener.port}", "--token", "s3cret") as proc:
+            connection, reader = listener.accept()
+            with connection, reader:
+                play_one_request(connection, reader, "s3cret")
+            assert proc.wait(timeout=TIMEOUT) == 0
+            assert proc.stdout is not None and proc.stdout.read() == b""
+    finally:
+        listener.close()
+
+
+def test_busy_and_early_hang_ups_are_retried(rust_build: RustBuild, tmp_path: Path) -> None:
+    """Before the seat, a connection closed at once, a ``busy`` refusal instead of the hello,
+    and a ``busy`` drop after the hello are all tried again; the fourth connection plays."""
+    listener = Listener()
+    busy = b'{"type":"error","code":"busy","message":"%s","fatal":true,"request_id":null,"rule":null}\n'
+    try:
+        with tcp_bot(rust_build, tmp_path, "--tcp", f"127.0.0.1:{listener.port}", env={"HEARTS_TOKEN": "t0k"}) as proc:
+            connection, reader = listener.accept()
+            connection.close()
+            reader.close()
+            connection, reader = listener.accept()
+            with connection, reader:
+                connection.sendall(busy % b"too many connections in their handshake; try again")
+            connection, reader = listener.accept()
+            with connection, reader:
+                connection.sendall(codec.encode(Hello()))
+                assert read_hello(reader).token == "t0k"  # from $HEARTS_TOKEN
+                connection.sendall(busy % b"dropped: another connection needed the slot")
+            connection, reader = listener.accept()
+            with connection, reader:
+                play_one_request(connection, reader, "t0k")
+            assert proc.wait(timeout=TIMEOUT) == 0
+        stderr = (tmp_path / "stderr.txt").read_text()
+        assert stderr.count("trying again in") == 3, stderr
+        assert "the referee closed the connection" in stderr
+        assert "the referee is busy (too many connections" in stderr
+        assert "the referee is busy (dropped: another" in stderr
+    finally:
+        listener.close()
+
+
+@pytest.mark.parametrize("code", ["bad_token", "seat_taken"])
+def test_a_refused_token_is_final(rust_build: RustBuild, tmp_path: Path, code: str) -> None:
+    """``bad_token`` and ``seat_taken`` end the bot (status 1) without another try."""
+    listener = Listener()
+    token_file = tmp_path / "token"
+    token_file.write_text("from-a-file\nsecond line\n")
+    try:
+        with tcp_bot(
+            rust_build, tmp_path, "--tcp", f"127.0.0.1:{listener.port}", "--token-file", str(token_file)
+        ) as proc:
+            connection, reader = listener.accept()
+            with connection, reader:
+                connection.sendall(codec.encode(Hello()))
+                assert read_hello(reader).token == "from-a-file"
+                error = {"type": "error", "code": code, "message": "no", "fatal": True, "request_id": None}
+                connection.sendall(json.dumps(error).encode() + b"\n")
+                assert reader.readline() == b""
+            assert proc.wait(timeout=TIMEOUT) == 1
+        assert listener.no_more_connections()
+        assert f"referee error {code} (fatal)" in (tmp_path / "stderr.txt").read_text()
+    finally:
+        listener.close()
+
+
+def test_a_referee_not_yet_listening_is_waited_for(rust_build: RustBuild, tmp_path: Path) -> None:
+    """A refused connection is retried until the referee listens; with ``--retry-for 0`` the
+    bot gives up at the first refusal."""
+    free = Listener()
+    port = free.port
+    free.close()  # nobody listens on this port now
+    with tcp_bot(rust_build, tmp_path, "--tcp", f"127.0.0.1:{port}", "--retry-for", "0") as proc:
+        assert proc.wait(timeout=TIMEOUT) == 1
+    assert "giving up after 0 s" in (tmp_path / "stderr.txt").read_text()
+
+    with tcp_bot(rust_build, tmp_path, f"--tcp=127.0.0.1:{port}", "--token=late", "--retry-for=300") as proc:
+        deadline = time.monotonic() + TIMEOUT
+        while "trying again in" not in (tmp_path / "stderr.txt").read_text():
+            assert time.monotonic() < deadline and proc.poll() is None, "the bot did not retry"
+            time.sleep(0.05)
+        listener = Listener(port)
+        try:
+            connection, reader = listener.accept()
+            with connection, reader:
+                play_one_request(connection, reader, "late")
+            assert proc.wait(timeout=TIMEOUT) == 0
+        finally:
+            listener.close()
+
+
+@pytest.mark.parametrize("token_from", ["environment", "file"])
+def test_a_tcp_seat_plays_a_whole_match(rust_build: RustBuild, tmp_path: Path, token_from: str) -> None:
+    """``referee match tcp:NAME`` with the token kept off the command line: in the bot's
+    environment or in a 0600 file."""
+    started: list[subprocess.Popen[bytes]] = []
+    stderr = (tmp_path / "bot-stderr.txt").open("wb")
+
+    def on_listening(address: tuple[str, int], seats: list[TcpSeat]) -> None:
+        args = [COMMAND, "--tcp", f"{address[0]}:{address[1]}"]
+        env = dict(os.environ)
+        if token_from == "file":
+            token_file = tmp_path / "token"
+            token_file.write_text(seats[0].token + "\n")
+            token_file.chmod(0o600)
+            args += ["--token-file", str(token_file)]
+        else:
+            env["HEARTS_TOKEN"] = seats[0].token
+        started.append(subprocess.Popen(args, cwd=rust_build.folder, env=env, stdin=subprocess.DEVNULL, stderr=stderr))
+
+    others = [python_bot("random", 1), python_bot("random", 2), python_bot("heuristic")]
+    try:
+        outcome = trio.run(
+            lambda: play_match(
+                ["tcp:rust", *others],
+                SHORT,
+                seed=2,
+                config=CONFIG,
+                cwd=ROOT,
+                on_listening=on_listening,
+                connect_timeout=TIMEOUT,
+            )
+        )
+        assert started[0].wait(timeout=TIMEOUT) == 0
+    finally:
+        for proc in started:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=TIMEOUT)
+        stderr.close()
+    assert [s.status for s in outcome.seats] == ["ok"] * 4, outcome.seats
+    assert outcome.seats[0].name == "rust-ducker"
