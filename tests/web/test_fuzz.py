@@ -20,7 +20,9 @@ from wsproto.utilities import LocalProtocolError
 
 from referee.match.config import MatchConfig
 from referee.web.server import WebSeat
+from referee.web.watch import WatchServer
 from tests.shared import verified
+from tests.web.client import WsClient
 from tests.web.helpers import Person, play_web
 
 CASES = 300
@@ -140,3 +142,23 @@ async def test_a_hundred_kilobytes_then_close_twenty_times(tmp_path: Path) -> No
 
     outcome, log, _ = await play_web(tmp_path, person, players=players, config=STORM, connect_timeout=120)
     assert outcome.rounds == 1 and verified(log) == "verified"
+
+
+async def test_a_storm_cannot_end_the_watch_server(tmp_path: Path) -> None:
+    """The same storm at ``referee watch``'s server (right and wrong tokens), then a spectator
+    still follows the log."""
+    log = tmp_path / "live.jsonl"
+    server = WatchServer(log, poll=0.01)
+    rng = random.Random(3)
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(server.serve)
+        seat = WebSeat(seat=0, name="watch", reconnect=False)
+        seat.token = server.token  # the storm's right token is the watch page's
+        async with trio.open_nursery() as storm:
+            for _ in range(CASES):
+                storm.start_soon(hostile, url, seat, random.Random(rng.random()))
+                await trio.sleep(0)
+        client = await WsClient.connect(url, server.token, origin=url)
+        first = await client.receive()
+        assert first["type"] == "snapshot" and first["waiting"]
+        nursery.cancel_scope.cancel()
