@@ -10,8 +10,12 @@ from urllib.parse import urlsplit
 
 import trio
 from hypercorn.config import Config
+from hypercorn.protocol.events import StreamClosed
+from hypercorn.protocol.ws_stream import WSStream
 from hypercorn.trio import serve
 from hypercorn.trio.tcp_server import TCPServer
+from wsproto.events import CloseConnection
+from wsproto.frame_protocol import CloseReason
 from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
 
@@ -50,6 +54,25 @@ async def _one_connection(self: TCPServer) -> None:
 
 
 TCPServer.run = _one_connection  # type: ignore[method-assign]
+
+_hypercorn_ws_send = WSStream._send_wsproto_event
+
+
+async def _closing_when_too_big(self: WSStream, event: Any) -> None:
+    """Hypercorn's sending of a WebSocket event, which also ends the connection after the
+    close for a message over the size cap (1009).
+
+    Hypercorn 0.18 sends that close and waits for the page to answer it; a page that never
+    does (or keeps sending) held its seat for its whole clock, recorded as a ``timeout``, and a
+    reload was refused ``seat_taken`` meanwhile. Ending the stream at once tells the seat
+    ``websocket.disconnect``: the seat is a ``disconnect`` whether the message was compressed
+    or not, and a reload is let in."""
+    await _hypercorn_ws_send(self, event)
+    if isinstance(event, CloseConnection) and event.code == CloseReason.MESSAGE_TOO_BIG:
+        await self.send(StreamClosed(stream_id=self.stream_id))
+
+
+WSStream._send_wsproto_event = _closing_when_too_big  # type: ignore[method-assign]
 
 
 async def listen(app: Any, config: Config, nursery: trio.Nursery) -> str:

@@ -4,6 +4,7 @@ tokens; hostile messages named as for any bot; a reload mid-trick; the seat's ow
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -267,4 +268,34 @@ async def test_the_clock_running_out_plays_by_the_match_policy(tmp_path: Path, p
     errors = [m for m in person.seen if m["type"] == "error"]
     assert [e["code"] for e in errors] == ["timeout"] and errors[0]["fatal"]
     assert outcome.rounds == 1
+    assert verified(log) == "verified"
+
+
+async def test_a_megabyte_message_is_a_disconnect_and_a_reload_is_let_in(tmp_path: Path) -> None:
+    """A message over the cap (128 KiB) ends that connection at once: the seat is a
+    ``disconnect`` (it held the seat for its whole clock as a ``timeout`` before, and a reload
+    3 s later was refused ``seat_taken``), and the reload plays on."""
+    sent: list[bool] = []
+
+    async def megabyte(person: Person, client: WsClient, message: dict[str, Any]) -> bool:
+        if message["type"] == "play_request" and person.plays == 3 and not sent:
+            sent.append(True)
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                await client.send_text("z" * 1_000_000)  # and the page stays, without a word
+            raise Closed("sent a megabyte")
+        return False
+
+    async def players(url: str, seat: WebSeat, person: Person) -> None:
+        first = await person.join()
+        await person.play(first)
+        await trio.sleep(3)  # the reload, 3 s later
+        second = await person.join()
+        await person.play(second)
+        await first.aclose()
+
+    person = Person(on_request=megabyte)
+    outcome, log, server = await play_web(tmp_path, person, players=players)
+    assert [(f.reason, f.action) for f in outcome.faults] == [("disconnect", "reconnect")]
+    assert outcome.seats[0].status == "ok" and person.plays == 13
+    assert not [r for r in server.refusals if r.reason == "seat_taken"]
     assert verified(log) == "verified"
