@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from typing import Final
 
 import trio
 
@@ -14,6 +15,10 @@ from protocol.messages import Error, ErrorCode, RefereeMessage
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
 from referee.match.seats.link import LinkClosed
+
+LIVE_GRACE: Final = 1.0
+"""Seconds a person's page may take to take an event written as it happens (a page that does
+not read costs the match at most this per event; its next request meets the clock as usual)."""
 
 
 class OverlongLine(Exception):
@@ -78,6 +83,15 @@ class Outbox:
         for seat in self._seats:
             if seat.active:
                 with trio.move_on_after(grace):
+                    with contextlib.suppress(LinkClosed):
+                        await self.flush(seat)
+
+    async def flush_live(self) -> None:
+        """Write what a person's seat (``link.live``) has queued now, each within
+        ``LIVE_GRACE``: a person sees each card as it is played, not with their next request."""
+        for seat in self._seats:
+            if seat.active and seat.outbox and seat.connection.link.live:
+                with trio.move_on_after(LIVE_GRACE):
                     with contextlib.suppress(LinkClosed):
                         await self.flush(seat)
 

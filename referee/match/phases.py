@@ -115,6 +115,7 @@ class RoundPhases:
             declare = reply.declare
         round_.declare(seat.index, declare)
         self._outbox.broadcast(Declared(seat=seat.index, declared=declare))
+        await self._outbox.flush_live()
 
     async def _playing(self, round_: Round) -> None:
         seat = self._seats[round_.turn]
@@ -144,6 +145,7 @@ class RoundPhases:
             self._recorder.fallback(seat.index, "play", card_code(card))
             round_.play(seat.index, card)
         self._outbox.broadcast(CardPlayed(seat=seat.index, card=CODES[card], trick_number=trick_number))
+        self._recorder.flush()  # a spectator of the log (referee watch) sees each card as it is played
         if round_.trick_number != trick_number:
             done = round_.tricks[-1]
             end = TrickEnd(
@@ -155,6 +157,7 @@ class RoundPhases:
             )
             self._outbox.broadcast(end)
             self._recorder.flush()
+        await self._outbox.flush_live()
 
     async def _moon(self, round_: Round) -> None:
         seat = self._seats[round_.turn]

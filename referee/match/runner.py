@@ -128,6 +128,7 @@ class MatchRunner:
         self.recorder.round_scored(number, result, self.match.scores)
         self.outbox.broadcast(round_end(number, result, self.match.scores, self.match.phase))
         self.recorder.flush()
+        await self.outbox.flush_live()  # a person sees the round's score at once
 
     def _match_start(self, seat: SeatState) -> MatchStart:
         return MatchStart(

@@ -14,10 +14,10 @@ from hypercorn.protocol.events import StreamClosed
 from hypercorn.protocol.ws_stream import WSStream
 from hypercorn.trio import serve
 from hypercorn.trio.tcp_server import TCPServer
-from wsproto.events import CloseConnection
-from wsproto.frame_protocol import CloseReason
 from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
+from wsproto.events import CloseConnection
+from wsproto.frame_protocol import CloseReason
 
 from referee.web.link import AsgiSend
 

@@ -32,6 +32,7 @@ class WebLink(BotLink):
     """A browser seat's line channel."""
 
     wakes_directly = False
+    live = True
 
     def __init__(self, send: AsgiSend, peer: str, max_line: int = MAX_LINE) -> None:
         super().__init__(max_line)

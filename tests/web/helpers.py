@@ -123,6 +123,7 @@ async def play_web(
     seed: int = 7,
     players: Callable[[str, WebSeat, Person], Awaitable[None]] | None = None,
     connect_timeout: float = 10.0,
+    bots: dict[int, str] | None = None,
 ) -> tuple[MatchOutcome, Path, WebSeatServer]:
     """A one-round match of ``american``: ``seat`` played by ``person`` over the real server,
     the others by the random sample bot. ``players`` replaces how the person joins."""
@@ -140,6 +141,8 @@ async def play_web(
 
         server = WebSeatServer(on_listening=listening)
         specs = [RANDOM] * 4
+        for index, command in (bots or {}).items():  # other bots at some seats
+            specs[index] = command
         specs[seat] = "web:person"
         result.append(
             await play_match(

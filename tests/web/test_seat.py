@@ -5,6 +5,7 @@ tokens; hostile messages named as for any bot; a reload mid-trick; the seat's ow
 from __future__ import annotations
 
 import contextlib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -298,4 +299,51 @@ async def test_a_megabyte_message_is_a_disconnect_and_a_reload_is_let_in(tmp_pat
     assert [(f.reason, f.action) for f in outcome.faults] == [("disconnect", "reconnect")]
     assert outcome.seats[0].status == "ok" and person.plays == 13
     assert not [r for r in server.refusals if r.reason == "seat_taken"]
+    assert verified(log) == "verified"
+
+
+GATE_BOT = """
+import json, os, sys, time
+gate = sys.argv[1]
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m.get("type")
+    if t == "hello":
+        print(json.dumps({"type": "hello", "version": 1, "name": "gate"}), flush=True)
+    elif t == "pass_request":
+        print(json.dumps({"type": "pass", "id": m["id"], "cards": m["legal"][: m["count"]]}), flush=True)
+    elif t == "play_request":
+        played = [(m["leader"] + k) % 4 for k in range(len(m["trick"]))]
+        if 1 in played:  # seat 1 played before this seat in this trick: wait until the page saw it
+            while not os.path.exists(f"{gate}-{m['trick_number']}"):
+                time.sleep(0.005)
+        print(json.dumps({"type": "play", "id": m["id"], "card": m["legal"][0]}), flush=True)
+    elif t == "goodbye" or (t == "error" and m.get("fatal")):
+        break
+"""
+
+
+async def test_a_person_sees_each_card_as_it_is_played(tmp_path: Path) -> None:
+    """Seat 2 plays only once the person's page has seen seat 1's card of the trick (when seat 1
+    played before it). Were the
+    events of the table written only with the person's next request, seat 2 would wait for
+    ever (until its clock ran out); written as they happen, the round plays with no fault."""
+    gate = tmp_path / "gate"
+    script = tmp_path / "gate_bot.py"
+    script.write_text(GATE_BOT)
+
+    async def watching(person: Person, client: WsClient, message: dict[str, Any]) -> bool:
+        return False
+
+    class Watching(Person):
+        def check(self, message: dict[str, Any]) -> None:
+            super().check(message)
+            if message["type"] == "card_played" and message["seat"] == 1:
+                Path(f"{gate}-{message['trick_number']}").touch()
+
+    person = Watching(on_request=watching)
+    bots = {2: f"{sys.executable} {script} {gate}"}
+    outcome, log, _ = await play_web(tmp_path, person, bots=bots)
+    assert outcome.faults == [] and [s.status for s in outcome.seats] == ["ok"] * 4
+    assert person.plays == 13
     assert verified(log) == "verified"

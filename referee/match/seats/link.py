@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import ClassVar, Final
 
 import msgspec
 import trio
@@ -146,6 +146,11 @@ class BotStartError(RefereeError):
 
 class BotLink:
     """A bot's line channel. Subclasses provide the byte streams and the ending."""
+
+    live: ClassVar[bool] = False
+    """A person at the other end (a browser seat): the events of the table are written to it as
+    they happen, not with its next request (which is what a program needs: one write and one
+    read per decision)."""
 
     def __init__(self, max_line: int = MAX_LINE) -> None:
         self._splitter = LineSplitter(max_line)
