@@ -140,6 +140,7 @@ class Asker:
         if connection is None or connection is seat.connection or not connection.alive:
             return False
         connection.label = connection.label or seat.connection.label
+        connection.known_as = seat.connection.name(seat.index)  # the seat keeps its name
         seat.connection = connection
         seat.outbox.clear()
         self._restate(seat)

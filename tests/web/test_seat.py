@@ -347,3 +347,28 @@ async def test_a_person_sees_each_card_as_it_is_played(tmp_path: Path) -> None:
     assert outcome.faults == [] and [s.status for s in outcome.seats] == ["ok"] * 4
     assert person.plays == 13
     assert verified(log) == "verified"
+
+
+async def test_a_reload_under_another_name_keeps_the_seat_s_name(tmp_path: Path) -> None:
+    """A page that comes back with another name in its hello plays on as the seat it took
+    over: the log's header and its end name the same seat, and it verifies."""
+    done: list[bool] = []
+
+    async def hang_up(person: Person, client: WsClient, message: dict[str, Any]) -> bool:
+        if message["type"] == "play_request" and person.plays == 5 and not done:
+            done.append(True)
+            await client.aclose()
+            raise Closed("hung up")
+        return False
+
+    async def players(url: str, seat: WebSeat, person: Person) -> None:
+        first = await person.join()
+        await person.play(first)
+        second = await WsClient.connect(person.url, person.token)
+        await second.hello(name="somebody-else")
+        await person.play(second)
+
+    person = Person(on_request=hang_up)
+    outcome, log, _ = await play_web(tmp_path, person, players=players)
+    assert outcome.seats[0].name == "person" and outcome.seats[0].status == "ok"
+    assert verified(log) == "verified"

@@ -47,10 +47,16 @@ class BotConnection:
     reconnects: bool | None = None
     """Whether the seat may be taken by a new connection after this one disconnects (a browser
     seat: on); ``None``: as the match's ``MatchConfig.reconnect`` says."""
+    known_as: str | None = None
+    """The name the table already knows the seat by, when this connection took it over (a
+    reload, a reconnected TCP bot): a seat keeps its name for the whole match, whatever the
+    new hello says (else the log's header and its end disagreed and it did not verify)."""
 
     def name(self, seat: int) -> str:
         """The name the table knows this bot by in ``seat``: its hello name made safe
         (``referee.names``), else its configured label, else ``seat N``."""
+        if self.known_as is not None:
+            return self.known_as
         return safe_name(self.hello.name if self.hello is not None else None, self.label or seat_label(seat))
 
     @property
