@@ -14,6 +14,7 @@ This module is the format alone (entries, header, version): the match package wr
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final
 
 import msgspec
@@ -21,13 +22,17 @@ import msgspec
 from protocol.ruleset import RuleSet
 from referee.rules.scoring import RoundResult
 
-LOG_FORMAT: Final = 1
+LOG_FORMAT: Final = 2
 BOUND_FAULTS: Final = ("memory", "processes", "cpu")
 """Faults of a bot that ran into one of its resource bounds and was stopped by the kernel."""
 GONE_FAULTS: Final = ("crash", "disconnect", *BOUND_FAULTS)
 """Faults after which the bot is gone: it is sent no ``error``, and no reply line judges it."""
 CUT_PREFIX: Final = 256
 """Bytes kept of an unreadable line received after the seat's log budget is spent."""
+
+
+SEED_TEXT: Final = re.compile(r"-?[0-9]{1,80}")
+"""A seed written as a string: an integer's digits (80 of them hold any 256-bit seed)."""
 
 
 class SeatInfo(msgspec.Struct, kw_only=True):
@@ -42,7 +47,10 @@ class Header(msgspec.Struct, tag="header", tag_field="type", kw_only=True):
     referee: str
     match_id: str
     started: str
-    seed: int
+    seed: int | str
+    """The deals' seed, written as a string of digits from format 2 on: a 128-bit integer loses
+    its value in every JSON reader that uses doubles (a watch page showed ``7.26e+37``); an
+    integer in format-1 logs. ``seed_number()`` is its value either way."""
     first_dealer: int
     rules: RuleSet
     seats: list[SeatInfo]
@@ -51,6 +59,14 @@ class Header(msgspec.Struct, tag="header", tag_field="type", kw_only=True):
     illegal_move_cap: int | None = None
     """Penalties or substitutions a seat may get before an illegal move forfeits (``None`` in
     logs written before the field existed)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.seed, str) and not SEED_TEXT.fullmatch(self.seed):
+            raise ValueError(f"the seed is not an integer: {self.seed[:40]!r}")
+
+    def seed_number(self) -> int:
+        """The seed's value, from either format."""
+        return int(self.seed)
 
 
 class Sent(msgspec.Struct, tag="send", tag_field="type", kw_only=True):

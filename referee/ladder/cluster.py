@@ -172,7 +172,7 @@ def check_result(
         raise ResultRefused(f"{where}: the log holds {len(replay.matches)} matches, or ends cut off")
     logged = replay.matches[0]
     header = logged.header
-    if header.seed != match.seed:
+    if header.seed_number() != match.seed:
         raise ResultRefused(f"{where}: the log's seed is not the match's")
     if header.rules != rules:
         raise ResultRefused(f"{where}: the log's rules are not the ladder's")
@@ -186,7 +186,7 @@ def check_result(
     outcome = done.outcome
     result = record.result
     claims = (outcome.seed, outcome.match_id, outcome.scores, outcome.winners, outcome.reason, outcome.rounds)
-    facts = (header.seed, header.match_id, result.scores, result.winners, result.reason, result.rounds)
+    facts = (str(header.seed_number()), header.match_id, result.scores, result.winners, result.reason, result.rounds)
     if claims != facts or [s.status for s in outcome.seats] != [s.status for s in record.seats]:
         raise ResultRefused(f"{where}: the outcome does not agree with its verified log")
     rounds = [line.entry.result for line in logged.entries if isinstance(line.entry, RoundScored)]

@@ -37,7 +37,9 @@ class MatchOutcome(msgspec.Struct, kw_only=True):
     """What ``referee match --json`` prints."""
 
     match_id: str
-    seed: int
+    seed: str
+    """The deals' seed as a string of digits, as in the log (a JSON reader with doubles loses
+    a 128-bit integer)."""
     variant: str
     scores: list[int]
     winners: list[int]

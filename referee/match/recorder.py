@@ -56,7 +56,7 @@ class MatchRecorder:
                 referee=__version__,
                 match_id=match_id,
                 started=MatchLog.now_iso(),
-                seed=seed,
+                seed=str(seed),
                 first_dealer=first_dealer,
                 rules=rules,
                 seats=[

@@ -194,7 +194,7 @@ class MatchRunner:
         self.recorder.result(scores, winners, reason, rounds, [msgspec.to_builtins(o) for o in outcomes])
         return MatchOutcome(
             match_id=self.match_id,
-            seed=self.seed,
+            seed=str(self.seed),
             variant=self.rules.name,
             scores=scores,
             winners=winners,

@@ -20,7 +20,8 @@ from referee.log_format import LOG_FORMAT, Header, LogEntry, Result
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.table import table_for
 
-SUPPORTED_FORMATS: Final = (LOG_FORMAT,)
+SUPPORTED_FORMATS: Final = (1, LOG_FORMAT)
+"""Format 1 differs only in its seed, an integer (``Header.seed_number`` reads both)."""
 
 
 class LogError(RefereeError):

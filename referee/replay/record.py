@@ -184,7 +184,9 @@ class MatchRecord(msgspec.Struct, kw_only=True):
     started: str
     referee: str
     protocol: int
-    seed: int
+    seed: str
+    """The deals' seed as a string of digits (as in the log: JSON readers with doubles lose big
+    integers)."""
     first_dealer: int
     rules: RuleSet
     policy: str

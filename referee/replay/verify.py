@@ -93,7 +93,7 @@ class _Walk:
             started=header.started,
             referee=header.referee,
             protocol=header.protocol,
-            seed=header.seed,
+            seed=str(header.seed_number()),
             first_dealer=header.first_dealer,
             rules=header.rules,
             policy=header.policy,
@@ -148,7 +148,7 @@ class _Walk:
             line = cursor.stray[0]
             raise cursor.differ("entry", f"seats 0 to {self.players - 1}", describe(line.entry), line=line.number)
         try:
-            self.match = Match(self.rules, self.header.seed, self.header.first_dealer)
+            self.match = Match(self.rules, self.header.seed_number(), self.header.first_dealer)
         except RulesError as err:
             raise cursor.differ("header.rules", "a rule set that can be played", str(err)) from None
         self.deals = self._deal_source()
@@ -175,7 +175,7 @@ class _Walk:
         the match was dealt from explicit hands and the logged hands are verified as played."""
         deals = [line.entry for line in self.log.entries if isinstance(line.entry, Deal)]
         for entry in deals:
-            seeded = deal(self.match.table, self.header.seed, entry.round, entry.dealer)
+            seeded = deal(self.match.table, self.header.seed_number(), entry.round, entry.dealer)
             if [codes_of(mask) for mask in seeded] == entry.hands:
                 return "seed"
         return "log" if deals else "seed"

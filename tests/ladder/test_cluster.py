@@ -96,7 +96,7 @@ def test_a_tampered_result_is_refused_with_its_reason(tmp_path: Path) -> None:
     def with_log(new_lines: list[str]) -> MatchDone:
         return msgspec.structs.replace(done, log=("\n".join(new_lines) + "\n").encode())
 
-    other_seed = [json.dumps({**header, "seed": header["seed"] + 1}), *lines[1:]]
+    other_seed = [json.dumps({**header, "seed": str(int(header["seed"]) + 1)}), *lines[1:]]
     swapped = dict(header, seats=[dict(s, command="python3 evil.py") for s in header["seats"]])
     play_at = next(i for i, line in enumerate(lines) if '"type":"recv"' in line and '\\"play\\"' in line)
     recv = json.loads(lines[play_at])

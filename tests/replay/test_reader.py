@@ -16,7 +16,7 @@ def lines(path: Path) -> list[str]:
     return path.read_text().splitlines()
 
 
-@pytest.mark.parametrize("version", [0, 2, "1", None])
+@pytest.mark.parametrize("version", [0, 3, "1", None])
 def test_an_unknown_log_format_is_refused(version: object, match_log: MatchLogs, tmp_path: Path) -> None:
     log = lines(match_log("achterhoeks"))
     header = json.loads(log[0])
@@ -26,11 +26,11 @@ def test_an_unknown_log_format_is_refused(version: object, match_log: MatchLogs,
     with pytest.raises(UnsupportedLogFormat) as caught:
         read_log(path)
     assert f"log format {json.dumps(version)} is not supported" in str(caught.value)
-    assert str(caught.value).endswith("this referee reads 1")
+    assert str(caught.value).endswith("this referee reads 1, 2")
     for args in ((path,), ("--verify", path), ("--json", path)):
         result = replay(*args)
         assert result.exit_code == 3
-        assert "is not supported; this referee reads 1" in result.output
+        assert "is not supported; this referee reads 1, 2" in result.output
 
 
 def test_unknown_entry_types_and_fields_are_ignored(match_log: MatchLogs, tmp_path: Path) -> None:
@@ -89,3 +89,19 @@ def test_broken_files_are_named(tmp_path: Path, match_log: MatchLogs) -> None:
     with pytest.raises(LogError, match="line 1: a 'send' entry before any header"):
         read_log(headless)
     assert replay(headless).exit_code == 3
+
+
+def test_a_format_1_log_with_an_integer_seed_still_reads_and_verifies(match_log: MatchLogs, tmp_path: Path) -> None:
+    """Format 2 writes the seed as a string of digits; a format-1 log (an integer seed) reads
+    and verifies as before, and a seed that is no integer is a bad header."""
+    log = lines(match_log("achterhoeks"))
+    header = json.loads(log[0])
+    assert header["log_format"] == 2 and isinstance(header["seed"], str) and header["seed"].isdigit()
+    old = {**header, "log_format": 1, "seed": int(header["seed"])}
+    path = tmp_path / "format1.jsonl"
+    path.write_text("\n".join([json.dumps(old), *log[1:]]) + "\n")
+    assert replay("--verify", path).exit_code == 0
+    assert read_log(path).matches[0].header.seed_number() == int(header["seed"])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([json.dumps({**header, "seed": "12abc"}), *log[1:]]) + "\n")
+    assert replay("--verify", bad).exit_code != 0

@@ -114,7 +114,7 @@ def test_double_deck_cancelled_trick(match_log: MatchLogs) -> None:
 def test_a_log_dealt_from_explicit_hands_verifies_from_them(match_log: MatchLogs, tmp_path: Path) -> None:
     """Duplicate play deals given hands: no deal is the seed's, and the logged hands are used."""
     log = entries(match_log("american"))
-    log[0]["seed"] += 1
+    log[0]["seed"] = str(int(log[0]["seed"]) + 1)
     path = write(tmp_path / "explicit.jsonl", log)
     record = record_of(path)
     assert record.verification is not None
