@@ -24,11 +24,11 @@ from tests.web.helpers import RANDOM, ROOT
 class Referee:
     """`referee play` for one round, in a subprocess: its page address and its log."""
 
-    def __init__(self, log: Path, seed: int = 5, extra: tuple[str, ...] = ()) -> None:
+    def __init__(self, log: Path, seed: int = 5, extra: tuple[str, ...] = (), bots: int = 3) -> None:
         self.log = log
         self.process = subprocess.Popen(
             [sys.executable, "-m", "referee.cli", "play", "--set", "end=rounds", "--set", "rounds=1",
-             "--seed", str(seed), "--log", str(log), "--sandbox", "off", *extra, RANDOM, RANDOM, RANDOM],
+             "--seed", str(seed), "--log", str(log), "--sandbox", "off", *extra, *[RANDOM] * bots],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         self.url = page_address(self.process)
@@ -90,6 +90,38 @@ def test_a_person_plays_a_whole_round_by_clicking(page: Page, tmp_path: Path) ->
     assert "seat 0 person: ok" in out
     assert verified(tmp_path / "match.jsonl") == "verified"
     assert page.locator("#scores tbody tr").count() == 1
+
+
+def test_a_double_deck_round_is_played_to_the_end(page: Page, tmp_path: Path) -> None:
+    """Six players, two decks: playing one copy of a doubled card takes one from the hand (it
+    took both, and the page then waited for a card it no longer showed), and choosing one copy
+    to pass chooses one."""
+    referee = Referee(tmp_path / "match.jsonl", seed=11, extra=("--variant", "double-deck"), bots=5)
+    try:
+        page.goto(referee.url)
+        play_round(page)
+        out = referee.finish()
+    finally:
+        referee.stop()
+    assert "Match over" in page.locator("#result").inner_text()
+    assert "seat 0 person: ok" in out
+    assert verified(tmp_path / "match.jsonl") == "verified"
+
+
+def test_one_copy_of_a_doubled_card_is_chosen_alone(page: Page, tmp_path: Path) -> None:
+    """The seed deals the person a pair; one click chooses one copy of it."""
+    referee = Referee(tmp_path / "match.jsonl", seed=11, extra=("--variant", "double-deck"), bots=5)
+    try:
+        page.goto(referee.url)
+        page.wait_for_selector("#choices button:has-text('Pass')", timeout=10_000)
+        codes = page.locator("#hand .card").evaluate_all("nodes => nodes.map(n => n.dataset.code || n.textContent)")
+        pairs = [i for i in range(1, len(codes)) if codes[i] == codes[i - 1]]
+        if not pairs:
+            raise AssertionError(f"seed 11 deals the person no pair: {codes}")
+        page.locator("#hand .card").nth(pairs[0]).click()
+        assert page.locator("#hand .card.selected").count() == 1
+    finally:
+        referee.stop()
 
 
 def test_keyboard_play(page: Page, tmp_path: Path) -> None:

@@ -102,7 +102,7 @@ function handle(m) {
     case "card_played":
       if (!state.trick.length) state.leader = m.seat;
       state.trick.push({ seat: m.seat, card: m.card });
-      if (m.seat === state.seat) state.hand = state.hand.filter((c) => c !== m.card);
+      if (m.seat === state.seat) removeOne(m.card); // a double deck holds two of a card: one goes
       break;
     case "trick_end":
       state.lastTrick = state.trick; state.trick = [];
@@ -166,12 +166,25 @@ function whyNot(code) {
   return "not a legal play now: the raised cards are.";
 }
 
-function clickCard(code) {
+function removeOne(code) {
+  const at = state.hand.indexOf(code);
+  if (at >= 0) state.hand = [...state.hand.slice(0, at), ...state.hand.slice(at + 1)];
+}
+
+// Cards to pass are chosen by their place in the sorted hand, not by code: a double deck
+// holds two copies of a card, and choosing one must not choose both.
+function chosenCards() {
+  const sorted = sortHand(state.hand);
+  return [...state.selected].map((i) => sorted[i]);
+}
+
+function clickCard(code, index) {
   const r = state.request;
   if (!r) { say("It is not your turn.", true); return; }
   if (r.type === "pass_request") {
-    if (state.selected.has(code)) state.selected.delete(code);
-    else if (state.selected.size < r.count) state.selected.add(code);
+    const at = index ?? sortHand(state.hand).indexOf(code);
+    if (state.selected.has(at)) state.selected.delete(at);
+    else if (state.selected.size < r.count) state.selected.add(at);
     else say(`Pass exactly ${r.count} cards: unselect one first.`, true);
     render();
     return;
@@ -186,7 +199,7 @@ function clickCard(code) {
 function confirmPass() {
   const r = state.request;
   if (!r || r.type !== "pass_request" || state.selected.size !== r.count) return;
-  send({ type: "pass", id: r.id, cards: [...state.selected] });
+  send({ type: "pass", id: r.id, cards: chosenCards() });
   state.request = null; say("");
   render();
 }
@@ -246,11 +259,11 @@ function render() {
   sorted.forEach((code, i) => {
     const node = cardNode(code);
     if (legal.has(code)) node.classList.add("legal");
-    if (state.selected.has(code)) node.classList.add("selected");
+    if (state.selected.has(i)) node.classList.add("selected");
     if (i === state.cursor && state.request) node.classList.add("cursor");
     if (i > 0 && suitOf(sorted[i - 1]) !== suitOf(code)) node.classList.add("gap");
     node.setAttribute("role", "option");
-    node.addEventListener("click", () => { state.cursor = i; clickCard(code); });
+    node.addEventListener("click", () => { state.cursor = i; clickCard(code, i); });
     hand.append(node);
   });
   const choices = $("choices");
@@ -329,9 +342,9 @@ document.addEventListener("keydown", (event) => {
   if (!state.request || !sorted.length) return;
   if (event.key === "ArrowRight") state.cursor = (state.cursor + 1) % sorted.length;
   else if (event.key === "ArrowLeft") state.cursor = (state.cursor - 1 + sorted.length) % sorted.length;
-  else if (event.key === " " && state.request.type === "pass_request") clickCard(sorted[state.cursor]);
+  else if (event.key === " " && state.request.type === "pass_request") clickCard(sorted[state.cursor], state.cursor);
   else if (event.key === "Enter" && state.request.type === "pass_request") {
-    if (state.selected.size === state.request.count) confirmPass(); else clickCard(sorted[state.cursor]);
+    if (state.selected.size === state.request.count) confirmPass(); else clickCard(sorted[state.cursor], state.cursor);
   } else if (event.key === "Enter") clickCard(sorted[state.cursor]);
   else return;
   event.preventDefault();
