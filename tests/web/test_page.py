@@ -124,6 +124,18 @@ def test_one_copy_of_a_doubled_card_is_chosen_alone(page: Page, tmp_path: Path) 
         referee.stop()
 
 
+def test_seats_of_the_same_name_are_told_apart_and_the_pass_is_named(page: Page, tmp_path: Path) -> None:
+    """Three bots named "random": the page numbers them; the first pass goes left, in words."""
+    referee = Referee(tmp_path / "match.jsonl")
+    try:
+        page.goto(referee.url)
+        page.wait_for_selector("#choices button:has-text('Pass')", timeout=10_000)
+        prompt = page.locator("#prompt").inner_text()
+        assert "Choose 3 cards to pass left, to random #1" in prompt, prompt
+    finally:
+        referee.stop()
+
+
 def test_keyboard_play(page: Page, tmp_path: Path) -> None:
     referee = Referee(tmp_path / "match.jsonl", seed=9)
     try:

@@ -53,9 +53,23 @@ function cardNode(code) {
   node.dataset.card = code;
   return node;
 }
+// A seat's name, with its number when another seat has the same name ("random #2"): three
+// bots called "random" must be told apart in the prompts, the table and the score sheet.
 function nameOf(seat) {
   const player = state.players.find((p) => p.seat === seat);
-  return player ? player.name : `seat ${seat}`;
+  if (!player) return `seat ${seat}`;
+  const twins = state.players.filter((p) => p.name === player.name).length;
+  return twins > 1 ? `${player.name} #${seat}` : player.name;
+}
+
+// Where a pass goes, in words (the rules' offset clockwise: left 1, right n-1, across n/2).
+function direction(toSeat) {
+  const n = state.players.length || 4;
+  const offset = (toSeat - state.seat + n) % n;
+  if (offset === 1) return "left";
+  if (offset === n - 1) return "right";
+  if (2 * offset === n) return "across";
+  return offset < n / 2 ? `${offset} seats left` : `${n - offset} seats right`;
 }
 
 function handle(m) {
@@ -79,7 +93,7 @@ function handle(m) {
       setStatus(`round ${m.round + 1}` + (m.pass_count ? `: pass ${m.pass_count} to ${nameOf(m.pass_to)}` : ": no passing"));
       break;
     case "pass_request":
-      ask(m, `Choose ${m.count} cards to pass to ${nameOf(m.to_seat)}`);
+      ask(m, `Choose ${m.count} cards to pass ${direction(m.to_seat)}, to ${nameOf(m.to_seat)}`);
       break;
     case "passed":
       state.hand = m.hand;
