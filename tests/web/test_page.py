@@ -136,6 +136,59 @@ def test_seats_of_the_same_name_are_told_apart_and_the_pass_is_named(page: Page,
         referee.stop()
 
 
+SLOW_BOT = """
+import json, sys, time
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m.get("type")
+    if t == "hello":
+        print(json.dumps({"type": "hello", "version": 1, "name": "slow"}), flush=True)
+    elif t == "pass_request":
+        print(json.dumps({"type": "pass", "id": m["id"], "cards": m["legal"][: m["count"]]}), flush=True)
+    elif t == "play_request":
+        time.sleep(0.4)  # long enough for the page to show who is thinking
+        print(json.dumps({"type": "play", "id": m["id"], "card": m["legal"][0]}), flush=True)
+    elif t == "goodbye":
+        break
+"""
+
+
+def test_the_seat_to_act_is_marked_whoever_it_is(page: Page, tmp_path: Path) -> None:
+    """While a bot thinks, its seat is marked as the one to act (only the person's was), and
+    the cards of the trick appear as they are played."""
+    slow = tmp_path / "slow_bot.py"
+    slow.write_text(SLOW_BOT)
+    referee = subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "play", "--set", "end=rounds", "--set", "rounds=1", "--seed", "5",
+         "--log", str(tmp_path / "match.jsonl"), "--sandbox", "off", *[f"{sys.executable} {slow}"] * 3],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    seen: set[str] = set()
+    try:
+        page.goto(page_address(referee))
+        page.wait_for_selector(".card.legal", timeout=10_000)
+        for _ in range(400):
+            if page.locator("#result:not([hidden])").count():
+                break
+            if page.locator("#choices button:has-text('Pass')").count():
+                for _ in range(3):
+                    page.locator("#hand .card.legal:not(.selected)").first.click()
+                page.locator("#choices button:has-text('Pass')").first.click()
+            elif page.locator("#hand .card.legal").count():
+                page.locator("#hand .card.legal").first.click()
+            elif page.locator("#trick .played").count():
+                marked = page.locator(".seat.turn .name").all_inner_texts()
+                if len(marked) == 1:
+                    seen.add(marked[0])
+            page.wait_for_timeout(50)
+        referee.communicate(timeout=60)
+    finally:
+        if referee.poll() is None:
+            referee.kill()
+            referee.wait()
+    assert seen >= {"slow #1", "slow #2", "slow #3"}, seen  # each bot was seen to be the one to act
+
+
 def test_keyboard_play(page: Page, tmp_path: Path) -> None:
     referee = Referee(tmp_path / "match.jsonl", seed=9)
     try:

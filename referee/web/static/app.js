@@ -87,6 +87,7 @@ function handle(m) {
       setStatus("match started");
       break;
     case "round_start":
+      state.toAct = null; // passing is everyone's at once; the first lead is not known yet
       if (m.round !== state.round) { state.taken = state.players.map(() => 0); state.trick = []; state.lastTrick = []; }
       state.round = m.round; state.hand = m.hand; state.scores = m.scores; state.phase = m.match_phase;
       state.selected.clear(); state.request = null;
@@ -117,13 +118,16 @@ function handle(m) {
       if (!state.trick.length) state.leader = m.seat;
       state.trick.push({ seat: m.seat, card: m.card });
       if (m.seat === state.seat) removeOne(m.card); // a double deck holds two of a card: one goes
+      state.toAct = (m.seat + 1) % (state.players.length || 4); // clockwise, until the trick ends
       break;
     case "trick_end":
       state.lastTrick = state.trick; state.trick = [];
       setStatus(`round ${state.round + 1}: trick ${m.trick_number + 2}`);
       if (m.winner !== null && m.winner !== undefined) state.taken[m.winner] += m.points;
+      state.toAct = m.winner ?? null; // the winner leads the next trick
       break;
     case "round_end":
+      state.toAct = null;
       state.scores = m.scores;
       setStatus(`round ${m.round + 1} over`);
       scoreRow(m);
@@ -232,7 +236,7 @@ function render() {
   seats.textContent = "";
   const spots = n === 3 ? [[50, 84], [14, 30], [86, 30]] : n === 5 ? [[50, 86], [10, 55], [22, 14], [78, 14], [90, 55]]
     : n === 6 ? [[50, 88], [10, 66], [10, 24], [50, 10], [90, 24], [90, 66]] : [[50, 86], [15, 50], [50, 12], [85, 50]];
-  const turn = state.request ? state.seat : null;
+  const turn = state.request ? state.seat : state.toAct ?? null; // whoever is to act, not only you
   state.players.forEach((p, i) => {
     const rel = (p.seat - state.seat + n) % n;
     const node = document.createElement("div");
@@ -242,7 +246,7 @@ function render() {
     const who = document.createElement("div");
     who.className = "who";
     const name = document.createElement("span");
-    name.className = "name"; name.textContent = p.name; name.title = p.name;
+    name.className = "name"; name.textContent = nameOf(p.seat); name.title = p.name;
     const stats = document.createElement("span");
     stats.className = "stats";
     stats.textContent = `${state.scores[i] ?? 0} pts · took ${state.taken[i] ?? 0}`;
@@ -252,7 +256,8 @@ function render() {
   });
   const trick = $("trick");
   trick.textContent = "";
-  const at = n === 3 ? [[50, 80], [18, 30], [82, 30]] : [[50, 82], [14, 50], [50, 18], [86, 50], [30, 20], [70, 20]];
+  // each card in front of the seat that played it: on the way from the table's middle to the seat
+  const at = spots.map(([x, y]) => [50 + (x - 50) * 0.55, 50 + (y - 50) * 0.55]);
   for (const { seat, card } of state.trick) {
     const rel = (seat - state.seat + n) % n;
     const spot = document.createElement("div");
