@@ -100,6 +100,7 @@ class RoundPhases:
                     hand=[card_code(c) for c in round_.hand(seat.index)],
                 ),
             )
+        await self._outbox.flush_live()  # a person sees what they received before the first card
 
     async def _declaring(self, round_: Round) -> None:
         seat = self._seats[round_.turn]

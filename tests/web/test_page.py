@@ -156,13 +156,7 @@ for line in sys.stdin:
 def test_the_seat_to_act_is_marked_whoever_it_is(page: Page, tmp_path: Path) -> None:
     """While a bot thinks, its seat is marked as the one to act (only the person's was), and
     the cards of the trick appear as they are played."""
-    slow = tmp_path / "slow_bot.py"
-    slow.write_text(SLOW_BOT)
-    referee = subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "play", "--set", "end=rounds", "--set", "rounds=1", "--seed", "5",
-         "--log", str(tmp_path / "match.jsonl"), "--sandbox", "off", *[f"{sys.executable} {slow}"] * 3],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    referee = slow_referee(tmp_path)
     seen: set[str] = set()
     try:
         page.goto(page_address(referee))
@@ -187,6 +181,72 @@ def test_the_seat_to_act_is_marked_whoever_it_is(page: Page, tmp_path: Path) -> 
             referee.kill()
             referee.wait()
     assert seen >= {"slow #1", "slow #2", "slow #3"}, seen  # each bot was seen to be the one to act
+
+
+def slow_referee(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
+    """`referee play` against three slow bots (0.4 s a card), for what a person sees while
+    bots think."""
+    slow = tmp_path / "slow_bot.py"
+    slow.write_text(SLOW_BOT)
+    return subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "play", "--set", "end=rounds", "--set", "rounds=1", "--seed", "5",
+         "--log", str(tmp_path / "match.jsonl"), "--sandbox", "off", *extra, *[f"{sys.executable} {slow}"] * 3],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def test_received_and_passed_cards_are_shown(page: Page, tmp_path: Path) -> None:
+    """After the pass, the three received cards are marked in the hand (until the round's first
+    card) and what was passed, to whom, stays written for the round."""
+    referee = slow_referee(tmp_path)
+    try:
+        page.goto(page_address(referee))
+        page.wait_for_selector("#choices button:has-text('Pass')", timeout=10_000)
+        for _ in range(3):
+            page.locator("#hand .card.legal:not(.selected)").first.click()
+        page.locator("#choices button:has-text('Pass')").first.click()
+        page.wait_for_selector("#hand .card.received", timeout=10_000)
+        assert page.locator("#hand .card.received").count() == 3
+        passed = page.locator("#passed").inner_text()
+        assert re.match(r"You passed .+ to slow #1 and received .+ from slow #3\.", passed), passed
+        for _ in range(600):  # until the round's first card (the person's, when they hold the 2 of clubs)
+            if page.locator("#trick .played").count():
+                break
+            if page.locator("#hand .card.legal").count():
+                page.locator("#hand .card.legal").first.click()
+            page.wait_for_timeout(50)
+        page.wait_for_function("document.querySelectorAll('#hand .card.received').length === 0", timeout=10_000)
+        assert page.locator("#passed").inner_text().startswith("You passed")
+    finally:
+        referee.kill()
+        referee.wait()
+
+
+def test_the_score_sheet_survives_a_reload(page: Page, tmp_path: Path) -> None:
+    referee = Referee(tmp_path / "match.jsonl", extra=("--set", "rounds=2"))
+    try:
+        page.goto(referee.url)
+        page.wait_for_selector(".card.legal", timeout=10_000)
+        for _ in range(400):  # play until round 1 is scored
+            if page.locator("#scores tbody tr").count() == 1:
+                break
+            if page.locator("#choices button:has-text('Pass')").count():
+                for _ in range(3):
+                    page.locator("#hand .card.legal:not(.selected)").first.click()
+                page.locator("#choices button:has-text('Pass')").first.click()
+            elif page.locator("#hand .card.legal").count():
+                page.locator("#hand .card.legal").first.click()
+            page.wait_for_timeout(50)
+        assert page.locator("#scores tbody tr").count() == 1
+        page.reload()
+        page.wait_for_selector(".card.legal", timeout=30_000)
+        assert page.locator("#scores tbody tr").count() == 1  # round 1 is still on the sheet
+        play_round(page)
+        referee.finish()
+    finally:
+        referee.stop()
+    assert page.locator("#scores tbody tr").count() == 2
+    assert verified(tmp_path / "match.jsonl") == "verified"
 
 
 def test_keyboard_play(page: Page, tmp_path: Path) -> None:

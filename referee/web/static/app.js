@@ -7,6 +7,7 @@
 const state = {
   ws: null, seat: 0, players: [], rules: null, hand: [], request: null, selected: new Set(),
   cursor: 0, trick: [], leader: 0, taken: [], scores: [], lastTrick: [], deadline: 0, bankEnd: 0,
+  sheet: [], matchId: null, received: [], passedRound: null,
   ended: false, round: -1, phase: 1,
 };
 
@@ -84,6 +85,10 @@ function handle(m) {
       $("my-name").textContent = `${nameOf(m.seat)} (seat ${m.seat})`;
       if (!state.scores.length) state.scores = m.players.map(() => 0);
       scoreHeader();
+      state.matchId = m.match_id;
+      state.sheet = loadSheet(); // a reload keeps the rounds already scored
+      document.querySelector("#scores tbody").textContent = "";
+      state.sheet.forEach(scoreRow);
       setStatus("match started");
       break;
     case "round_start":
@@ -91,6 +96,7 @@ function handle(m) {
       if (m.round !== state.round) { state.taken = state.players.map(() => 0); state.trick = []; state.lastTrick = []; }
       state.round = m.round; state.hand = m.hand; state.scores = m.scores; state.phase = m.match_phase;
       state.selected.clear(); state.request = null;
+      if (m.round !== state.passedRound) { state.received = []; $("passed").textContent = ""; }
       setStatus(`round ${m.round + 1}` + (m.pass_count ? `: pass ${m.pass_count} to ${nameOf(m.pass_to)}` : ": no passing"));
       break;
     case "pass_request":
@@ -99,7 +105,9 @@ function handle(m) {
     case "passed":
       state.hand = m.hand;
       setStatus(`round ${state.round + 1}: tricks`);
-      say(`You passed ${m.given.map(label).join(" ")} and received ${m.received.map(label).join(" ")} from ${nameOf(m.from_seat)}.`);
+      state.received = [...m.received]; state.passedRound = state.round; // marked until the first card
+      $("passed").textContent = `You passed ${m.given.map(label).join(" ")} to ${nameOf(m.to_seat)}` +
+        ` and received ${m.received.map(label).join(" ")} from ${nameOf(m.from_seat)}.`;
       break;
     case "play_request":
       state.trick = m.trick.map((card, i) => ({ seat: (m.leader + i) % state.players.length, card }));
@@ -116,6 +124,7 @@ function handle(m) {
       break;
     case "card_played":
       if (!state.trick.length) state.leader = m.seat;
+      state.received = []; // the received cards are marked until the first card of the round
       state.trick.push({ seat: m.seat, card: m.card });
       if (m.seat === state.seat) removeOne(m.card); // a double deck holds two of a card: one goes
       state.toAct = (m.seat + 1) % (state.players.length || 4); // clockwise, until the trick ends
@@ -131,6 +140,7 @@ function handle(m) {
       state.scores = m.scores;
       setStatus(`round ${m.round + 1} over`);
       scoreRow(m);
+      state.sheet.push(m); saveSheet();
       break;
     case "match_end":
       state.ended = true; endScreen(m);
@@ -274,11 +284,14 @@ function render() {
   hand.textContent = "";
   const legal = legalCards();
   const sorted = sortHand(state.hand);
+  const receivedLeft = {}; // a double deck may pass you a copy of a card you hold: mark one
+  for (const code of state.received || []) receivedLeft[code] = (receivedLeft[code] || 0) + 1;
   if (state.cursor >= sorted.length) state.cursor = Math.max(0, sorted.length - 1);
   sorted.forEach((code, i) => {
     const node = cardNode(code);
     if (legal.has(code)) node.classList.add("legal");
     if (state.selected.has(i)) node.classList.add("selected");
+    if (receivedLeft[code] > 0) { node.classList.add("received"); receivedLeft[code] -= 1; node.title = "received"; }
     if (i === state.cursor && state.request) node.classList.add("cursor");
     if (i > 0 && suitOf(sorted[i - 1]) !== suitOf(code)) node.classList.add("gap");
     node.setAttribute("role", "option");
@@ -306,11 +319,19 @@ function render() {
   for (const { card } of state.lastTrick) last.append(cardNode(card));
 }
 
+function loadSheet() {
+  try { return JSON.parse(sessionStorage.getItem(`sheet:${state.matchId}`) || "[]"); } catch { return []; }
+}
+
+function saveSheet() {
+  try { sessionStorage.setItem(`sheet:${state.matchId}`, JSON.stringify(state.sheet)); } catch { /* private mode */ }
+}
+
 function scoreHeader() {
   const head = document.querySelector("#scores thead");
   head.textContent = "";
   const row = document.createElement("tr");
-  for (const text of ["round", ...state.players.map((p) => p.name)]) {
+  for (const text of ["round", ...state.players.map((p) => nameOf(p.seat))]) {
     const th = document.createElement("th"); th.textContent = text; row.append(th);
   }
   head.append(row);
