@@ -222,6 +222,32 @@ def test_received_and_passed_cards_are_shown(page: Page, tmp_path: Path) -> None
         referee.wait()
 
 
+def test_a_finished_trick_stays_a_moment_with_its_winner_marked(page: Page, tmp_path: Path) -> None:
+    """The four cards of a finished trick stay on the table, the winner's marked and named,
+    before the trick is gathered (it vanished at once into "Last trick")."""
+    referee = slow_referee(tmp_path)
+    held: list[str] = []
+    try:
+        page.goto(page_address(referee))
+        page.wait_for_selector(".card.legal", timeout=10_000)
+        for _ in range(600):
+            if held or page.locator("#result:not([hidden])").count():
+                break
+            if page.locator("#trick .played").count() == 4 and page.locator("#trick .played.won").count() == 1:
+                held.append(page.locator("#message").inner_text())
+            elif page.locator("#choices button:has-text('Pass')").count():
+                for _ in range(3):
+                    page.locator("#hand .card.legal:not(.selected)").first.click()
+                page.locator("#choices button:has-text('Pass')").first.click()
+            elif page.locator("#hand .card.legal").count():
+                page.locator("#hand .card.legal").first.click()
+            page.wait_for_timeout(50)
+    finally:
+        referee.kill()
+        referee.wait()
+    assert held and re.search(r"takes the trick \(\d+ points\)", held[0]), held
+
+
 def test_the_score_sheet_survives_a_reload(page: Page, tmp_path: Path) -> None:
     referee = Referee(tmp_path / "match.jsonl", extra=("--set", "rounds=2"))
     try:

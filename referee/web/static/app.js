@@ -4,10 +4,17 @@
 // cards.js, loaded first: SUITS, SUIT_ORDER, RANKS, $, token, suitOf, rankOf.
 
 
+// How long a finished trick stays on the table with its winner marked (ms): a person follows
+// the play; bots are told at once and never wait for a page. The address may set it: #hold=0.
+const HOLD_MS = (() => {
+  const match = /(?:^|[#&])hold=([0-9]{1,5})/.exec(location.hash);
+  return match ? Number(match[1]) : 1500;
+})();
+
 const state = {
   ws: null, seat: 0, players: [], rules: null, hand: [], request: null, selected: new Set(),
   cursor: 0, trick: [], leader: 0, taken: [], scores: [], lastTrick: [], deadline: 0, bankEnd: 0,
-  sheet: [], matchId: null, received: [], passedRound: null,
+  sheet: [], matchId: null, received: [], passedRound: null, held: null,
   ended: false, round: -1, phase: 1,
 };
 
@@ -123,6 +130,7 @@ function handle(m) {
       say(`${nameOf(m.seat)} ${m.declared ? "declares" : "does not declare"}.`);
       break;
     case "card_played":
+      state.held = null; // the next trick has begun: the last one is gathered at once
       if (!state.trick.length) state.leader = m.seat;
       state.received = []; // the received cards are marked until the first card of the round
       state.trick.push({ seat: m.seat, card: m.card });
@@ -130,6 +138,9 @@ function handle(m) {
       state.toAct = (m.seat + 1) % (state.players.length || 4); // clockwise, until the trick ends
       break;
     case "trick_end":
+      // the whole trick stays on the table a moment, its winner marked, before it is gathered
+      state.held = { trick: state.trick, winner: m.winner ?? null, until: performance.now() + HOLD_MS };
+      if (m.winner !== null && m.winner !== undefined) say(`${nameOf(m.winner)} takes the trick (${m.points} points).`);
       state.lastTrick = state.trick; state.trick = [];
       setStatus(`round ${state.round + 1}: trick ${m.trick_number + 2}`);
       if (m.winner !== null && m.winner !== undefined) state.taken[m.winner] += m.points;
@@ -268,10 +279,11 @@ function render() {
   trick.textContent = "";
   // each card in front of the seat that played it: on the way from the table's middle to the seat
   const at = spots.map(([x, y]) => [50 + (x - 50) * 0.55, 50 + (y - 50) * 0.55]);
-  for (const { seat, card } of state.trick) {
+  const held = !state.trick.length && state.held && performance.now() < state.held.until ? state.held : null;
+  for (const { seat, card } of held ? held.trick : state.trick) {
     const rel = (seat - state.seat + n) % n;
     const spot = document.createElement("div");
-    spot.className = "played";
+    spot.className = "played" + (held && seat === held.winner ? " won" : "");
     const [x, y] = at[rel] || [50, 50];
     spot.style.left = `${x}%`; spot.style.top = `${y}%`;
     const by = document.createElement("span");
@@ -365,6 +377,7 @@ function endScreen(m) {
 }
 
 function tick() {
+  if (state.held && performance.now() >= state.held.until) { state.held = null; render(); } // gather it
   const clock = $("clock");
   if (!state.request) { clock.textContent = ""; clock.className = "clock"; return; }
   const now = performance.now();
