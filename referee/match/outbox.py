@@ -80,20 +80,18 @@ class Outbox:
 
     async def flush_active(self, grace: float) -> None:
         """Write what every active seat has queued, each within ``grace`` seconds."""
-        for seat in self._seats:
-            if seat.active:
-                with trio.move_on_after(grace):
-                    with contextlib.suppress(LinkClosed):
-                        await self.flush(seat)
+        await self._flush_each([s for s in self._seats if s.active], grace)
 
     async def flush_live(self) -> None:
         """Write what a person's seat (``link.live``) has queued now, each within
         ``LIVE_GRACE``: a person sees each card as it is played, not with their next request."""
-        for seat in self._seats:
-            if seat.active and seat.outbox and seat.connection.link.live:
-                with trio.move_on_after(LIVE_GRACE):
-                    with contextlib.suppress(LinkClosed):
-                        await self.flush(seat)
+        await self._flush_each([s for s in self._seats if s.active and s.connection.link.live], LIVE_GRACE)
+
+    async def _flush_each(self, seats: Sequence[SeatState], grace: float) -> None:
+        for seat in seats:
+            with trio.move_on_after(grace):
+                with contextlib.suppress(LinkClosed):
+                    await self.flush(seat)
 
     async def tell(
         self,

@@ -14,7 +14,8 @@ import os
 import re
 from typing import Final
 
-from referee.sandbox.sight import inside
+from referee.sandbox.bwrap import MERGED_DIRS, SYSTEM_PATHS
+from referee.sandbox.sight import HOME, inside
 
 FAILED: Final = re.compile(
     r"no such file|not found|cannot find|can't open|cannot open|could not (?:find|open|load)|"
@@ -23,7 +24,7 @@ FAILED: Final = re.compile(
 )
 """Words of a line that says something was not found or not allowed, in the common runtimes."""
 PATH: Final = re.compile(r"(?<![\w.~-])(/[^\s'\"`()<>,;:]+)")
-SEEN_ANYWAY: Final = ("/usr", "/etc", "/opt", "/bin", "/lib", "/lib64", "/sbin", "/proc", "/dev", "/sys", "/home/bot")
+SEEN_ANYWAY: Final = (*SYSTEM_PATHS, *MERGED_DIRS, "/proc", "/dev", "/sys", HOME)
 """Paths every sandbox shows (or makes its own): missing there is the bot's own problem."""
 MAX_LINES: Final = 400
 

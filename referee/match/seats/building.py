@@ -34,6 +34,7 @@ from referee.names import printable
 from referee.sandbox.bwrap import Sandbox, SandboxUnavailable
 from referee.sandbox.cgroups import BotGroup, BotGroupLimits, CgroupError, CgroupHost
 from referee.sandbox.groups import bot_groups
+from referee.sandbox.sight import inside
 
 BUILD_TIMEOUT: Final = 600.0
 """Seconds a build may take by default (``build_timeout`` in a bot list)."""
@@ -95,7 +96,7 @@ def build(entry: BotEntry, cwd: str | Path, sandbox: Sandbox | None = None, priv
 
 def _refuse_private_inside(entry: BotEntry, folder: Path, private: Sequence[Path]) -> None:
     for path in private:
-        if os.path.abspath(path).startswith(str(folder).rstrip("/") + "/"):
+        if inside(os.path.abspath(path), str(folder)):
             raise BotConfigError(
                 f"building {entry.name}: its build would run in {folder}, which holds the ladder's {path}: "
                 "move the database (--db) out of the bot's folder, or give the bot a folder of its own "
