@@ -24,11 +24,11 @@ from tests.web.helpers import RANDOM, ROOT
 class Referee:
     """`referee play` for one round, in a subprocess: its page address and its log."""
 
-    def __init__(self, log: Path, seed: int = 5, extra: tuple[str, ...] = (), bots: int = 3) -> None:
+    def __init__(self, log: Path, seed: int = 5, extra: tuple[str, ...] = (), bots: int = 3, bot: str = RANDOM) -> None:
         self.log = log
         self.process = subprocess.Popen(
             [sys.executable, "-m", "referee.cli", "play", "--set", "end=rounds", "--set", "rounds=1",
-             "--seed", str(seed), "--log", str(log), "--sandbox", "off", *extra, *[RANDOM] * bots],
+             "--seed", str(seed), "--log", str(log), "--sandbox", "off", *extra, *[bot] * bots],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         self.url = page_address(self.process)
@@ -42,6 +42,20 @@ class Referee:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+
+
+def act(page: Page) -> bool:
+    """One click's worth of the person's turn, if it is theirs: pass the first three legal cards,
+    or play the first raised one; whether it acted."""
+    if page.locator("#choices button:has-text('Pass')").count():
+        for _ in range(3):
+            page.locator("#hand .card.legal:not(.selected)").first.click()
+        page.locator("#choices button:has-text('Pass')").first.click()
+        return True
+    if page.locator("#hand .card.legal").count():
+        page.locator("#hand .card.legal").first.click()
+        return True
+    return False
 
 
 def play_round(page: Page, *, keyboard: bool = False, illegal: list[str] | None = None) -> None:
@@ -159,40 +173,28 @@ def test_the_seat_to_act_is_marked_whoever_it_is(page: Page, tmp_path: Path) -> 
     referee = slow_referee(tmp_path)
     seen: set[str] = set()
     try:
-        page.goto(page_address(referee))
+        page.goto(referee.url)
         page.wait_for_selector(".card.legal", timeout=10_000)
         for _ in range(400):
             if page.locator("#result:not([hidden])").count():
                 break
-            if page.locator("#choices button:has-text('Pass')").count():
-                for _ in range(3):
-                    page.locator("#hand .card.legal:not(.selected)").first.click()
-                page.locator("#choices button:has-text('Pass')").first.click()
-            elif page.locator("#hand .card.legal").count():
-                page.locator("#hand .card.legal").first.click()
-            elif page.locator("#trick .played").count():
+            if not act(page) and page.locator("#trick .played").count():
                 marked = page.locator(".seat.turn .name").all_inner_texts()
                 if len(marked) == 1:
                     seen.add(marked[0])
             page.wait_for_timeout(50)
-        referee.communicate(timeout=60)
+        referee.process.communicate(timeout=60)
     finally:
-        if referee.poll() is None:
-            referee.kill()
-            referee.wait()
+        referee.stop()
     assert seen >= {"slow #1", "slow #2", "slow #3"}, seen  # each bot was seen to be the one to act
 
 
-def slow_referee(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
+def slow_referee(tmp_path: Path) -> Referee:
     """`referee play` against three slow bots (0.4 s a card), for what a person sees while
     bots think."""
     slow = tmp_path / "slow_bot.py"
     slow.write_text(SLOW_BOT)
-    return subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "play", "--set", "end=rounds", "--set", "rounds=1", "--seed", "5",
-         "--log", str(tmp_path / "match.jsonl"), "--sandbox", "off", *extra, *[f"{sys.executable} {slow}"] * 3],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    return Referee(tmp_path / "match.jsonl", bot=f"{sys.executable} {slow}")
 
 
 def test_received_and_passed_cards_are_shown(page: Page, tmp_path: Path) -> None:
@@ -200,11 +202,9 @@ def test_received_and_passed_cards_are_shown(page: Page, tmp_path: Path) -> None
     card) and what was passed, to whom, stays written for the round."""
     referee = slow_referee(tmp_path)
     try:
-        page.goto(page_address(referee))
+        page.goto(referee.url)
         page.wait_for_selector("#choices button:has-text('Pass')", timeout=10_000)
-        for _ in range(3):
-            page.locator("#hand .card.legal:not(.selected)").first.click()
-        page.locator("#choices button:has-text('Pass')").first.click()
+        act(page)
         page.wait_for_selector("#hand .card.received", timeout=10_000)
         assert page.locator("#hand .card.received").count() == 3
         passed = page.locator("#passed").inner_text()
@@ -212,14 +212,12 @@ def test_received_and_passed_cards_are_shown(page: Page, tmp_path: Path) -> None
         for _ in range(600):  # until the round's first card (the person's, when they hold the 2 of clubs)
             if page.locator("#trick .played").count():
                 break
-            if page.locator("#hand .card.legal").count():
-                page.locator("#hand .card.legal").first.click()
+            act(page)
             page.wait_for_timeout(50)
         page.wait_for_function("document.querySelectorAll('#hand .card.received').length === 0", timeout=10_000)
         assert page.locator("#passed").inner_text().startswith("You passed")
     finally:
-        referee.kill()
-        referee.wait()
+        referee.stop()
 
 
 def test_a_finished_trick_stays_a_moment_with_its_winner_marked(page: Page, tmp_path: Path) -> None:
@@ -228,23 +226,18 @@ def test_a_finished_trick_stays_a_moment_with_its_winner_marked(page: Page, tmp_
     referee = slow_referee(tmp_path)
     held: list[str] = []
     try:
-        page.goto(page_address(referee))
+        page.goto(referee.url)
         page.wait_for_selector(".card.legal", timeout=10_000)
         for _ in range(600):
             if held or page.locator("#result:not([hidden])").count():
                 break
             if page.locator("#trick .played").count() == 4 and page.locator("#trick .played.won").count() == 1:
                 held.append(page.locator("#message").inner_text())
-            elif page.locator("#choices button:has-text('Pass')").count():
-                for _ in range(3):
-                    page.locator("#hand .card.legal:not(.selected)").first.click()
-                page.locator("#choices button:has-text('Pass')").first.click()
-            elif page.locator("#hand .card.legal").count():
-                page.locator("#hand .card.legal").first.click()
+            else:
+                act(page)
             page.wait_for_timeout(50)
     finally:
-        referee.kill()
-        referee.wait()
+        referee.stop()
     assert held and re.search(r"takes the trick \(\d+ points\)", held[0]), held
 
 
@@ -256,12 +249,7 @@ def test_the_score_sheet_survives_a_reload(page: Page, tmp_path: Path) -> None:
         for _ in range(400):  # play until round 1 is scored
             if page.locator("#scores tbody tr").count() == 1:
                 break
-            if page.locator("#choices button:has-text('Pass')").count():
-                for _ in range(3):
-                    page.locator("#hand .card.legal:not(.selected)").first.click()
-                page.locator("#choices button:has-text('Pass')").first.click()
-            elif page.locator("#hand .card.legal").count():
-                page.locator("#hand .card.legal").first.click()
+            act(page)
             page.wait_for_timeout(50)
         assert page.locator("#scores tbody tr").count() == 1
         page.reload()
