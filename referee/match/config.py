@@ -41,6 +41,14 @@ class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
     logged as the referee read it (fields it ignores left out) with ``cut`` saying how much
     was dropped, so a bot that pads its replies cannot multiply the log's size. An honest bot
     uses about 40 bytes a decision."""
+    card_pause: float = 0.0
+    """Seconds the match waits after each card it shows a person's seat, so a person sees the
+    others' cards one by one (``referee play``). Only while a person's seat is at the table: a
+    match of bots alone never waits, and no bot's clock runs during the pause (its request is
+    sent after it)."""
+    trick_pause: float = 0.0
+    """As ``card_pause``, after the last card of a trick: the finished trick and its winner
+    stay in view before the next lead."""
 
     def time_control(self) -> TimeControl:
         return TimeControl(

@@ -82,10 +82,15 @@ class Outbox:
         """Write what every active seat has queued, each within ``grace`` seconds."""
         await self._flush_each([s for s in self._seats if s.active], grace)
 
-    async def flush_live(self) -> None:
+    async def flush_live(self, pause: float = 0.0) -> None:
         """Write what a person's seat (``link.live``) has queued now, each within
-        ``LIVE_GRACE``: a person sees each card as it is played, not with their next request."""
-        await self._flush_each([s for s in self._seats if s.active and s.connection.link.live], LIVE_GRACE)
+        ``LIVE_GRACE``: a person sees each card as it is played, not with their next request.
+        Then wait ``pause`` seconds if a person's seat is still at the table, so the next card
+        is not shown in the same instant (a table of bots alone never waits)."""
+        live = [s for s in self._seats if s.active and s.connection.link.live]
+        await self._flush_each(live, LIVE_GRACE)
+        if live and pause > 0:
+            await trio.sleep(pause)
 
     async def _flush_each(self, seats: Sequence[SeatState], grace: float) -> None:
         for seat in seats:

@@ -39,9 +39,17 @@ class RoundPhases:
     """Plays the decisions of one round at a table of seats."""
 
     def __init__(
-        self, seats: Sequence[SeatState], asker: Asker, outbox: Outbox, faults: Faults, recorder: MatchRecorder
+        self,
+        seats: Sequence[SeatState],
+        asker: Asker,
+        outbox: Outbox,
+        faults: Faults,
+        recorder: MatchRecorder,
+        *,
+        pauses: tuple[float, float] = (0.0, 0.0),
     ) -> None:
         self._seats = seats
+        self._card_pause, self._trick_pause = pauses  # for a person at the table: MatchConfig
         self._asker = asker
         self._outbox = outbox
         self._faults = faults
@@ -158,7 +166,8 @@ class RoundPhases:
             )
             self._outbox.broadcast(end)
             self._recorder.flush()
-        await self._outbox.flush_live()
+        over = round_.trick_number != trick_number
+        await self._outbox.flush_live(self._trick_pause if over else self._card_pause)
 
     async def _moon(self, round_: Round) -> None:
         seat = self._seats[round_.turn]

@@ -72,7 +72,14 @@ class MatchRunner:
             reconnect=reconnect,
             restate=self._restate,
         )
-        self.phases = RoundPhases(self.seats, self.asker, self.outbox, self.faults_, self.recorder)
+        self.phases = RoundPhases(
+            self.seats,
+            self.asker,
+            self.outbox,
+            self.faults_,
+            self.recorder,
+            pauses=(config.card_pause, config.trick_pause),
+        )
         self._round: Round | None = None
         self._round_number = 0
 

@@ -24,10 +24,21 @@ from tests.web.helpers import RANDOM, ROOT
 class Referee:
     """`referee play` for one round, in a subprocess: its page address and its log."""
 
-    def __init__(self, log: Path, seed: int = 5, extra: tuple[str, ...] = (), bots: int = 3, bot: str = RANDOM) -> None:
+    def __init__(
+        self,
+        log: Path,
+        *,
+        seed: int = 5,
+        extra: tuple[str, ...] = (),
+        bots: int = 3,
+        bot: str = RANDOM,
+        paced: bool = False,
+        ending: tuple[str, ...] = ("--set", "end=rounds", "--set", "rounds=1"),
+    ) -> None:
         self.log = log
+        pauses = () if paced else ("--card-pause", "0", "--trick-pause", "0")  # paced: as a person gets it
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "referee.cli", "play", "--set", "end=rounds", "--set", "rounds=1",
+            [sys.executable, "-m", "referee.cli", "play", *ending, *pauses,
              "--seed", str(seed), "--log", str(log), "--sandbox", "off", *extra, *[bot] * bots],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
@@ -152,6 +163,7 @@ def test_seats_of_the_same_name_are_told_apart_and_the_pass_is_named(page: Page,
 
 SLOW_BOT = """
 import json, sys, time
+DELAY = float(sys.argv[1]) if len(sys.argv) > 1 else 0.4
 for line in sys.stdin:
     m = json.loads(line)
     t = m.get("type")
@@ -160,7 +172,7 @@ for line in sys.stdin:
     elif t == "pass_request":
         print(json.dumps({"type": "pass", "id": m["id"], "cards": m["legal"][: m["count"]]}), flush=True)
     elif t == "play_request":
-        time.sleep(0.4)  # long enough for the page to show who is thinking
+        time.sleep(DELAY)  # long enough for the page to show who is thinking
         print(json.dumps({"type": "play", "id": m["id"], "card": m["legal"][0]}), flush=True)
     elif t == "goodbye":
         break
@@ -192,9 +204,14 @@ def test_the_seat_to_act_is_marked_whoever_it_is(page: Page, tmp_path: Path) -> 
 def slow_referee(tmp_path: Path) -> Referee:
     """`referee play` against three slow bots (0.4 s a card), for what a person sees while
     bots think."""
-    slow = tmp_path / "slow_bot.py"
+    return Referee(tmp_path / "match.jsonl", bot=slow_bot(tmp_path, 0.4))
+
+
+def slow_bot(folder: Path, delay: float) -> str:
+    """The command of a bot that takes ``delay`` seconds for each card."""
+    slow = folder / "slow_bot.py"
     slow.write_text(SLOW_BOT)
-    return Referee(tmp_path / "match.jsonl", bot=f"{sys.executable} {slow}")
+    return f"{sys.executable} {slow} {delay}"
 
 
 def test_received_and_passed_cards_are_shown(page: Page, tmp_path: Path) -> None:

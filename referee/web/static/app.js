@@ -14,7 +14,7 @@ const HOLD_MS = (() => {
 const state = {
   ws: null, seat: 0, players: [], rules: null, hand: [], request: null, selected: new Set(),
   cursor: 0, trick: [], leader: 0, taken: [], scores: [], lastTrick: [], deadline: 0, bankEnd: 0,
-  sheet: [], matchId: null, received: [], passedRound: null, held: null,
+  sheet: [], matchId: null, received: [], passedRound: null, held: null, declarations: [],
   ended: false, round: -1, phase: 1,
 };
 
@@ -100,7 +100,9 @@ function handle(m) {
       break;
     case "round_start":
       state.toAct = null; // passing is everyone's at once; the first lead is not known yet
-      if (m.round !== state.round) { state.taken = state.players.map(() => 0); state.trick = []; state.lastTrick = []; }
+      if (m.round !== state.round) {
+        state.taken = state.players.map(() => 0); state.trick = []; state.lastTrick = []; state.declarations = [];
+      }
       state.round = m.round; state.hand = m.hand; state.scores = m.scores; state.phase = m.match_phase;
       state.selected.clear(); state.request = null;
       if (m.round !== state.passedRound) { state.received = []; $("passed").textContent = ""; }
@@ -121,13 +123,16 @@ function handle(m) {
       ask(m, "Your turn: play a raised card");
       break;
     case "declare_request":
+      // the earlier seats' decisions, also after a reload (null: yet to decide)
+      state.declarations = m.declarations.map((d, seat) => ({ seat, declared: d })).filter((d) => d.declared !== null);
       ask(m, `Declare to take no penalty points this round (worth ${m.points})?`);
       break;
     case "moon_request":
       ask(m, `You shot the moon (${m.points}): how is it scored?`);
       break;
     case "declared":
-      say(`${nameOf(m.seat)} ${m.declared ? "declares" : "does not declare"}.`);
+      // every declaration of the round stays listed, not only the last
+      state.declarations = [...state.declarations.filter((d) => d.seat !== m.seat), { seat: m.seat, declared: m.declared }];
       break;
     case "card_played":
       state.held = null; // the next trick has begun: the last one is gathered at once
@@ -255,15 +260,19 @@ function render() {
   const n = state.players.length || 4;
   const seats = $("seats");
   seats.textContent = "";
-  const spots = n === 3 ? [[50, 84], [14, 30], [86, 30]] : n === 5 ? [[50, 86], [10, 55], [22, 14], [78, 14], [90, 55]]
-    : n === 6 ? [[50, 88], [10, 66], [10, 24], [50, 10], [90, 24], [90, 66]] : [[50, 86], [15, 50], [50, 12], [85, 50]];
+  // where each seat sits, in % of the table, from your seat (bottom) clockwise
+  const spots = n === 3 ? [[50, 86], [16, 28], [84, 28]] : n === 5 ? [[50, 88], [12, 58], [24, 12], [76, 12], [88, 58]]
+    : n === 6 ? [[50, 88], [12, 66], [12, 24], [50, 10], [88, 24], [88, 66]] : [[50, 86], [14, 50], [50, 12], [86, 50]];
+  const half = n >= 5 ? 80 : 105; // half a seat box (px): a box never leaves the table's edge
   const turn = state.request ? state.seat : state.toAct ?? null; // whoever is to act, not only you
+  $("table").dataset.players = String(n);
   state.players.forEach((p, i) => {
     const rel = (p.seat - state.seat + n) % n;
     const node = document.createElement("div");
     node.className = "seat" + (p.seat === state.seat ? " me" : "") + (turn === p.seat ? " turn" : "");
+    node.dataset.seat = String(p.seat);
     const [x, y] = spots[rel] || [50, 50];
-    node.style.left = `${x}%`; node.style.top = `${y}%`;
+    node.style.left = `clamp(${half}px, ${x}%, calc(100% - ${half}px))`; node.style.top = `${y}%`;
     const who = document.createElement("div");
     who.className = "who";
     const name = document.createElement("span");
@@ -277,13 +286,14 @@ function render() {
   });
   const trick = $("trick");
   trick.textContent = "";
-  // each card in front of the seat that played it: on the way from the table's middle to the seat
-  const at = spots.map(([x, y]) => [50 + (x - 50) * 0.55, 50 + (y - 50) * 0.55]);
+  // each card in front of the seat that played it: halfway from the table's middle to the seat
+  const at = spots.map(([x, y]) => [50 + (x - 50) * 0.5, 50 + (y - 50) * 0.52]);
   const held = !state.trick.length && state.held && performance.now() < state.held.until ? state.held : null;
   for (const { seat, card } of held ? held.trick : state.trick) {
     const rel = (seat - state.seat + n) % n;
     const spot = document.createElement("div");
     spot.className = "played" + (held && seat === held.winner ? " won" : "");
+    spot.dataset.seat = String(seat);
     const [x, y] = at[rel] || [50, 50];
     spot.style.left = `${x}%`; spot.style.top = `${y}%`;
     const by = document.createElement("span");
@@ -296,6 +306,7 @@ function render() {
   hand.textContent = "";
   const legal = legalCards();
   const sorted = sortHand(state.hand);
+  hand.classList.toggle("many", sorted.length > 13); // 16 or 17 cards (3 players) on one row
   const receivedLeft = {}; // a double deck may pass you a copy of a card you hold: mark one
   for (const code of state.received || []) receivedLeft[code] = (receivedLeft[code] || 0) + 1;
   if (state.cursor >= sorted.length) state.cursor = Math.max(0, sorted.length - 1);
@@ -326,6 +337,8 @@ function render() {
   }
   if (r && r.type === "moon_request")
     for (const option of r.options) button(option.replaceAll("_", " "), () => choose({ type: "moon", choice: option }));
+  $("declarations").textContent = state.declarations.length ? "Declarations: " + state.declarations
+    .map((d) => `${d.seat === state.seat ? "you" : nameOf(d.seat)} ${d.declared ? "declared" : "did not declare"}`).join(", ") + "." : "";
   const last = $("last-trick");
   last.textContent = "";
   for (const { card } of state.lastTrick) last.append(cardNode(card));
@@ -343,9 +356,12 @@ function scoreHeader() {
   const head = document.querySelector("#scores thead");
   head.textContent = "";
   const row = document.createElement("tr");
-  for (const text of ["round", ...state.players.map((p) => nameOf(p.seat))]) {
+  const many = state.players.length > 4; // six names and the round fit the sheet's width
+  $("scores").classList.toggle("many", many);
+  for (const text of [many ? "#" : "round", ...state.players.map((p) => nameOf(p.seat))]) {
     const th = document.createElement("th"); th.textContent = text; row.append(th);
   }
+  row.firstElementChild.title = "round";
   head.append(row);
 }
 
@@ -355,8 +371,16 @@ function scoreRow(m) {
   if (body.lastElementChild && body.lastElementChild.dataset.phase !== String(m.match_phase)) row.className = "phase";
   row.dataset.phase = String(m.match_phase);
   const cells = [`${m.round + 1}${m.match_phase === 2 ? " (phase 2)" : ""}${m.moon !== null ? " 🌙" : ""}`,
-    ...m.scores.map((s, i) => `${s} (${m.score_changes[i] >= 0 ? "+" : ""}${m.score_changes[i]})`)];
-  for (const text of cells) { const td = document.createElement("td"); td.textContent = text; row.append(td); }
+    ...m.scores.map(String)];
+  cells.forEach((text, i) => {
+    const td = document.createElement("td"); td.textContent = text;
+    if (i > 0) { // the round's change under the score: six seats still fit the sheet's width
+      const change = document.createElement("span");
+      change.className = "change"; change.textContent = `${m.score_changes[i - 1] >= 0 ? "+" : ""}${m.score_changes[i - 1]}`;
+      td.append(change);
+    }
+    row.append(td);
+  });
   body.append(row);
 }
 

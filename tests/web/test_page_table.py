@@ -1,0 +1,234 @@
+"""The table as a person sees it, in a real headless Chromium against `referee play` running
+for real: a whole match of every preset played through the page to its result screen (3 to 6
+players, the double deck, Dutch's two phases, Achterhoeks' declarations, the shooter's choice);
+the others' cards seen one by one as they are played; layouts of 3 to 6 players that stay
+on the table and the page; and a spectator of `referee watch` who sees cards on the table
+while a slow match plays.
+
+Run as a script to remake the layout screenshots in the docs:
+``python -m tests.web.test_page_table docs/``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+
+from referee.rules.presets import PRESETS, ruleset
+from tests.browser import chromium_page
+from tests.shared import verified
+from tests.web.helpers import ROOT
+from tests.web.test_page import Referee, slow_bot
+from tests.web.test_watch_page import Watcher
+
+WAITING = "document.querySelector('#hand .card.legal, #choices button, #result:not([hidden])') !== null"
+"""The page has something for the person to do, or the match is over."""
+
+
+def shortened(variant: str) -> tuple[str, ...]:
+    """Options that end a preset's match within a few rounds, each in its own way (a target,
+    a number of rounds, Dutch's two phases with a low turning point), so a whole match of
+    every preset is played through the page in seconds."""
+    rules = ruleset(variant)
+    end = {"target": "target=20", "rounds": "rounds=2", "two_phase": "threshold=8"}[rules.end]
+    return ("--set", end, "--set", "round_limit=4")
+
+
+def act_once(page: Page, declare: bool) -> None:
+    """The person's next action, whatever is asked: a pass of the first legal cards, the first
+    raised card, a declaration (``declare`` or not) or the first way to score a moon."""
+    if page.locator("#choices button:has-text('Pass')").count():
+        need = int(page.locator("#choices button").first.inner_text().split("/")[1])
+        for _ in range(need):
+            page.locator("#hand .card.legal:not(.selected)").first.click()
+        page.locator("#choices button:has-text('Pass')").click()
+    elif page.locator("#choices button").count():
+        declared = page.locator("#choices button:has-text('Declare')")
+        if declared.count():
+            (declared if declare else page.locator("#choices button:has-text('Do not declare')")).first.click()
+        else:
+            page.locator("#choices button").first.click()
+    elif page.locator("#hand .card.legal").count():
+        page.locator("#hand .card.legal").first.click()
+
+
+def play_to_the_end(page: Page, notes: dict[str, Any]) -> None:
+    """Act until the result screen, noting the longest list of declarations seen."""
+    for step in range(3000):
+        page.wait_for_function(WAITING, timeout=30_000)
+        if page.locator("#result:not([hidden])").count():
+            return
+        said = page.locator("#declarations").inner_text()
+        notes["declarations"] = max(notes.get("declarations", 0), said.count("declare"))
+        act_once(page, declare=step % 2 == 0)
+        page.wait_for_timeout(20)
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.parametrize("variant", sorted(PRESETS))
+def test_a_whole_match_of_every_preset_through_the_page(page: Page, tmp_path: Path, variant: str) -> None:
+    players = ruleset(variant).players
+    referee = Referee(
+        tmp_path / "match.jsonl",
+        seed=21,
+        extra=("--variant", variant, *shortened(variant)),
+        bots=players - 1,
+        ending=(),
+    )
+    notes: dict[str, Any] = {}
+    try:
+        page.goto(referee.url)
+        play_to_the_end(page, notes)
+        out = referee.finish()
+    finally:
+        referee.stop()
+    assert "seat 0 person: ok" in out, out
+    assert verified(tmp_path / "match.jsonl") == "verified"
+    rounds = page.locator("#scores tbody tr").count()
+    assert rounds >= 1 and f"{rounds} rounds)" in page.locator("#result").inner_text()
+    if ruleset(variant).declarations:  # every seat's declaration is listed, not only the last
+        assert notes["declarations"] == players, notes
+
+
+def test_the_others_cards_are_seen_one_by_one(page: Page, tmp_path: Path) -> None:
+    """Against bots that answer at once, with the pause `referee play` makes between cards: the
+    page is sampled while the person plays, and the table never gains two cards between two
+    samples (without the pause the three bots' cards land together)."""
+    referee = Referee(
+        tmp_path / "match.jsonl", seed=5, paced=True, extra=("--card-pause", "0.4", "--trick-pause", "0.4")
+    )
+    counts: list[int] = []
+    try:
+        page.goto(referee.url)
+        while len([1 for a, b in pairwise(counts) if b == a + 1]) < 12:
+            if page.locator("#result:not([hidden])").count():
+                break
+            if page.evaluate(WAITING):
+                act_once(page, declare=False)
+            counts.append(page.locator("#trick .played").count())
+            page.wait_for_timeout(40)
+    finally:
+        referee.stop()
+    steps = [b - a for a, b in pairwise(counts) if b > a]
+    assert len(steps) >= 12, counts
+    assert set(steps) == {1}, counts  # each card arrived on its own
+
+
+SHAPES = {3: "american-3", 4: "american", 5: "american-5", 6: "double-deck"}
+
+GEOMETRY = """() => {
+  const box = (n) => n.getBoundingClientRect();
+  const table = box(document.getElementById('table'));
+  const seats = [...document.querySelectorAll('#seats .seat')].map((n) => ({ seat: n.dataset.seat, r: box(n) }));
+  const inside = seats.every(({ r }) => r.left >= table.left && r.right <= table.right
+    && r.top >= table.top && r.bottom <= table.bottom);
+  const apart = seats.every((a, i) => seats.every((b, j) => i >= j || a.r.right <= b.r.left || b.r.right <= a.r.left
+    || a.r.bottom <= b.r.top || b.r.bottom <= a.r.top));
+  const centre = (r) => [(r.left + r.right) / 2, (r.top + r.bottom) / 2];
+  const wrong = [...document.querySelectorAll('#trick .played')].filter((n) => {
+    const [x, y] = centre(box(n));
+    const near = seats.map((s) => [Math.hypot(centre(s.r)[0] - x, centre(s.r)[1] - y), s.seat])
+      .sort((a, b) => a[0] - b[0]);
+    return near[0][1] !== n.dataset.seat;
+  }).map((n) => n.dataset.seat);
+  const cards = [...document.querySelectorAll('#trick .played')].map((n) => box(n));
+  const overlap = cards.some((a, i) => cards.some((b, j) => i < j && !(a.right <= b.left || b.right <= a.left
+    || a.bottom <= b.top || b.bottom <= a.top)));
+  return { players: seats.length, inside, apart, wrong, overlap, played: cards.length,
+    scroll: document.documentElement.scrollWidth, width: document.documentElement.clientWidth };
+}"""
+
+
+@pytest.mark.parametrize("width", [1300, 1024])
+@pytest.mark.parametrize("players", sorted(SHAPES))
+def test_tables_of_3_to_6_players_fit(tmp_path: Path, players: int, width: int) -> None:
+    """Every seat box on the table and clear of the others, each card of a trick nearest the
+    seat that played it and clear of the other cards, and no sideways scrolling, while a round
+    is played (sampled until a full trick has been on the table)."""
+    variant = SHAPES[players]
+    referee = Referee(
+        tmp_path / "match.jsonl", seed=3, extra=("--variant", variant, "--trick-pause", "1"), bots=players - 1
+    )
+    seen: list[dict[str, Any]] = []
+    try:
+        with chromium_page(width, 800) as page:
+            page.goto(referee.url)
+            page.wait_for_function(WAITING, timeout=30_000)
+            for _ in range(400):
+                seen.append(page.evaluate(GEOMETRY))
+                if seen[-1]["played"] == players or page.locator("#result:not([hidden])").count():
+                    break
+                if page.evaluate(WAITING):
+                    act_once(page, declare=False)
+                page.wait_for_timeout(30)
+    finally:
+        referee.stop()
+    assert max(s["played"] for s in seen) == players, seen[-1]  # a whole trick was drawn
+    for sample in seen:
+        assert sample["players"] == players
+        assert sample["inside"] and sample["apart"], sample
+        assert not sample["wrong"] and not sample["overlap"], sample
+        assert sample["scroll"] <= sample["width"], sample
+
+
+def test_a_spectator_sees_cards_on_the_table_while_a_slow_match_plays(page: Page, tmp_path: Path) -> None:
+    """`referee watch` on the log of a match of slow bots (0.3 s a card): sampled while the
+    match plays, the table shows cards in most samples (the log is written card by card; it
+    showed cards in 1 of 26 when the log was written a trick at a time)."""
+    log = tmp_path / "live.jsonl"
+    bot = slow_bot(tmp_path, 0.3)
+    match = subprocess.Popen(
+        [sys.executable, "-m", "referee", "match", "--set", "end=rounds", "--set", "rounds=1", "--seed", "4",
+         "--sandbox", "off", "--log", str(log), *[bot] * 4],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    watcher = Watcher(log)
+    samples: list[int] = []
+    try:
+        page.goto(watcher.url)
+        page.wait_for_selector("#trick .card", timeout=30_000)
+        while match.poll() is None and len(samples) < 40:
+            samples.append(page.locator("#trick .card").count())
+            page.wait_for_timeout(250)
+    finally:
+        watcher.stop()
+        match.kill()
+        match.wait()
+    assert len(samples) >= 20, samples
+    # most samples: the table is empty only while a trick's leader thinks (a quarter of the time)
+    assert sum(1 for s in samples if s) / len(samples) > 0.6, samples
+    assert len(set(samples)) >= 3, samples  # the trick grows card by card, not a trick at a time
+
+
+def screenshots(folder: Path) -> None:
+    """The seat mid-round at tables of 3, 5 and 6 players, for the docs (docs/play-seat.png is
+    the 4-player table)."""
+    for players in (3, 5, 6):
+        log = Path(f"/tmp/play-{players}.jsonl")
+        referee = Referee(log, seed=3, extra=("--variant", SHAPES[players], "--trick-pause", "1"), bots=players - 1)
+        try:
+            with chromium_page(1300, 820) as page:
+                page.goto(referee.url)
+                for _ in range(400):
+                    page.wait_for_function(WAITING, timeout=30_000)
+                    if (
+                        page.locator("#trick .played").count() >= players - 1
+                        and page.locator("#hand .card.legal").count()
+                    ):
+                        break
+                    act_once(page, declare=False)
+                    page.wait_for_timeout(200)
+                page.wait_for_timeout(200)
+                page.screenshot(path=str(folder / f"play-{players}-players.png"))
+        finally:
+            referee.stop()
+
+
+if __name__ == "__main__":
+    screenshots(Path(sys.argv[1]))
