@@ -15,34 +15,15 @@ from collections import Counter
 from collections.abc import Sequence
 
 from protocol.cards import Card, card_code, card_codes, parse_card
-from protocol.messages import (
-    CardPlayed,
-    Declare,
-    Declared,
-    DeclareRequest,
-    MatchEnd,
-    MatchStart,
-    Moon,
-    MoonRequest,
-    Pass,
-    PassRequest,
-    PassResult,
-    Play,
-    Player,
-    PlayRequest,
-    RoundStart,
-    SeatOutcome,
-    TrickEnd,
-)
+from protocol.messages import Declare, Moon, Pass, Play, PlayRequest, SeatOutcome
 from protocol.ruleset import RuleSet
 from referee.check.positions import Opponents
 from referee.check.probe import Probe
+from referee.rules import telling
 from referee.rules.errors import IllegalMove
-from referee.rules.events import round_end
 from referee.rules.match import Match
 from referee.rules.round import DECLARE, DONE, MOON, PASS, PLAY, Round
 from referee.rules.scoring import RoundResult
-from referee.rules.wire import codes_of
 
 Reply = Pass | Play | Declare | Moon
 
@@ -92,15 +73,8 @@ class ScriptedTable:
     # -- the match ---------------------------------------------------------------------------
     def start(self) -> None:
         """Queue ``match_start``."""
-        players = [Player(seat=s, name=name) for s, name in enumerate(self.names)]
         self.probe.post(
-            MatchStart(
-                match_id=self.match_id,
-                seat=self.seat,
-                players=players,
-                rules=self.rules,
-                time=self.probe.time_control(),
-            )
+            telling.match_start(self.match_id, self.seat, self.names, self.rules, self.probe.time_control())
         )
 
     def deal(self, hands: Sequence[Sequence[Card]] | None = None) -> Round:
@@ -109,19 +83,7 @@ class ScriptedTable:
         self.round = round_
         self.round_number += 1
         self.plays = 0
-        offset = round_.table.pass_offset(round_.pass_direction)
-        self.probe.post(
-            RoundStart(
-                round=self.round_number,
-                dealer=round_.dealer,
-                hand=card_codes(round_.hand(self.seat)),
-                pass_direction=round_.pass_direction,
-                pass_count=0 if offset == 0 else self.rules.pass_count,
-                pass_to=None if offset == 0 else (self.seat + offset) % self.rules.players,
-                match_phase=round_.match_phase,
-                scores=list(self.match.scores),
-            )
-        )
+        self.probe.post(telling.round_start(round_, self.seat, self.round_number, self.match.scores))
         return round_
 
     async def play_match(self) -> None:
@@ -144,23 +106,13 @@ class ScriptedTable:
     def end_round(self) -> RoundResult:
         """Record the finished round and queue ``round_end``."""
         result = self.match.record(self.current)
-        self.probe.post(round_end(self.round_number, result, list(self.match.scores), self.match.phase))
+        self.probe.post(telling.round_end(self.round_number, result, self.match.scores, self.match.phase))
         return result
 
     def end_match(self) -> None:
         """Queue ``match_end``: the result, or ``interrupted`` when the match is not over."""
-        result = self.match.result
         seats = [SeatOutcome(seat=s, name=name, status="ok") for s, name in enumerate(self.names)]
-        self.probe.post(
-            MatchEnd(
-                match_id=self.match_id,
-                scores=list(self.match.scores),
-                winners=list(result.winners) if result else [],
-                reason=result.reason if result else "interrupted",
-                rounds=len(self.match.results),
-                seats=seats,
-            )
-        )
+        self.probe.post(telling.match_end(self.match, self.match_id, seats))
 
     # -- turns -------------------------------------------------------------------------------
     def advance(self) -> None:
@@ -178,7 +130,7 @@ class ScriptedTable:
             if round_.phase == DECLARE:
                 declare = self.opponents.declare(seat)
                 round_.declare(seat, declare)
-                self.probe.post(Declared(seat=seat, declared=declare))
+                self.probe.post(telling.declared(seat, declare))
             elif round_.phase == PLAY:
                 self.apply_play(seat, self.opponents.play(round_, seat, self.round_number))
             elif round_.phase == MOON:
@@ -214,17 +166,8 @@ class ScriptedTable:
     # -- playing -----------------------------------------------------------------------------
     def play_request(self) -> PlayRequest:
         """The bot's play request for the current position (the full legal list)."""
-        round_ = self.current
         self.plays += 1
-        self.last_play = PlayRequest(
-            id=next(self.probe.ids),
-            legal=card_codes(round_.legal_plays()),
-            trick=card_codes(round_.trick),
-            leader=round_.leader,
-            trick_number=round_.trick_number,
-            hearts_broken=round_.broken,
-            time=self.probe.time_left(),
-        )
+        self.last_play = telling.play_request(self.current, next(self.probe.ids), self.probe.time_left())
         return self.last_play
 
     def check_play(self, request: PlayRequest, reply: Play) -> Card:
@@ -254,31 +197,17 @@ class ScriptedTable:
         round_ = self.current
         trick_number = round_.trick_number
         round_.play(seat, card)
-        self.probe.post(CardPlayed(seat=seat, card=card_code(card), trick_number=trick_number))
-        if round_.trick_number != trick_number:
-            done = round_.tricks[-1]
-            self.probe.post(
-                TrickEnd(
-                    trick_number=trick_number,
-                    leader=done.leader,
-                    cards=card_codes(done.cards),
-                    winner=done.winner,
-                    points=done.points,
-                )
-            )
+        self.probe.post(telling.card_played(seat, card, trick_number))
+        end = telling.trick_end(round_, trick_number)
+        if end is not None:
+            self.probe.post(end)
 
     # -- the other decisions -----------------------------------------------------------------
     async def _pass(self) -> Pass:
         round_ = self.current
-        count = self.rules.pass_count
-        offset = round_.table.pass_offset(round_.pass_direction)
-        n = self.rules.players
-        legal = card_codes(round_.legal_passes(self.seat))
-        rid = next(self.probe.ids)
-        request = PassRequest(
-            id=rid, count=count, legal=legal, to_seat=(self.seat + offset) % n, time=self.probe.time_left()
-        )
-        reply = await self.probe.ask(request, Pass, rid)
+        request = telling.pass_request(round_, self.seat, next(self.probe.ids), self.probe.time_left())
+        count, legal = request.count, request.legal
+        reply = await self.probe.ask(request, Pass, request.id)
         expected = f"{count} different cards from legal: {' '.join(legal)}"
         try:
             cards = [parse_card(code) for code in reply.cards]
@@ -305,40 +234,20 @@ class ScriptedTable:
             written, form = " ".join(reply.cards), " ".join(card_codes(cards))
             self.probe.warn(f"cards written as {written}; the protocol's form is {form}")
         if round_.phase != PASS:  # everybody has passed: the exchange is done
-            self.probe.post(
-                PassResult(
-                    given=codes_of(round_.passes[self.seat] or 0),
-                    to_seat=(self.seat + offset) % n,
-                    received=codes_of(round_.received[self.seat] or 0),
-                    from_seat=(self.seat - offset) % n,
-                    hand=card_codes(round_.hand(self.seat)),
-                )
-            )
+            self.probe.post(telling.passed(round_, self.seat))
         return reply
 
     async def _declare(self) -> Declare:
         round_ = self.current
-        rid = next(self.probe.ids)
-        request = DeclareRequest(
-            id=rid,
-            declarations=round_.declarations_made(),
-            points=self.rules.declaration_points,
-            time=self.probe.time_left(),
-        )
-        reply = await self.probe.ask(request, Declare, rid)
+        request = telling.declare_request(round_, next(self.probe.ids), self.probe.time_left())
+        reply = await self.probe.ask(request, Declare, request.id)
         round_.declare(self.seat, reply.declare)
-        self.probe.post(Declared(seat=self.seat, declared=reply.declare))
+        self.probe.post(telling.declared(self.seat, reply.declare))
         return reply
 
     async def _moon(self) -> Moon:
         round_ = self.current
-        rid = next(self.probe.ids)
-        request = MoonRequest(
-            id=rid,
-            options=["add_to_others", "subtract_from_shooter"],
-            points=round_.table.moon_points,
-            time=self.probe.time_left(),
-        )
-        reply = await self.probe.ask(request, Moon, rid)
+        request = telling.moon_request(round_, next(self.probe.ids), self.probe.time_left())
+        reply = await self.probe.ask(request, Moon, request.id)
         round_.choose_moon(self.seat, reply.choice)
         return reply

@@ -9,30 +9,18 @@ from collections.abc import Sequence
 
 import trio
 
-from protocol.cards import CODES, Card, card_code
-from protocol.messages import (
-    CardPlayed,
-    Declare,
-    Declared,
-    DeclareRequest,
-    Moon,
-    MoonRequest,
-    Pass,
-    PassRequest,
-    PassResult,
-    Play,
-    PlayRequest,
-    TrickEnd,
-)
+from protocol.cards import Card, card_code
+from protocol.messages import Declare, Moon, Pass, Play
 from referee.match.asking import Asker
 from referee.match.faults import Faults
 from referee.match.outbox import Outbox
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
+from referee.rules import telling
 from referee.rules.errors import IllegalMove
 from referee.rules.fallback import fallback_declare, fallback_moon, fallback_pass, fallback_play
 from referee.rules.round import DECLARE, MOON, PASS, PLAY, Round
-from referee.rules.wire import bot_card, bot_cards, codes_of
+from referee.rules.wire import bot_card, bot_cards
 
 
 class RoundPhases:
@@ -67,16 +55,11 @@ class RoundPhases:
             await self._moon(round_)
 
     async def _passing(self, round_: Round) -> None:
-        n = len(self._seats)
-        offset = round_.table.pass_offset(round_.pass_direction)
-        count = round_.table.rules.pass_count
         replies: dict[int, Pass | None] = {}
 
         async def ask(seat: SeatState) -> None:
-            hand = [card_code(c) for c in round_.legal_passes(seat.index)]
-            to_seat = (seat.index + offset) % n
             replies[seat.index] = await self._asker.ask(
-                seat, lambda rid, t: PassRequest(id=rid, count=count, legal=hand, to_seat=to_seat, time=t), Pass
+                seat, lambda rid, t: telling.pass_request(round_, seat.index, rid, t), Pass
             )
 
         async with trio.open_nursery() as nursery:
@@ -98,48 +81,25 @@ class RoundPhases:
             self._recorder.fallback(seat.index, "pass", [card_code(c) for c in cards])
             round_.pass_cards(seat.index, cards)
         for seat in self._seats:
-            self._outbox.post(
-                seat,
-                PassResult(
-                    given=codes_of(round_.passes[seat.index] or 0),
-                    to_seat=(seat.index + offset) % n,
-                    received=codes_of(round_.received[seat.index] or 0),
-                    from_seat=(seat.index - offset) % n,
-                    hand=[card_code(c) for c in round_.hand(seat.index)],
-                ),
-            )
+            self._outbox.post(seat, telling.passed(round_, seat.index))
         await self._outbox.flush_live()  # a person sees what they received before the first card
 
     async def _declaring(self, round_: Round) -> None:
         seat = self._seats[round_.turn]
-        made = round_.declarations_made()
-        points = round_.table.rules.declaration_points
-        reply = await self._asker.ask(
-            seat, lambda rid, t: DeclareRequest(id=rid, declarations=made, points=points, time=t), Declare
-        )
+        reply = await self._asker.ask(seat, lambda rid, t: telling.declare_request(round_, rid, t), Declare)
         if reply is None:
             declare = fallback_declare()
             self._recorder.fallback(seat.index, "declare", declare)
         else:
             declare = reply.declare
         round_.declare(seat.index, declare)
-        self._outbox.broadcast(Declared(seat=seat.index, declared=declare))
+        self._outbox.broadcast(telling.declared(seat.index, declare))
         await self._outbox.flush_live()
 
     async def _playing(self, round_: Round) -> None:
         seat = self._seats[round_.turn]
         trick_number = round_.trick_number
-        legal = [CODES[c] for c in round_.legal_plays()]  # ids from the engine: all cards
-        trick = [CODES[c] for c in round_.trick]
-        leader = round_.leader
-        broken = round_.broken
-        reply = await self._asker.ask(
-            seat,
-            lambda rid, t: PlayRequest(
-                id=rid, legal=legal, trick=trick, leader=leader, trick_number=trick_number, hearts_broken=broken, time=t
-            ),
-            Play,
-        )
+        reply = await self._asker.ask(seat, lambda rid, t: telling.play_request(round_, rid, t), Play)
         card: Card | None = None
         if reply is not None:
             try:
@@ -153,17 +113,10 @@ class RoundPhases:
             card = fallback_play(round_)
             self._recorder.fallback(seat.index, "play", card_code(card))
             round_.play(seat.index, card)
-        self._outbox.broadcast(CardPlayed(seat=seat.index, card=CODES[card], trick_number=trick_number))
+        self._outbox.broadcast(telling.card_played(seat.index, card, trick_number))
         self._recorder.flush()  # a spectator of the log (referee watch) sees each card as it is played
-        if round_.trick_number != trick_number:
-            done = round_.tricks[-1]
-            end = TrickEnd(
-                trick_number=trick_number,
-                leader=done.leader,
-                cards=[CODES[c] for c in done.cards],
-                winner=done.winner,
-                points=done.points,
-            )
+        end = telling.trick_end(round_, trick_number)
+        if end is not None:
             self._outbox.broadcast(end)
             self._recorder.flush()
         over = round_.trick_number != trick_number
@@ -171,14 +124,7 @@ class RoundPhases:
 
     async def _moon(self, round_: Round) -> None:
         seat = self._seats[round_.turn]
-        points = round_.table.moon_points
-        reply = await self._asker.ask(
-            seat,
-            lambda rid, t: MoonRequest(
-                id=rid, options=["add_to_others", "subtract_from_shooter"], points=points, time=t
-            ),
-            Moon,
-        )
+        reply = await self._asker.ask(seat, lambda rid, t: telling.moon_request(round_, rid, t), Moon)
         choice = fallback_moon() if reply is None else reply.choice
         if reply is None:
             self._recorder.fallback(seat.index, "moon", choice)

@@ -15,8 +15,7 @@ from collections.abc import Sequence
 import msgspec
 import trio
 
-from protocol.cards import card_code
-from protocol.messages import MatchEnd, MatchStart, Player, RoundStart, SeatOutcome
+from protocol.messages import MatchStart, RoundStart, SeatOutcome
 from protocol.ruleset import RuleSet
 from referee.match.asking import Asker, Reconnect
 from referee.match.clock import DecisionClock
@@ -29,7 +28,7 @@ from referee.match.phases import RoundPhases
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
 from referee.match.seats.connection import BotConnection
-from referee.rules.events import round_end
+from referee.rules import telling
 from referee.rules.match import Match
 from referee.rules.round import Round
 
@@ -133,33 +132,17 @@ class MatchRunner:
         await self.phases.play(round_)
         result = self.match.record(round_)
         self.recorder.round_scored(number, result, self.match.scores)
-        self.outbox.broadcast(round_end(number, result, self.match.scores, self.match.phase))
+        self.outbox.broadcast(telling.round_end(number, result, self.match.scores, self.match.phase))
         self.recorder.flush()
         await self.outbox.flush_live()  # a person sees the round's score at once
 
     def _match_start(self, seat: SeatState) -> MatchStart:
-        return MatchStart(
-            match_id=self.match_id,
-            seat=seat.index,
-            players=[Player(seat=s.index, name=s.connection.name(s.index)) for s in self.seats],
-            rules=self.rules,
-            time=self.config.time_control(),
-        )
+        names = [s.connection.name(s.index) for s in self.seats]
+        return telling.match_start(self.match_id, seat.index, names, self.rules, self.config.time_control())
 
     def _round_start(self, round_: Round, seat: SeatState, number: int) -> RoundStart:
         """The round as the seat holds it now (its current hand, after a reconnection)."""
-        n = self.rules.players
-        offset = round_.table.pass_offset(round_.pass_direction)
-        return RoundStart(
-            round=number,
-            dealer=round_.dealer,
-            hand=[card_code(c) for c in round_.hand(seat.index)],
-            pass_direction=round_.pass_direction,
-            pass_count=0 if offset == 0 else self.rules.pass_count,
-            pass_to=None if offset == 0 else (seat.index + offset) % n,
-            match_phase=round_.match_phase,
-            scores=list(self.match.scores),
-        )
+        return telling.round_start(round_, seat.index, number, self.match.scores)
 
     def _restate(self, seat: SeatState) -> None:
         """Tell a reconnected bot the match and the round in play again."""
@@ -170,17 +153,6 @@ class MatchRunner:
     # -- the end -----------------------------------------------------------------------------
     async def _finish(self, reason_override: str | None) -> MatchOutcome:
         match = self.match
-        scores = list(match.scores)
-        if reason_override is None and match.result is not None:
-            reason: str = match.result.reason
-            winners = [w for w in match.result.winners if self.seats[w].active]
-            if not winners:
-                live = [s.index for s in self.seats if s.active]
-                best = min((scores[i] for i in live), default=0)
-                winners = [i for i in live if scores[i] == best]
-        else:
-            reason = reason_override or "interrupted"
-            winners = []
         outcomes = [
             SeatOutcome(
                 seat=s.index,
@@ -191,12 +163,9 @@ class MatchRunner:
             )
             for s in self.seats
         ]
-        rounds = len(match.results)
-        self.outbox.broadcast(
-            MatchEnd(
-                match_id=self.match_id, scores=scores, winners=winners, reason=reason, rounds=rounds, seats=outcomes
-            )
-        )
+        end = telling.match_end(match, self.match_id, outcomes, reason_override)
+        scores, winners, reason, rounds = end.scores, end.winners, end.reason, end.rounds
+        self.outbox.broadcast(end)
         await self.outbox.flush_active(self.config.grace)
         self.recorder.result(scores, winners, reason, rounds, [msgspec.to_builtins(o) for o in outcomes])
         return MatchOutcome(

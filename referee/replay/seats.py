@@ -27,7 +27,6 @@ from protocol.messages import (
     Moon,
     Pass,
     Play,
-    Player,
     RefereeMessage,
     RoundStart,
     TimeControl,
@@ -37,6 +36,7 @@ from referee.names import safe_name
 from referee.replay.cursor import LogCursor, describe, same, sent_type
 from referee.replay.reader import Line
 from referee.replay.record import FaultRecord, MatchRecord
+from referee.rules import telling
 from referee.rules.errors import IllegalMove
 
 ReplyT = TypeVar("ReplyT", Pass, Play, Declare, Moon)
@@ -166,12 +166,12 @@ class Seats:
 
     def match_start(self, seat: int) -> MatchStart:
         header = self.header
-        names = [Player(seat=i.seat, name=i.name) for i in header.seats]
         try:
             clock = msgspec.convert(header.time_control, TimeControl)
         except msgspec.ValidationError as err:
             raise self.cursor.differ("header.time_control", "per_decision_ms, bank_ms, startup_ms", str(err)) from None
-        return MatchStart(match_id=header.match_id, seat=seat, players=names, rules=header.rules, time=clock)
+        names = [i.name for i in header.seats]  # by seat: the walk checked that they are 0 to n-1
+        return telling.match_start(header.match_id, seat, names, header.rules, clock)
 
     # -- a decision --------------------------------------------------------------------------
     def ask(self, seat: int, request: RefereeMessage, expect: type[ReplyT]) -> tuple[ReplyT, str] | None:

@@ -26,24 +26,7 @@ from typing import Literal
 import msgspec
 
 from protocol.cards import Card, card_code, parse_card
-from protocol.messages import (
-    CardPlayed,
-    Declare,
-    Declared,
-    DeclareRequest,
-    MatchEnd,
-    Moon,
-    MoonRequest,
-    Pass,
-    PassRequest,
-    PassResult,
-    Play,
-    PlayRequest,
-    RoundStart,
-    SeatOutcome,
-    TimeLeft,
-    TrickEnd,
-)
+from protocol.messages import Declare, Moon, Pass, Play, RoundStart, SeatOutcome, TimeLeft
 from referee.hints import exit_text, hint
 from referee.log_format import Deal, Result, RoundScored
 from referee.replay.cursor import Interrupted, LogCursor, LogEnds, Mismatch, describe, same
@@ -63,9 +46,9 @@ from referee.replay.record import (
 )
 from referee.replay.seats import Seats
 from referee.replay.stderr import seat_outputs
+from referee.rules import telling
 from referee.rules.dealing import deal
 from referee.rules.errors import IllegalMove, RulesError
-from referee.rules.events import round_end
 from referee.rules.fallback import fallback_declare, fallback_moon, fallback_pass, fallback_play
 from referee.rules.match import Match
 from referee.rules.round import DECLARE, MOON, PASS, PLAY, Round
@@ -183,17 +166,7 @@ class _Walk:
     def _round_start(self, seat: int, round_: Round, number: int) -> RoundStart:
         """The ``round_start`` a seat is sent: at the deal, or again after a reconnection (with
         the hand it holds then)."""
-        offset = round_.table.pass_offset(round_.pass_direction)
-        return RoundStart(
-            round=number,
-            dealer=round_.dealer,
-            hand=[card_code(c) for c in round_.hand(seat)],
-            pass_direction=round_.pass_direction,
-            pass_count=0 if offset == 0 else self.rules.pass_count,
-            pass_to=None if offset == 0 else (seat + offset) % self.players,
-            match_phase=round_.match_phase,
-            scores=list(self.match.scores),
-        )
+        return telling.round_start(round_, seat, number, self.match.scores)
 
     # -- a round -----------------------------------------------------------------------------
     def _round(self) -> None:
@@ -255,10 +228,7 @@ class _Walk:
         replies: dict[int, tuple[Pass, str] | None] = {}
         for s in range(n):
             if self.seats.active(s):
-                legal = [card_code(c) for c in round_.legal_passes(s)]
-                count = self.rules.pass_count
-                request = PassRequest(id=0, count=count, legal=legal, to_seat=(s + offset) % n, time=_NO_TIME)
-                replies[s] = self.seats.ask(s, request, Pass)
+                replies[s] = self.seats.ask(s, telling.pass_request(round_, s, 0, _NO_TIME), Pass)
         for s in range(n):
             if round_.phase != PASS:
                 return  # a revoke penalty ended the round
@@ -279,14 +249,7 @@ class _Walk:
         self.rec.hands_after_passing = [[card_code(c) for c in round_.hand(s)] for s in range(n)]
         for s in range(n):
             if self.seats.active(s):
-                result = PassResult(
-                    given=codes_of(round_.passes[s] or 0),
-                    to_seat=(s + offset) % n,
-                    received=codes_of(round_.received[s] or 0),
-                    from_seat=(s - offset) % n,
-                    hand=[card_code(c) for c in round_.hand(s)],
-                )
-                self.cursor.sent(s, result)
+                self.cursor.sent(s, telling.passed(round_, s))
         self.cursor.position = f"round {self.cursor.round} passing"
 
     def _record_pass(self, seat: int, offset: int, *, fallback: bool) -> None:
@@ -301,11 +264,7 @@ class _Walk:
             s = round_.turn
             reply: tuple[Declare, str] | None = None
             if self.seats.active(s):
-                made = round_.declarations_made()
-                points = self.rules.declaration_points
-                reply = self.seats.ask(
-                    s, DeclareRequest(id=0, declarations=made, points=points, time=_NO_TIME), Declare
-                )
+                reply = self.seats.ask(s, telling.declare_request(round_, 0, _NO_TIME), Declare)
             if reply is None:
                 declared = fallback_declare()
                 self.seats.fallback(s, "declare", declared)
@@ -313,7 +272,7 @@ class _Walk:
                 declared = reply[0].declare
             round_.declare(s, declared)
             self.rec.declarations.append(DeclarationRecord(seat=s, declared=declared, fallback=reply is None))
-            self.seats.broadcast(Declared(seat=s, declared=declared))
+            self.seats.broadcast(telling.declared(s, declared))
             self.cursor.position = f"round {self.cursor.round} declarations"
 
     def _playing(self) -> None:
@@ -328,16 +287,7 @@ class _Walk:
             trick = self.rec.tricks[-1]
             reply: tuple[Play, str] | None = None
             if self.seats.active(s):
-                request = PlayRequest(
-                    id=0,
-                    legal=[card_code(c) for c in round_.legal_plays()],
-                    trick=[card_code(c) for c in round_.trick],
-                    leader=round_.leader,
-                    trick_number=number,
-                    hearts_broken=round_.broken,
-                    time=_NO_TIME,
-                )
-                reply = self.seats.ask(s, request, Play)
+                reply = self.seats.ask(s, telling.play_request(round_, 0, _NO_TIME), Play)
             card: Card | None = None
             if reply is not None:
                 try:
@@ -353,15 +303,11 @@ class _Walk:
                 self.seats.fallback(s, "play", card_code(card))
                 round_.play(s, card)
             trick.plays.append(PlayRecord(seat=s, card=card_code(card), fallback=fallback))
-            self.seats.broadcast(CardPlayed(seat=s, card=card_code(card), trick_number=number))
-            if round_.trick_number != number:
-                done = round_.tricks[-1]
-                cards = [card_code(c) for c in done.cards]
-                end = TrickEnd(
-                    trick_number=number, leader=done.leader, cards=cards, winner=done.winner, points=done.points
-                )
+            self.seats.broadcast(telling.card_played(s, card, number))
+            end = telling.trick_end(round_, number)
+            if end is not None:
                 self.seats.broadcast(end)
-                trick.winner, trick.points, trick.complete = done.winner, done.points, True
+                trick.winner, trick.points, trick.complete = end.winner, end.points, True
                 cursor.position = f"round {cursor.round} trick {number}"
         cursor.trick = None
 
@@ -373,12 +319,7 @@ class _Walk:
         s = round_.turn
         reply: tuple[Moon, str] | None = None
         if self.seats.active(s):
-            options: list[Literal["add_to_others", "subtract_from_shooter"]] = [
-                "add_to_others",
-                "subtract_from_shooter",
-            ]
-            request = MoonRequest(id=0, options=options, points=round_.table.moon_points, time=_NO_TIME)
-            reply = self.seats.ask(s, request, Moon)
+            reply = self.seats.ask(s, telling.moon_request(round_, 0, _NO_TIME), Moon)
         if reply is None:
             choice = fallback_moon()
             self.seats.fallback(s, "moon", choice)
@@ -413,7 +354,7 @@ class _Walk:
             raise cursor.differ("round_end.scores", scores, scored.scores, line=line.number)
         self.rec.result = result
         self.rec.scores = scores
-        self.seats.broadcast(round_end(number, result, scores, self.match.phase))
+        self.seats.broadcast(telling.round_end(number, result, scores, self.match.phase))
         cursor.position = f"round {number}"
 
     # -- the end -----------------------------------------------------------------------------
@@ -421,26 +362,12 @@ class _Walk:
         cursor = self.cursor
         cursor.round, cursor.trick, cursor.phase = None, None, "end"
         cursor.finishing = True
-        match = self.match
-        scores = list(match.scores)
-        if reason_override is None and match.result is not None:
-            reason: str = match.result.reason
-            winners = [w for w in match.result.winners if self.seats.active(w)]
-            if not winners:
-                live = [s for s in range(self.players) if self.seats.active(s)]
-                best = min((scores[i] for i in live), default=0)
-                winners = [i for i in live if scores[i] == best]
-        else:
-            reason = reason_override or "interrupted"
-            winners = []
         outcomes = [
             SeatOutcome(seat=r.seat, name=r.name, status=r.status, substitutions=r.substitutions, penalties=r.penalties)
             for r in self.record.seats
         ]
-        rounds = len(match.results)
-        end = MatchEnd(
-            match_id=self.header.match_id, scores=scores, winners=winners, reason=reason, rounds=rounds, seats=outcomes
-        )
+        end = telling.match_end(self.match, self.header.match_id, outcomes, reason_override)
+        scores, winners, reason, rounds = end.scores, end.winners, end.reason, end.rounds
         self.seats.broadcast(end)
         line = cursor.next_main("result", "result entry")
         result = line.entry

@@ -12,37 +12,25 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from protocol.cards import card_code, parse_card
+from protocol.cards import parse_card
 from protocol.messages import (
     BotMessage,
-    CardPlayed,
     Declare,
-    Declared,
-    DeclareRequest,
-    MatchEnd,
-    MatchStart,
     Moon,
-    MoonRequest,
     Pass,
-    PassRequest,
-    PassResult,
     Play,
-    Player,
-    PlayRequest,
     RefereeMessage,
-    RoundEnd,
-    RoundStart,
     SeatOutcome,
     TimeControl,
     TimeLeft,
-    TrickEnd,
 )
-from protocol.ruleset import MoonChoice, RuleSet
-from referee.rules import Match, Round
+from protocol.ruleset import RuleSet
+from referee.rules import Match, Round, telling
 from referee.rules.round import DECLARE, MOON, PASS, PLAY
 
 Seat = Callable[[RefereeMessage], BotMessage | None]
 TIME = TimeLeft(decision_ms=1000, bank_ms=10000)
+CLOCK = TimeControl(per_decision_ms=1000, bank_ms=10000, startup_ms=5000)
 
 
 @dataclass
@@ -53,10 +41,6 @@ class Outcome:
     points: list[int] = field(default_factory=list)
     """Card points taken per seat over the whole match (before moons and phases)."""
     decisions: int = 0
-
-
-def _codes(mask: int | None) -> list[str]:
-    return [card_code(c) for c in range(128) if mask and mask >> c & 1]
 
 
 def play_match(
@@ -90,135 +74,57 @@ def play_match(
         outcome.decisions += 1
         return reply
 
-    players = [Player(seat=s, name=f"p{s}") for s in range(n)]
+    names = [f"p{s}" for s in range(n)]
     for seat in range(n):
-        tell(
-            seat,
-            MatchStart(
-                match_id="m1",
-                seat=seat,
-                players=players,
-                rules=rules,
-                time=TimeControl(per_decision_ms=1000, bank_ms=10000, startup_ms=5000),
-            ),
-        )
+        tell(seat, telling.match_start("m1", seat, names, rules, CLOCK))
     number = 0
     while not match.over and (max_rounds is None or number < max_rounds):
         round_ = match.next_round()
-        offset = round_.table.pass_offset(round_.pass_direction)
         for seat in range(n):
-            tell(
-                seat,
-                RoundStart(
-                    round=number,
-                    dealer=round_.dealer,
-                    hand=[card_code(c) for c in round_.hand(seat)],
-                    pass_direction=round_.pass_direction,
-                    pass_count=0 if offset == 0 else rules.pass_count,
-                    pass_to=None if offset == 0 else (seat + offset) % n,
-                    match_phase=round_.match_phase,
-                    scores=list(match.scores),
-                ),
-            )
+            tell(seat, telling.round_start(round_, seat, number, match.scores))
         if round_.phase == PASS:
             for seat in range(n):
-                legal = [card_code(c) for c in round_.legal_passes(seat)]
-                request = PassRequest(
-                    id=next(ids), count=rules.pass_count, legal=legal, to_seat=(seat + offset) % n, time=TIME
-                )
-                reply = ask(seat, request, Pass)
+                reply = ask(seat, telling.pass_request(round_, seat, next(ids), TIME), Pass)
                 assert isinstance(reply, Pass)
                 assert len(reply.cards) == rules.pass_count, reply
                 round_.pass_cards(seat, [parse_card(c) for c in reply.cards])
             for seat in range(n):
-                tell(
-                    seat,
-                    PassResult(
-                        given=_codes(round_.passes[seat]),
-                        to_seat=(seat + offset) % n,
-                        received=_codes(round_.received[seat]),
-                        from_seat=(seat - offset) % n,
-                        hand=[card_code(c) for c in round_.hand(seat)],
-                    ),
-                )
+                tell(seat, telling.passed(round_, seat))
         while round_.phase == DECLARE:
             seat = round_.turn
-            made = round_.declarations_made()
-            declare = DeclareRequest(id=next(ids), declarations=made, points=rules.declaration_points, time=TIME)
-            reply = ask(seat, declare, Declare)
+            reply = ask(seat, telling.declare_request(round_, next(ids), TIME), Declare)
             assert isinstance(reply, Declare)
             round_.declare(seat, reply.declare)
-            tell_all(Declared(seat=seat, declared=reply.declare))
+            tell_all(telling.declared(seat, reply.declare))
         while round_.phase == PLAY:
             seat = round_.turn
             number_ = round_.trick_number
-            legal = [card_code(c) for c in round_.legal_plays()]
-            trick = [card_code(c) for c in round_.trick]
-            play = PlayRequest(
-                id=next(ids),
-                legal=legal,
-                trick=trick,
-                leader=round_.leader,
-                trick_number=number_,
-                hearts_broken=round_.broken,
-                time=TIME,
-            )
+            play = telling.play_request(round_, next(ids), TIME)
             reply = ask(seat, play, Play)
             assert isinstance(reply, Play)
-            assert reply.card in legal, f"seat {seat} played {reply.card}, legal {legal}"
+            assert reply.card in play.legal, f"seat {seat} played {reply.card}, legal {play.legal}"
             if inspect is not None:
                 inspect(seat, round_)
-            round_.play(seat, parse_card(reply.card))
-            tell_all(CardPlayed(seat=seat, card=reply.card, trick_number=number_))
-            if round_.trick_number != number_:
-                done = round_.tricks[-1]
-                tell_all(
-                    TrickEnd(
-                        trick_number=number_,
-                        leader=done.leader,
-                        cards=[card_code(c) for c in done.cards],
-                        winner=done.winner,
-                        points=done.points,
-                    )
-                )
+            card = parse_card(reply.card)
+            round_.play(seat, card)
+            tell_all(telling.card_played(seat, card, number_))
+            end = telling.trick_end(round_, number_)
+            if end is not None:
+                tell_all(end)
         if round_.phase == MOON:
             seat = round_.turn
-            options: list[MoonChoice] = ["add_to_others", "subtract_from_shooter"]
-            moon = MoonRequest(id=next(ids), options=options, points=round_.table.moon_points, time=TIME)
-            reply = ask(seat, moon, Moon)
+            reply = ask(seat, telling.moon_request(round_, next(ids), TIME), Moon)
             assert isinstance(reply, Moon)
             round_.choose_moon(seat, reply.choice)
         result = match.record(round_)
         for seat, points in enumerate(result.points_taken):
             outcome.points[seat] += points
-        tell_all(
-            RoundEnd(
-                round=number,
-                points_taken=result.points_taken,
-                score_changes=result.score_changes,
-                scores=list(match.scores),
-                moon=result.moon,
-                moon_scoring=result.moon_scoring,
-                declared=result.declared,
-                declaration_success=result.declaration_success,
-                revoke=result.revoke,
-                match_phase=result.match_phase,
-                next_match_phase=match.phase,
-            )
-        )
+        tell_all(telling.round_end(number, result, match.scores, match.phase))
         number += 1
     outcome.rounds = number
     outcome.scores = list(match.scores)
     if match.result is not None:
         outcome.winners = list(match.result.winners)
-        tell_all(
-            MatchEnd(
-                match_id="m1",
-                scores=outcome.scores,
-                winners=outcome.winners,
-                reason=match.result.reason,
-                rounds=number,
-                seats=[SeatOutcome(seat=s, name=f"p{s}", status="ok") for s in range(n)],
-            )
-        )
+        outcomes = [SeatOutcome(seat=s, name=name, status="ok") for s, name in enumerate(names)]
+        tell_all(telling.match_end(match, "m1", outcomes))
     return outcome

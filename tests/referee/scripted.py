@@ -58,11 +58,13 @@ async def good(message: dict[str, Any]) -> list[bytes] | None:
 
 
 class ScriptedBot:
-    """Runs a brain against a stream and keeps every message it received."""
+    """Runs a brain against a stream and keeps every message it received (decoded, and the
+    lines as they came)."""
 
     def __init__(self, brain: Reply = good) -> None:
         self.brain = brain
         self.received: list[dict[str, Any]] = []
+        self.lines: list[bytes] = []
 
     async def serve(self, stream: trio.abc.HalfCloseableStream) -> None:
         buffer = b""
@@ -76,6 +78,7 @@ class ScriptedBot:
                     line, buffer = buffer.split(b"\n", 1)
                     message = json.loads(line)
                     self.received.append(message)
+                    self.lines.append(line)
                     if message["type"] == "goodbye" or (message["type"] == "error" and message["fatal"]):
                         await stream.aclose()
                         return

@@ -50,7 +50,6 @@ from protocol.messages import (
     PassRequest,
     PassResult,
     Play,
-    Player,
     PlayRequest,
     RoundEnd,
     RoundStart,
@@ -60,7 +59,7 @@ from protocol.messages import (
     TrickEnd,
 )
 from protocol.ruleset import RuleSet
-from referee.rules import Match, SeatView, ruleset, seat_view
+from referee.rules import Match, SeatView, ruleset, seat_view, telling
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS_TOML = ROOT / "sample_bots" / "bots.toml"
@@ -239,8 +238,7 @@ HAND = ["2C", "5C", "9C", "KC", "3D", "8D", "JD", "4S", "QS", "AS", "2H", "TH", 
 
 def match_start(seat: int = 1, rules: RuleSet | None = None, match_id: str = "m-1") -> MatchStart:
     rules = rules or american()
-    players = [Player(seat=s, name=f"bot-{s}") for s in range(rules.players)]
-    return MatchStart(match_id=match_id, seat=seat, players=players, rules=rules, time=TIME)
+    return telling.match_start(match_id, seat, [f"bot-{s}" for s in range(rules.players)], rules, TIME)
 
 
 def round_start(hand: list[str] | None = None) -> RoundStart:
@@ -483,7 +481,9 @@ def drive_match(
     on_play_request: Callable[[SeatView, list[int]], None] | None = None,
 ) -> int:
     """Play a match in which ``bot`` holds ``seat`` and the engine plays the other seats at
-    random; every reply must be accepted by the engine. Returns the bot's decision count."""
+    random; every reply must be accepted by the engine. The bot is told what the referee
+    would tell it (``referee.rules.telling``); a match cut short by ``max_rounds`` ends as
+    ``interrupted``. Returns the bot's decision count."""
     rng = random.Random(seed)
     ids = itertools.count(1000)
     n = rules.players
@@ -492,52 +492,21 @@ def drive_match(
     decisions = rounds = 0
     while not match.over and rounds < max_rounds:
         round_ = match.next_round()
-        table = round_.table
-        count = rules.pass_count if round_.pass_direction != "hold" else 0
-        offset = table.pass_offset(round_.pass_direction)
-        bot.send(
-            RoundStart(
-                round=rounds,
-                dealer=round_.dealer,
-                hand=codes(round_.hand(seat)),
-                pass_direction=round_.pass_direction,
-                pass_count=count,
-                pass_to=(seat + offset) % n if count else None,
-                match_phase=round_.match_phase,
-                scores=list(match.scores),
-            )
-        )
+        bot.send(telling.round_start(round_, seat, rounds, match.scores))
         if round_.phase == "pass":
             for s in range(n):
                 if s != seat:
-                    round_.pass_cards(s, rng.sample(round_.hand(s), count))
+                    round_.pass_cards(s, rng.sample(round_.hand(s), rules.pass_count))
                     continue
-                request = PassRequest(
-                    id=next(ids),
-                    count=count,
-                    legal=codes(round_.legal_passes(seat)),
-                    to_seat=(seat + offset) % n,
-                    time=LEFT,
-                )
+                request = telling.pass_request(round_, seat, next(ids), LEFT)
                 given = check_pass(bot.ask(request), request)
                 round_.pass_cards(seat, [parse_card(c) for c in given])
                 decisions += 1
-            view = seat_view(round_, seat)
-            bot.send(
-                PassResult(
-                    given=view.passed or [],
-                    to_seat=(seat + offset) % n,
-                    received=view.received or [],
-                    from_seat=(seat - offset) % n,
-                    hand=view.hand,
-                )
-            )
+            bot.send(telling.passed(round_, seat))
         while round_.phase == "declare":
             s = round_.turn
             if s == seat:
-                request = DeclareRequest(
-                    id=next(ids), declarations=round_.declarations_made(), points=rules.declaration_points, time=LEFT
-                )
+                request = telling.declare_request(round_, next(ids), LEFT)
                 reply = bot.ask(request)
                 assert isinstance(reply, Declare)
                 assert reply.id == request.id
@@ -546,83 +515,40 @@ def drive_match(
             else:
                 declared = rng.random() < 0.2
             round_.declare(s, declared)
-            bot.send(Declared(seat=s, declared=declared))
+            bot.send(telling.declared(s, declared))
         while round_.phase in ("play", "moon"):
             s = round_.turn
             if round_.phase == "moon":
-                options: list[Any] = ["add_to_others", "subtract_from_shooter"]
                 if s == seat:
-                    request = MoonRequest(id=next(ids), options=options, points=table.moon_points, time=LEFT)
+                    request = telling.moon_request(round_, next(ids), LEFT)
                     reply = bot.ask(request)
                     assert isinstance(reply, Moon)
                     assert reply.id == request.id
-                    assert reply.choice in options
+                    assert reply.choice in request.options
                     round_.choose_moon(s, reply.choice)
                     decisions += 1
                 else:
-                    round_.choose_moon(s, rng.choice(options))
+                    round_.choose_moon(s, rng.choice(telling.MOON_OPTIONS))
                 continue
             number = round_.trick_number
             if s == seat:
-                view = seat_view(round_, seat)
                 if on_play_request is not None:
-                    on_play_request(view, list(match.scores))
-                request = PlayRequest(
-                    id=next(ids),
-                    legal=view.legal,
-                    trick=view.trick,
-                    leader=view.trick_leader,
-                    trick_number=number,
-                    hearts_broken=view.hearts_broken,
-                    time=LEFT,
-                )
+                    on_play_request(seat_view(round_, seat), list(match.scores))
+                request = telling.play_request(round_, next(ids), LEFT)
                 card = parse_card(check_play(bot.ask(request), request))
                 decisions += 1
             else:
                 card = rng.choice(round_.legal_plays())
-            before = len(round_.tricks)
             round_.play(s, card)
-            bot.send(CardPlayed(seat=s, card=card_code(card), trick_number=number))
-            if len(round_.tricks) > before:
-                trick = round_.tricks[-1]
-                bot.send(
-                    TrickEnd(
-                        trick_number=number,
-                        leader=trick.leader,
-                        cards=codes(trick.cards),
-                        winner=trick.winner,
-                        points=trick.points,
-                    )
-                )
+            bot.send(telling.card_played(s, card, number))
+            end = telling.trick_end(round_, number)
+            if end is not None:
+                bot.send(end)
         result = match.record(round_)
-        bot.send(
-            RoundEnd(
-                round=rounds,
-                points_taken=result.points_taken,
-                score_changes=result.score_changes,
-                scores=list(match.scores),
-                moon=result.moon,
-                moon_scoring=result.moon_scoring,
-                declared=result.declared,
-                declaration_success=result.declaration_success,
-                revoke=result.revoke,
-                match_phase=result.match_phase,
-                next_match_phase=match.phase,
-            )
-        )
+        bot.send(telling.round_end(rounds, result, match.scores, match.phase))
         rounds += 1
-    final = match.result
-    low = min(match.scores)
-    bot.send(
-        MatchEnd(
-            match_id=match_id,
-            scores=list(match.scores),
-            winners=final.winners if final else [s for s in range(n) if match.scores[s] == low],
-            reason=final.reason if final else "round_limit",
-            rounds=rounds,
-            seats=[SeatOutcome(seat=s, name=f"bot-{s}", status="ok") for s in range(n)],
-        )
-    )
+    seats = [SeatOutcome(seat=s, name=f"bot-{s}", status="ok") for s in range(n)]
+    bot.send(telling.match_end(match, match_id, seats))
     return decisions
 
 
