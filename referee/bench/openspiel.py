@@ -40,7 +40,7 @@ class OpenSpielBench(msgspec.Struct, frozen=True, kw_only=True):
 
 def _pyspiel() -> Any:
     try:
-        import pyspiel  # type: ignore[import-not-found]  # noqa: PLC0415 - optional, and slow to import
+        import pyspiel  # noqa: PLC0415 - optional, and slow to import
     except ImportError as err:
         raise OpenSpielMissing(f"OpenSpiel is not installed ({err}): pip install -e '.[compare]'") from None
     return pyspiel

@@ -29,9 +29,9 @@ KIT: Final = str(Path(__file__).resolve().parents[2] / "protocol")
 referee is installed in place (``pip install -e``)."""
 ENGINE: Final = str(Path(__file__).resolve().parents[1])
 """The referee's own package (``referee/``), read-only: a bot may search with the rules engine
-(``referee.rules``, as ``sample_bots/python/search_bot.py`` does). The package holds code
-only, all of it public: no logs, no hands, no seeds (the referee writes those elsewhere, and
-the files it writes are hidden in any case)."""
+(``referee.rules``, as the search bot, ``sample_bots/python/hearts_bots/search_bot.py``,
+does). The package holds code only, all of it public: no logs, no hands, no seeds (the
+referee writes those elsewhere, and the files it writes are hidden in any case)."""
 SHARED: Final = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/var/run")
 """Folders where every program of the machine leaves files and sockets: nothing in them is
 bound whole (a file named there is bound alone)."""

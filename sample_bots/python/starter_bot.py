@@ -5,7 +5,8 @@ protocol and keeps the table state; the two methods below are the bot. ``referee
 DIR`` starts a bot folder from this file.
 """
 
-from protocol.bot import Bot, card_rank, main
+from protocol.bot import Bot, TableState, card_rank, main
+from protocol.messages import PassRequest, PlayRequest
 
 
 class MyBot(Bot):
@@ -13,11 +14,11 @@ class MyBot(Bot):
     version = "0.1"
     author = "me"
 
-    def choose_pass(self, state, request):
+    def choose_pass(self, state: TableState, request: PassRequest) -> list[str]:
         # request.legal is the whole hand; pass the request.count highest cards
         return sorted(request.legal, key=card_rank)[-request.count :]
 
-    def choose_play(self, state, request):
+    def choose_play(self, state: TableState, request: PlayRequest) -> str:
         by_rank = sorted(request.legal, key=card_rank)
         if request.trick:  # following: the highest card that still loses the trick
             led = request.trick[0][-1]

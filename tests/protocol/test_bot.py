@@ -4,7 +4,6 @@ whole matches on the pure rules engine (tests/protocol/table_driver.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import queue
@@ -15,11 +14,12 @@ import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
+from hearts_bots.heuristic_bot import HeuristicBot
+from hearts_bots.random_bot import RandomBot
 from protocol.bot import Bot, Session, TableState, card_rank, card_suit, connect, deck_codes, main, run, trick_winner
 from protocol.cards import card_code
 from protocol.codec import decode_bot, encode
@@ -72,24 +72,11 @@ PIKET = RuleSet(
 )
 
 
-def load_sample(name: str) -> ModuleType:
-    """A sample bot module, loaded from its file (sample_bots is not a package)."""
-    spec = importlib.util.spec_from_file_location(f"sample_{name}", SAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-random_bot = load_sample("random_bot")
-heuristic_bot = load_sample("heuristic_bot")
-
-
-class StrictHeuristic(heuristic_bot.HeuristicBot):  # type: ignore[misc]
+class StrictHeuristic(HeuristicBot):
     strict = True
 
 
-class StrictRandom(random_bot.RandomBot):  # type: ignore[misc]
+class StrictRandom(RandomBot):
     strict = True
 
 
@@ -705,7 +692,7 @@ def test_takes_points_in_phase_two() -> None:
 
 
 def test_heuristic_passes_the_queen_high_hearts_and_voids_a_suit() -> None:
-    bot = heuristic_bot.HeuristicBot()
+    bot = HeuristicBot()
     session = Session(bot)
     session.handle(MatchStart(match_id="m", seat=0, players=PLAYERS, rules=RuleSet(), time=CLOCK))
     hand = ["2C", "3C", "5D", "7D", "9D", "JD", "QS", "4S", "6H", "8H", "TH", "AH", "KC"]

@@ -1,5 +1,6 @@
-"""The OpenSpiel ISMCTS bot (sample_bots/python/ismcts_bot.py): its translation of a seat's
-position into a ``pyspiel`` hearts state, and the bot in real processes through `referee match`.
+"""The OpenSpiel ISMCTS bot (``hearts_bots.ismcts_bot`` in sample_bots/python): its translation
+of a seat's position into a ``pyspiel`` hearts state (``hearts_bots.openspiel_hearts``), and the
+bot in real processes through `referee match`.
 
 The translation is what a comparison with OpenSpiel stands on: if the state it builds allowed
 other moves than the referee, ISMCTS would be searching another game. So on random positions
@@ -13,12 +14,21 @@ from __future__ import annotations
 
 import random
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hearts_bots.ismcts_bot import IsmctsBot
+from hearts_bots.openspiel_hearts import (
+    Unsupported,
+    action_card,
+    card_action,
+    hearts_parameters,
+    legal_codes,
+    openspiel_state,
+    player_of,
+)
 from protocol.cards import card_code
 from protocol.ruleset import PassDirection
 from referee.rules import Round, ruleset, seat_view, table_for, with_options
@@ -30,12 +40,6 @@ pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is in the test extra;
 
 ISMCTS = f"{PY} sample_bots/python/ismcts_bot.py --simulations 10 --seed 1"
 DIRECTIONS: list[PassDirection] = ["left", "right", "across", "hold"]
-
-sys.path.insert(0, str(ROOT / "sample_bots" / "python"))
-try:
-    import ismcts_bot  # type: ignore[import-not-found,unused-ignore]
-finally:
-    sys.path.remove(str(ROOT / "sample_bots" / "python"))
 
 
 def dealt_round(variant: str, rng: random.Random, direction: PassDirection) -> Round:
@@ -68,37 +72,37 @@ def position(variant: str, seed: int) -> tuple[Round, int]:
 
 @pytest.mark.parametrize("variant", ["american", "omnibus"])
 def test_the_state_from_a_sampled_world_has_the_referees_legal_moves(variant: str) -> None:
-    game = pyspiel.load_game("hearts", ismcts_bot.hearts_parameters(ruleset(variant)))
+    game = pyspiel.load_game("hearts", hearts_parameters(ruleset(variant)))
     rng = random.Random(7)
     for seed in range(300):
         round_, seat = position(variant, seed)
         view = seat_view(round_, seat)
         table = round_.table
         world = sample_round_from(table, view, knowledge(table, view), rng)
-        state = ismcts_bot.openspiel_state(game, view, world, rng)
+        state = openspiel_state(game, view, world, rng)
         if round_.phase == "pass":
             expected = [card_code(c) for c in round_.legal_passes(seat)]
         else:
             expected = [card_code(c) for c in round_.legal_plays()]
-        assert sorted(ismcts_bot.legal_codes(state)) == sorted(expected), (seed, state)
+        assert sorted(legal_codes(state)) == sorted(expected), (seed, state)
         assert state.current_player() == 0  # the bot's seat is always OpenSpiel's player 0
         assert sorted(state.to_struct().hands[0]) == sorted(view.hand), seed
         for other in range(4):  # every other seat holds as many cards as in the referee's round
             held = len(round_.hand(other))
-            assert len(state.to_struct().hands[ismcts_bot.player_of(other, seat)]) == held, seed
+            assert len(state.to_struct().hands[player_of(other, seat)]) == held, seed
 
 
 def play_both_to_the_end(game: Any, round_: Round, seat: int, rng: random.Random) -> None:
     """Translate ``round_`` (the true deal as the world) for ``seat``, then play on at random
     in both engines, checking every legal move, hearts broken and the round's score."""
-    state = ismcts_bot.openspiel_state(game, seat_view(round_, seat), round_, rng)
+    state = openspiel_state(game, seat_view(round_, seat), round_, rng)
     while round_.phase == "play":
         legal = [card_code(c) for c in round_.legal_plays()]
-        assert state.current_player() == ismcts_bot.player_of(round_.turn, seat)
-        assert sorted(ismcts_bot.legal_codes(state)) == sorted(legal)
+        assert state.current_player() == player_of(round_.turn, seat)
+        assert sorted(legal_codes(state)) == sorted(legal)
         card = rng.choice(legal)
         round_.play(round_.turn, round_.legal_plays()[legal.index(card)])
-        state.apply_action(ismcts_bot.card_action(card))
+        state.apply_action(card_action(card))
         assert state.hearts_broken() == round_.broken
     assert state.is_terminal()
     assert round_.result is not None
@@ -110,7 +114,7 @@ def play_both_to_the_end(game: Any, round_: Round, seat: int, rng: random.Random
 def test_from_the_true_deal_both_engines_agree_to_the_end_of_the_hand(variant: str) -> None:
     """Random play from the true deal of random positions; and a moon: seat 0 holds every
     club, leads the 2♣ and wins all 13 tricks (the others are void in clubs)."""
-    game = pyspiel.load_game("hearts", ismcts_bot.hearts_parameters(ruleset(variant)))
+    game = pyspiel.load_game("hearts", hearts_parameters(ruleset(variant)))
     rng = random.Random(3)
     for seed in range(100):
         round_, seat = position(variant, seed)
@@ -130,21 +134,21 @@ def test_cards_are_numbered_as_openspiel_names_them() -> None:
     state = pyspiel.load_game("hearts").new_initial_state()
     state.apply_action(0)
     for action in range(52):
-        assert state.action_to_string(action) == ismcts_bot.action_card(action)
-        assert ismcts_bot.card_action(ismcts_bot.action_card(action)) == action
+        assert state.action_to_string(action) == action_card(action)
+        assert card_action(action_card(action)) == action
 
 
 def test_only_rules_openspiel_models_exactly_are_played() -> None:
-    american = ismcts_bot.hearts_parameters(ruleset("american"))
+    american = hearts_parameters(ruleset("american"))
     assert american["qs_breaks_hearts"] is False and american["must_break_hearts"] is True
     assert american["pass_cards"] and american["no_pts_on_first_trick"] and not american["jd_bonus"]
-    assert ismcts_bot.hearts_parameters(ruleset("omnibus"))["jd_bonus"] is True
-    assert ismcts_bot.hearts_parameters(ruleset("american-no-hold"))["pass_cards"] is True
+    assert hearts_parameters(ruleset("omnibus"))["jd_bonus"] is True
+    assert hearts_parameters(ruleset("american-no-hold"))["pass_cards"] is True
     open_hearts = with_options(ruleset("american"), {"hearts_lead": "any_time", "queen_breaks_hearts": True})
-    assert ismcts_bot.hearts_parameters(open_hearts)["must_break_hearts"] is False
+    assert hearts_parameters(open_hearts)["must_break_hearts"] is False
     for variant in ("american-moon-choice", "argentine", "black-maria", "dutch", "achterhoeks", "double-deck"):
-        with pytest.raises(ismcts_bot.Unsupported):
-            ismcts_bot.hearts_parameters(ruleset(variant))
+        with pytest.raises(Unsupported):
+            hearts_parameters(ruleset(variant))
 
 
 def test_it_searches_a_pass_from_every_seat_and_direction() -> None:
@@ -152,9 +156,8 @@ def test_it_searches_a_pass_from_every_seat_and_direction() -> None:
     searcher has passed (pyspiel 2.0.2): the bot's seat is player 0 so that it never is.
     In a child process, so that a crash fails this test rather than the whole run."""
     script = """
-import random, sys
-sys.path.insert(0, "sample_bots/python")
-import ismcts_bot
+import random
+from hearts_bots import ismcts_bot, openspiel_hearts
 from referee.rules import Round, ruleset, seat_view, table_for
 from referee.rules.cardset import mask_of
 bot = ismcts_bot.IsmctsBot(1, simulations=30)
@@ -165,12 +168,13 @@ for direction in ("left", "right", "across"):
     for seat in range(4):
         cards = rng.sample(table.cards, 52)
         round_ = Round(table, [mask_of(cards[i::4]) for i in range(4)], 0, direction)
-        state = ismcts_bot.openspiel_state(bot.game, seat_view(round_, seat), round_, rng)
+        state = openspiel_hearts.openspiel_state(bot.game, seat_view(round_, seat), round_, rng)
         for _ in range(3):
             state.apply_action(bot._choose(state, 0.01))
 print("ok")
 """
-    done = subprocess.run([PY, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    bots = ROOT / "sample_bots" / "python"  # where the package is, as for the bots' own programs
+    done = subprocess.run([PY, "-c", script], cwd=bots, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
@@ -178,19 +182,19 @@ def test_without_a_wall_clock_it_calibrates_simulations_per_second() -> None:
     """pyspiel 1.x has no ``max_wall_clock_time``: the bot then measures its simulations per
     second and asks for as many as the time allows (200 on its first search)."""
     rules = ruleset("american")
-    bot = ismcts_bot.IsmctsBot(1)
-    bot.game = pyspiel.load_game("hearts", ismcts_bot.hearts_parameters(rules))
+    bot = IsmctsBot(1)
+    bot.game = pyspiel.load_game("hearts", hearts_parameters(rules))
     bot.wall_clock = False
     round_, seat = position("american", 5)
-    state = ismcts_bot.openspiel_state(bot.game, seat_view(round_, seat), round_, random.Random(1))
-    assert ismcts_bot.action_card(bot._choose(state, 0.02)) in ismcts_bot.legal_codes(state)
+    state = openspiel_state(bot.game, seat_view(round_, seat), round_, random.Random(1))
+    assert action_card(bot._choose(state, 0.02)) in legal_codes(state)
     assert bot.last_simulations == 200 and bot.rate is not None and bot.rate > 0
     rate = bot.rate
     bot.last_simulations = 0
     bot._choose(state, 0.02)
     assert bot.last_simulations == max(2, int(rate * 0.02 * 0.9))
     bot.sample_final_policy = True  # OpenSpiel's own Step: a move drawn by visit counts
-    assert ismcts_bot.action_card(bot._choose(state, 0.02)) in ismcts_bot.legal_codes(state)
+    assert action_card(bot._choose(state, 0.02)) in legal_codes(state)
 
 
 # -- real matches ---------------------------------------------------------------------------------

@@ -1,22 +1,22 @@
-"""The search bot (sample_bots/python/search_bot.py) in real processes through `referee match`,
-sandboxed when bubblewrap works here (the default): a one-round match in every preset with zero
-faults and no fallback to the heuristic; the same --seed and --playouts give the same moves;
-on a few fixed deals it takes fewer points than the random bot in its seat. Small --playouts
-keep it quick. The moon choice is checked directly."""
+"""The search bot (``hearts_bots.search_bot`` in sample_bots/python) in real processes through
+`referee match`, sandboxed when bubblewrap works here (the default): a one-round match in every
+preset with zero faults and no fallback to the heuristic; the same --seed and --playouts give
+the same moves; on a few fixed deals it takes fewer points than the random bot in its seat.
+Small --playouts keep it quick. The moon choice is checked directly."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from hearts_bots.search_bot import moon_choice, rival_weights
 from protocol.bot import TableState
 from protocol.ruleset import RuleSet
 from referee.rules import PRESETS, ruleset, with_options
-from tests.referee.bot_matches import HEURISTIC, PY, ROOT, bank_left_ms, decision_seconds, entries, match, random_bot
+from tests.referee.bot_matches import HEURISTIC, PY, bank_left_ms, decision_seconds, entries, match, random_bot
 
 SEARCH = f"{PY} sample_bots/python/search_bot.py --playouts 8 --seed 1"
 
@@ -82,11 +82,6 @@ def moon_state(rules: RuleSet, scores: list[int], phase: int = 1) -> TableState:
 
 
 def test_the_moon_choice_follows_the_scores() -> None:
-    sys.path.insert(0, str(ROOT / "sample_bots" / "python"))
-    try:
-        from search_bot import moon_choice  # type: ignore[import-not-found]  # noqa: PLC0415
-    finally:
-        sys.path.remove(str(ROOT / "sample_bots" / "python"))
     both = ["add_to_others", "subtract_from_shooter"]
     rules = ruleset("american-moon-choice")
     assert moon_choice(moon_state(rules, [60, 80, 70, 90]), both, 26) == "add_to_others"  # ends it, we win
@@ -99,11 +94,6 @@ def test_the_moon_choice_follows_the_scores() -> None:
 
 
 def test_points_given_to_the_seat_closest_to_winning_count_more() -> None:
-    sys.path.insert(0, str(ROOT / "sample_bots" / "python"))
-    try:
-        from search_bot import rival_weights  # type: ignore[import-not-found]  # noqa: PLC0415
-    finally:
-        sys.path.remove(str(ROOT / "sample_bots" / "python"))
     american = ruleset("american")
     assert rival_weights(moon_state(american, [0, 0, 0, 0])) == pytest.approx([0, 1 / 3, 1 / 3, 1 / 3])
     # seat 2 leads the others (lowest wins): half of the weight is its own
