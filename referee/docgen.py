@@ -34,7 +34,7 @@ from protocol.ruleset import RuleSet
 from referee.log_format import LogEntry, Received, Sent
 from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.rules.presets import ruleset
 
 ROOT: Final = Path(__file__).resolve().parent.parent
@@ -129,7 +129,12 @@ def run_match(
     replay log written to ``log_path``."""
     return trio.run(
         lambda: play_match(
-            list(commands), rules, seed=seed, config=config, log_path=log_path, cwd=ROOT, match_id=TRANSCRIPT_MATCH_ID
+            list(commands),
+            rules,
+            seed=seed,
+            log_path=log_path,
+            match_id=TRANSCRIPT_MATCH_ID,
+            options=TableOptions(config=config, cwd=ROOT),
         )
     )
 

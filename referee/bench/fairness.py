@@ -22,7 +22,7 @@ import msgspec
 import trio
 
 from referee.match.config import MatchConfig
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.match.seats.link import BotLimits
 from referee.replay.reader import read_log
 from referee.replay.timing import decision_cpu, decision_times, summarize
@@ -93,7 +93,9 @@ def bench_fairness(
                 start = time.perf_counter()
                 for number in range(matches):
                     log = Path(folder) / f"{scenario}-{groups}-{number}.jsonl"
-                    play = functools.partial(play_match, seats, rules, config=config, cwd=REPO, limits=limits)
+                    play = functools.partial(
+                        play_match, seats, rules, options=TableOptions(config=config, cwd=REPO, limits=limits)
+                    )
                     outcome = trio.run(functools.partial(play, seed=number + 1, log_path=log))
                     timeouts += [s.status for s in outcome.seats].count("timeout")
                     match = read_log(log).matches[0]

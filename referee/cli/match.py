@@ -37,7 +37,7 @@ from referee.cli.options import (
 )
 from referee.match.config import POLICIES, MatchConfig
 from referee.match.outcome import MatchOutcome
-from referee.match.play import TCP_PREFIX, play_match, play_matches
+from referee.match.play import TCP_PREFIX, TableOptions, play_match, play_matches
 from referee.match.report import format_outcome
 from referee.match.seats.bot_config import BotConfigError, config_folder, read_bots, runnable
 from referee.match.seats.building import build
@@ -174,16 +174,18 @@ def match(
                 bots,
                 rules,
                 seed=seed,
-                config=config,
                 log_path=log_path,
-                host=host,
-                port=port,
-                on_listening=announce_tcp_seats,
-                on_refusal=refusals,
-                connect_timeout=connect_timeout,
-                handle_signals=True,
-                limits=limits,
-                seat_host=web,
+                options=TableOptions(
+                    config=config,
+                    host=host,
+                    port=port,
+                    on_listening=announce_tcp_seats,
+                    on_refusal=refusals,
+                    connect_timeout=connect_timeout,
+                    handle_signals=True,
+                    limits=limits,
+                    seat_host=web,
+                ),
             )
         )
     finally:
@@ -277,14 +279,16 @@ def serve(
                 [f"tcp:{name}" for name in names],
                 rules,
                 seeds,
-                config=config,
                 log_paths=logs,
-                host=host,
-                port=port,
-                on_listening=announce_tcp_seats,
-                on_refusal=refusals,
-                connect_timeout=connect_timeout,
-                handle_signals=True,
+                options=TableOptions(
+                    config=config,
+                    host=host,
+                    port=port,
+                    on_listening=announce_tcp_seats,
+                    on_refusal=refusals,
+                    connect_timeout=connect_timeout,
+                    handle_signals=True,
+                ),
             )
         )
     finally:
@@ -338,7 +342,11 @@ def demo(variant: str, seed: int | None, log_path: str | None, strong: bool, san
     limits = BotLimits(sandbox=sandbox)
     outcome = run_matches(
         lambda: play_match(
-            commands, rules, seed=seed, config=config, log_path=log_path, cwd=folder, limits=limits, folders=folders
+            commands,
+            rules,
+            seed=seed,
+            log_path=log_path,
+            options=TableOptions(config=config, cwd=folder, limits=limits, folders=folders),
         )
     )
     click.echo(format_outcome(outcome))

@@ -20,7 +20,7 @@ from referee.cli.options import (
     sandbox_for,
 )
 from referee.match.config import POLICIES, MatchConfig
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.match.report import format_outcome
 from referee.match.seats.link import BotLimits
 from referee.match.seats.tcp import DEFAULT_HOST, Refusal, describe
@@ -141,12 +141,10 @@ def play(
             seats,
             rules,
             seed=seed,
-            config=config,
             log_path=log_path,
-            connect_timeout=connect_timeout,
-            handle_signals=True,
-            limits=limits,
-            seat_host=server,
+            options=TableOptions(
+                config=config, connect_timeout=connect_timeout, handle_signals=True, limits=limits, seat_host=server
+            ),
         )
     )
     click.echo(format_outcome(outcome))

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import signal
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
@@ -68,48 +69,45 @@ class Interrupted(Exception):
         self.signum = signum
 
 
+@dataclass(frozen=True, kw_only=True)
+class TableOptions:
+    """How a table is run, whatever its seeds: the referee's rules for the bots (``config``),
+    where started bots run and what bounds them, and how TCP and browser seats connect. One
+    object, so ``referee match``, ``play``, ``serve`` and the tests pass one thing, not a dozen
+    keywords that must agree."""
+
+    config: MatchConfig = field(default_factory=MatchConfig)
+    cwd: str | Path | None = None
+    """Where a started bot runs (a bot's own folder, ``folders``, wins)."""
+    folders: Mapping[int, str | Path] | None = None
+    limits: BotLimits | None = None
+    host: str = DEFAULT_HOST
+    port: int = 0
+    """Where TCP seats listen (0: any free port)."""
+    on_listening: OnListening | None = None
+    on_refusal: OnRefusal | None = None
+    hello_timeout: float = DEFAULT_HELLO_TIMEOUT
+    connect_timeout: float = 60.0
+    """Seconds TCP and browser seats have to connect, after which they are ``timeout``."""
+    seat_host: SeatHost | None = None
+    """The server of ``web:NAME`` seats (``referee.web``)."""
+    handle_signals: bool = False
+    """SIGINT or SIGTERM ends the match in play as ``interrupted`` (logged); no other starts."""
+
+
 async def play_match(
     seats: Sequence[str],
     rules: RuleSet,
     *,
     seed: int | None = None,
-    config: MatchConfig | None = None,
     log_path: str | Path | None = None,
-    cwd: str | Path | None = None,
     match_id: str | None = None,
-    host: str = DEFAULT_HOST,
-    port: int = 0,
-    on_listening: OnListening | None = None,
-    on_refusal: OnRefusal | None = None,
-    hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
-    connect_timeout: float = 60.0,
-    handle_signals: bool = False,
-    limits: BotLimits | None = None,
-    seat_host: SeatHost | None = None,
-    folders: Mapping[int, str | Path] | None = None,
+    options: TableOptions | None = None,
 ) -> MatchOutcome:
     """Run one match between ``seats`` (in seat order). Raises ``BotStartError`` when a
     command cannot be started at all."""
     seed = random_seed() if seed is None else seed
-    outcomes = await play_matches(
-        seats,
-        rules,
-        [seed],
-        config=config,
-        log_paths=[log_path],
-        cwd=cwd,
-        match_ids=[match_id],
-        host=host,
-        port=port,
-        on_listening=on_listening,
-        on_refusal=on_refusal,
-        hello_timeout=hello_timeout,
-        connect_timeout=connect_timeout,
-        handle_signals=handle_signals,
-        limits=limits,
-        seat_host=seat_host,
-        folders=folders,
-    )
+    outcomes = await play_matches(seats, rules, [seed], log_paths=[log_path], match_ids=[match_id], options=options)
     return outcomes[0]
 
 
@@ -118,126 +116,153 @@ async def play_matches(
     rules: RuleSet,
     seeds: Sequence[int],
     *,
-    config: MatchConfig | None = None,
     log_paths: Sequence[str | Path | None] | None = None,
-    cwd: str | Path | None = None,
     match_ids: Sequence[str | None] | None = None,
-    host: str = DEFAULT_HOST,
-    port: int = 0,
-    on_listening: OnListening | None = None,
-    on_refusal: OnRefusal | None = None,
-    hello_timeout: float = DEFAULT_HELLO_TIMEOUT,
-    connect_timeout: float = 60.0,
-    handle_signals: bool = False,
-    limits: BotLimits | None = None,
-    seat_host: SeatHost | None = None,
-    folders: Mapping[int, str | Path] | None = None,
+    options: TableOptions | None = None,
 ) -> list[MatchOutcome]:
     """Run one match per seed over the same connections (bots stay alive between matches).
     With ``handle_signals``, SIGINT or SIGTERM ends the match in play with the reason
     ``interrupted`` (logged) and no further match starts."""
-    config = config or MatchConfig()
+    options = options or TableOptions()
     if len(seats) != rules.players:
         raise ValueError(f"{rules.players} bots needed for {rules.name}, got {len(seats)}")
-    log_paths = list(log_paths or [None] * len(seeds))
-    ids = list(match_ids or [None] * len(seeds))
-    tcp_seats = [t for i, spec in enumerate(seats) if (t := tcp_seat(spec, i)) is not None]
-    hosted = {i: name for i, spec in enumerate(seats) if (name := web_seat_name(spec, i)) is not None}
-    if hosted and seat_host is None:
-        raise BotStartError(f"seat {min(hosted)}: web seats need a web server (referee play, or referee match)")
-    token_files = [t.token_file for t in tcp_seats if t.token_file is not None]
-    limits = _hide_from_bots(limits, [p for p in log_paths if p is not None], token_files)
-    for t in tcp_seats:
-        t.reconnect = config.reconnect
-    connections: list[BotConnection | None] = [None] * len(seats)
-    outcomes: list[MatchOutcome] = []
-    interrupter = Interrupter()
-    last: tuple[MatchRunner, MatchLog] | None = None
+    paths = list(log_paths or [None] * len(seeds))
+    table = _Table(seats, options, [p for p in paths if p is not None])
     try:
         async with trio.open_nursery() as nursery:
-            if handle_signals:
-                nursery.start_soon(interrupter.watch)
-            server: TcpSeatServer | None = None
+            if options.handle_signals:
+                nursery.start_soon(table.interrupter.watch)
             try:
-                with interrupter.scope():
-                    for index, spec in enumerate(seats):
-                        if tcp_seat(spec, index) is None and index not in hosted:
-                            where = (folders or {}).get(index, cwd)  # a bot with a folder of its own
-                            link = await ProcessLink.start(spec, nursery, cwd=where, limits=limits)
-                            connections[index] = BotConnection(link=link, command=spec)
-                    if tcp_seats:
-                        server = TcpSeatServer(
-                            tcp_seats, config.startup, hello_timeout=hello_timeout, on_refusal=on_refusal
-                        )
-                        address = await nursery.start(server.serve, host, port)
-                        if on_listening is not None:
-                            on_listening(address, tcp_seats)
-                    if hosted and seat_host is not None:
-                        for index, name in hosted.items():
-                            seat_host.add_seat(index, name)
-                        await nursery.start(seat_host.serve)
-                    async with trio.open_nursery() as handshakes:
-                        for connection in connections:
-                            if connection is not None:
-                                handshakes.start_soon(handshake, connection, config.startup)
-                        if server is not None:
-                            handshakes.start_soon(server.wait_for_all, connect_timeout)
-                        if hosted and seat_host is not None:
-                            handshakes.start_soon(seat_host.wait_for_all, connect_timeout)
-                for t in tcp_seats:
-                    seated = t.connection or _absent(t, connect_timeout)
-                    seated.label = t.name  # named by its seat spec when its hello names nothing usable
-                    connections[t.seat] = seated
-                for index, name in hosted.items():
-                    found = seat_host.connection(index) if seat_host is not None else None
-                    seated = found or _absent(TcpSeat(seat=index, name=name), connect_timeout, WEB)
-                    seated.label = name
-                    connections[index] = seated
-                ready = [c for c in connections if c is not None]
-                for seed, log_path, match_id in zip(seeds, log_paths, ids, strict=True):
-                    if interrupter.signum is not None:
-                        break
-                    if last is not None:
-                        last[1].close()
-                    log = MatchLog(log_path)
-                    runner = MatchRunner(
-                        ready,
-                        rules,
-                        seed=seed,
-                        config=config,
-                        log=log,
-                        nursery=nursery,
-                        match_id=match_id,
-                        reconnect=_reconnector(server, seat_host if hosted else None),
-                    )
-                    last = (runner, log)
-                    with interrupter.scope() as scope:
-                        outcomes.append(await runner.run())
-                    if scope.cancelled_caught:
-                        with trio.CancelScope(shield=True):
-                            outcomes.append(await runner.interrupted())
-                        outcomes[-1].interrupted_by = interrupter.signum
+                with table.interrupter.scope():
+                    await table.connect(nursery)
+                table.seat_the_absent()
+                await table.play(nursery, rules, zip(seeds, paths, match_ids or [None] * len(seeds), strict=True))
             finally:
                 with trio.CancelScope(shield=True):
-                    async with trio.open_nursery() as closing:
-                        reconnected = [t.connection for t in tcp_seats if t.connection not in connections]
-                        if hosted and seat_host is not None:
-                            reconnected += [c for c in seat_host.connections() if c not in connections]
-                        for connection in [*connections, *reconnected]:
-                            if connection is not None:
-                                closing.start_soon(say_goodbye, connection, config.grace)
-                    if last is not None:
-                        last[0].write_stderr()
-                        last[1].close()
+                    await table.close()
                 nursery.cancel_scope.cancel()  # the signal watcher and the TCP server
     except BaseExceptionGroup as group:
         failed = group.subgroup(BotStartError)
         if failed is not None:
             raise _first(failed) from None
         raise
-    if interrupter.signum is not None and not outcomes:
-        raise Interrupted(interrupter.signum)
-    return outcomes
+    if table.interrupter.signum is not None and not table.outcomes:
+        raise Interrupted(table.interrupter.signum)
+    return table.outcomes
+
+
+class _Table:
+    """The seats of ``play_matches``, from their start to their goodbye: started bots, TCP
+    seats and browser seats, connected once and kept for every match of the table."""
+
+    def __init__(self, seats: Sequence[str], options: TableOptions, logs: Sequence[str | Path]) -> None:
+        self.seats = seats
+        self.options = options
+        self.tcp_seats = [t for i, spec in enumerate(seats) if (t := tcp_seat(spec, i)) is not None]
+        self.hosted = {i: name for i, spec in enumerate(seats) if (name := web_seat_name(spec, i)) is not None}
+        if self.hosted and options.seat_host is None:
+            raise BotStartError(
+                f"seat {min(self.hosted)}: web seats need a web server (referee play, or referee match)"
+            )
+        token_files = [t.token_file for t in self.tcp_seats if t.token_file is not None]
+        self.limits = _hide_from_bots(options.limits, logs, token_files)
+        for t in self.tcp_seats:
+            t.reconnect = options.config.reconnect
+        self.connections: list[BotConnection | None] = [None] * len(seats)
+        self.outcomes: list[MatchOutcome] = []
+        self.interrupter = Interrupter()
+        self.server: TcpSeatServer | None = None
+        self.last: tuple[MatchRunner, MatchLog] | None = None
+
+    @property
+    def host(self) -> SeatHost | None:
+        """The browser seats' server, when the table has browser seats."""
+        return self.options.seat_host if self.hosted else None
+
+    async def connect(self, nursery: trio.Nursery) -> None:
+        """Start the bots, open the TCP and browser seats, and shake every hand."""
+        options, config = self.options, self.options.config
+        for index, spec in enumerate(self.seats):
+            if tcp_seat(spec, index) is None and index not in self.hosted:
+                where = (options.folders or {}).get(index, options.cwd)  # a bot with a folder of its own
+                link = await ProcessLink.start(spec, nursery, cwd=where, limits=self.limits)
+                self.connections[index] = BotConnection(link=link, command=spec)
+        if self.tcp_seats:
+            self.server = TcpSeatServer(
+                self.tcp_seats, config.startup, hello_timeout=options.hello_timeout, on_refusal=options.on_refusal
+            )
+            address = await nursery.start(self.server.serve, options.host, options.port)
+            if options.on_listening is not None:
+                options.on_listening(address, self.tcp_seats)
+        if self.host is not None:
+            for index, name in self.hosted.items():
+                self.host.add_seat(index, name)
+            await nursery.start(self.host.serve)
+        async with trio.open_nursery() as handshakes:
+            for connection in self.connections:
+                if connection is not None:
+                    handshakes.start_soon(handshake, connection, config.startup)
+            if self.server is not None:
+                handshakes.start_soon(self.server.wait_for_all, options.connect_timeout)
+            if self.host is not None:
+                handshakes.start_soon(self.host.wait_for_all, options.connect_timeout)
+
+    def seat_the_absent(self) -> None:
+        """Every TCP or browser seat gets its connection, or one that failed with ``timeout``."""
+        waited = self.options.connect_timeout
+        for t in self.tcp_seats:
+            seated = t.connection or _absent(t, waited)
+            seated.label = t.name  # named by its seat spec when its hello names nothing usable
+            self.connections[t.seat] = seated
+        for index, name in self.hosted.items():
+            found = self.host.connection(index) if self.host is not None else None
+            seated = found or _absent(TcpSeat(seat=index, name=name), waited, WEB)
+            seated.label = name
+            self.connections[index] = seated
+
+    async def play(
+        self, nursery: trio.Nursery, rules: RuleSet, matches: Iterable[tuple[int, str | Path | None, str | None]]
+    ) -> None:
+        """One match per seed, until the last or a signal."""
+        ready = [c for c in self.connections if c is not None]
+        for seed, log_path, match_id in matches:
+            if self.interrupter.signum is not None:
+                break
+            if self.last is not None:
+                self.last[1].close()
+            log = MatchLog(log_path)
+            runner = MatchRunner(
+                ready,
+                rules,
+                seed=seed,
+                config=self.options.config,
+                log=log,
+                nursery=nursery,
+                match_id=match_id,
+                reconnect=_reconnector(self.server, self.host),
+            )
+            self.last = (runner, log)
+            with self.interrupter.scope() as scope:
+                self.outcomes.append(await runner.run())
+            if scope.cancelled_caught:
+                with trio.CancelScope(shield=True):
+                    self.outcomes.append(await runner.interrupted())
+                self.outcomes[-1].interrupted_by = self.interrupter.signum
+
+    async def close(self) -> None:
+        """Say goodbye to every connection (reconnected ones too), keep the last match's
+        stderr and close its log."""
+        grace = self.options.config.grace
+        async with trio.open_nursery() as closing:
+            reconnected = [t.connection for t in self.tcp_seats if t.connection not in self.connections]
+            if self.host is not None:
+                reconnected += [c for c in self.host.connections() if c not in self.connections]
+            for connection in [*self.connections, *reconnected]:
+                if connection is not None:
+                    closing.start_soon(say_goodbye, connection, grace)
+        if self.last is not None:
+            self.last[0].write_stderr()
+            self.last[1].close()
 
 
 def _hide_from_bots(

@@ -37,7 +37,7 @@ import trio
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.match.runner import MatchRunner
 from referee.match.seats.connection import handshake, say_goodbye
 from referee.match.seats.tcp import TcpSeat
@@ -149,7 +149,7 @@ def play_hostile(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, con
 
     async def guarded() -> MatchOutcome:
         with trio.fail_after(HANG_GUARD):
-            return await play_match(seats, SHORT, seed=5, config=config, log_path=log, cwd=ROOT)
+            return await play_match(seats, SHORT, seed=5, log_path=log, options=TableOptions(config=config, cwd=ROOT))
 
     try:
         outcome = trio.run(guarded)
@@ -461,11 +461,10 @@ async def tcp_match(
                         seats,
                         SHORT,
                         seed=5,
-                        config=config,
                         log_path=log,
-                        cwd=ROOT,
-                        on_listening=on_listening,
-                        connect_timeout=connect_timeout,
+                        options=TableOptions(
+                            config=config, cwd=ROOT, on_listening=on_listening, connect_timeout=connect_timeout
+                        ),
                     )
                     result.append(outcome)
 

@@ -19,7 +19,7 @@ import trio
 
 from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.match.seats.link import DEFAULT_GROUP, BotLimits
 from referee.rules import ruleset
 from referee.sandbox import bwrap
@@ -56,7 +56,9 @@ def sandbox() -> Sandbox:
 def play(bot: str, log: Path, limits: BotLimits) -> MatchOutcome:
     async def guarded() -> MatchOutcome:
         with trio.fail_after(300):  # a guard against a hang, not a verdict on speed
-            return await play_match([bot, GOOD, GOOD, GOOD], SHORT, seed=3, config=ROOMY, log_path=log, limits=limits)
+            return await play_match(
+                [bot, GOOD, GOOD, GOOD], SHORT, seed=3, log_path=log, options=TableOptions(config=ROOMY, limits=limits)
+            )
 
     return trio.run(guarded)
 
@@ -124,7 +126,11 @@ def test_48_setsid_spinners_get_one_core_and_leave_nothing(tmp_path: Path) -> No
         start = trio.current_time()
         with trio.fail_after(300):
             outcome = await play_match(
-                [attacker("spin", marker, "48"), GOOD, GOOD, GOOD], SHORT, seed=3, config=ROOMY, log_path=log
+                [attacker("spin", marker, "48"), GOOD, GOOD, GOOD],
+                SHORT,
+                seed=3,
+                log_path=log,
+                options=TableOptions(config=ROOMY),
             )
         used.append(trio.current_time() - start)
         return outcome
@@ -169,7 +175,11 @@ def test_descriptors_across_processes_stay_a_small_part_of_the_file_table(
             nursery.start_soon(probe)
             with trio.fail_after(300):
                 outcome = await play_match(
-                    [attacker("files", marker, "300"), GOOD, GOOD, GOOD], SHORT, seed=3, config=ROOMY, log_path=log
+                    [attacker("files", marker, "300"), GOOD, GOOD, GOOD],
+                    SHORT,
+                    seed=3,
+                    log_path=log,
+                    options=TableOptions(config=ROOMY),
                 )
             nursery.cancel_scope.cancel()
         return outcome
@@ -207,8 +217,8 @@ def test_freeze_idle_stops_a_bot_thinking_on_the_others_time(tmp_path: Path, san
         async def guarded(log: Path = log, freeze: bool = freeze) -> MatchOutcome:
             with trio.fail_after(300):
                 limits = BotLimits(freeze_idle=freeze, sandbox=box)
-                return await play_match([spinner, slow, slow, slow], SHORT, seed=3, config=ROOMY, log_path=log,
-                                        limits=limits)  # fmt: skip
+                options = TableOptions(config=ROOMY, limits=limits)
+                return await play_match([spinner, slow, slow, slow], SHORT, seed=3, log_path=log, options=options)
 
         outcome = trio.run(guarded)
         assert [s.status for s in outcome.seats] == ["ok"] * 4

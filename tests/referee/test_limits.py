@@ -11,7 +11,7 @@ import trio
 
 from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.match.seats.link import DEFAULT_OPEN_FILES, BotLimits
 from referee.rules import ruleset
 from referee.sandbox.cgroups import BotGroupLimits
@@ -24,7 +24,9 @@ SHORT = ruleset("american", {"end": "rounds", "rounds": 1})
 def run(mode: str, limits: BotLimits, per_decision: float = 5.0) -> MatchOutcome:
     bot = f"{sys.executable} {ROOT}/tests/bots/limits_bot.py {mode}"
     config = MatchConfig(per_decision=per_decision, bank=0.0, startup=10.0, grace=0.3)
-    return trio.run(lambda: play_match([bot, GOOD, GOOD, GOOD], SHORT, seed=1, config=config, limits=limits))
+    return trio.run(
+        lambda: play_match([bot, GOOD, GOOD, GOOD], SHORT, seed=1, options=TableOptions(config=config, limits=limits))
+    )
 
 
 def test_cpu_limit_ends_a_spinning_bot() -> None:

@@ -13,7 +13,7 @@ import pytest
 import trio
 
 from referee.match.config import MatchConfig
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.rules import ruleset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +44,9 @@ def test_hostile_bot_is_named_and_nothing_is_left(mode: str, reason: str, tmp_pa
     hostile = f"{sys.executable} tests/bots/hostile_bot.py {mode} {marker}"
     log = tmp_path / "m.jsonl"
     outcome = trio.run(
-        lambda: play_match([hostile, GOOD, GOOD, GOOD], SHORT, seed=5, config=FAST, log_path=log, cwd=ROOT)
+        lambda: play_match(
+            [hostile, GOOD, GOOD, GOOD], SHORT, seed=5, log_path=log, options=TableOptions(config=FAST, cwd=ROOT)
+        )
     )
     assert outcome.seats[0].status == reason
     assert [s.status for s in outcome.seats[1:]] == ["ok", "ok", "ok"]
@@ -59,7 +61,11 @@ def test_hostile_bot_is_named_and_nothing_is_left(mode: str, reason: str, tmp_pa
 def test_crash_reports_the_exit_code(tmp_path: Path) -> None:
     hostile = f"{sys.executable} tests/bots/hostile_bot.py crash"
     log = tmp_path / "m.jsonl"
-    trio.run(lambda: play_match([hostile, GOOD, GOOD, GOOD], SHORT, seed=5, config=FAST, log_path=log, cwd=ROOT))
+    trio.run(
+        lambda: play_match(
+            [hostile, GOOD, GOOD, GOOD], SHORT, seed=5, log_path=log, options=TableOptions(config=FAST, cwd=ROOT)
+        )
+    )
     fault = next(json.loads(x) for x in log.read_text().splitlines() if '"fault"' in x)
     assert fault["message"] == "the bot exited with code 3"
 
@@ -68,7 +74,9 @@ def test_stderr_is_kept_capped_in_the_log(tmp_path: Path) -> None:
     spammer = f"{sys.executable} tests/bots/hostile_bot.py stderr_spam"
     log = tmp_path / "m.jsonl"
     outcome = trio.run(
-        lambda: play_match([spammer, GOOD, GOOD, GOOD], SHORT, seed=5, config=FAST, log_path=log, cwd=ROOT)
+        lambda: play_match(
+            [spammer, GOOD, GOOD, GOOD], SHORT, seed=5, log_path=log, options=TableOptions(config=FAST, cwd=ROOT)
+        )
     )
     assert outcome.seats[0].status == "ok"
     stderr = next(json.loads(x) for x in log.read_text().splitlines() if '"stderr"' in x and '"seat":0' in x)
@@ -79,7 +87,9 @@ def test_stderr_is_kept_capped_in_the_log(tmp_path: Path) -> None:
 def test_same_seed_same_match(tmp_path: Path) -> None:
     def moves(name: str) -> list[str]:
         log = tmp_path / name
-        trio.run(lambda: play_match([GOOD] * 4, SHORT, seed=9, config=FAST, log_path=log, cwd=ROOT))
+        trio.run(
+            lambda: play_match([GOOD] * 4, SHORT, seed=9, log_path=log, options=TableOptions(config=FAST, cwd=ROOT))
+        )
         entries = [json.loads(x) for x in log.read_text().splitlines()]
         return [e["msg"]["card"] for e in entries if e["type"] == "send" and e["msg"]["type"] == "card_played"]
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from referee.cli import main
 from referee.match.config import MatchConfig
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.match.seats.bot_config import BotEntry, read_bots, runnable
 from referee.match.seats.building import build
 from referee.rules import ruleset
@@ -47,7 +47,9 @@ def test_every_sample_bot_plays_a_whole_match(variant: str, seats: list[str], tm
     rules = ruleset(variant)
     commands = [command(BOTS[name]) for name in seats]
     log = tmp_path / "match.jsonl"
-    outcome = trio.run(lambda: play_match(commands, rules, seed=3, config=CONFIG, log_path=log, cwd=ROOT))
+    outcome = trio.run(
+        lambda: play_match(commands, rules, seed=3, log_path=log, options=TableOptions(config=CONFIG, cwd=ROOT))
+    )
     assert [s.status for s in outcome.seats] == ["ok"] * rules.players, outcome.seats
     assert outcome.reason in ("target_reached", "reached_zero", "rounds_played")
     assert outcome.winners
@@ -64,7 +66,9 @@ def test_heuristic_beats_random_clearly() -> None:
         seats = [*randoms]
         seats.insert(seed % 4, heuristic)
         outcome = trio.run(
-            lambda seats=seats, seed=seed: play_match(seats, ruleset("american"), seed=seed, config=CONFIG, cwd=ROOT)
+            lambda seats=seats, seed=seed: play_match(
+                seats, ruleset("american"), seed=seed, options=TableOptions(config=CONFIG, cwd=ROOT)
+            )
         )
         wins += (seed % 4) in outcome.winners
     assert wins >= 4, f"the heuristic bot won {wins} of 6"

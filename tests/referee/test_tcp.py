@@ -15,7 +15,7 @@ import trio
 
 from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.match.seats.tcp import TcpSeat, TcpSeatServer
 from referee.rules import ruleset
 
@@ -104,10 +104,9 @@ async def match_with(
                     seats,
                     SHORT,
                     seed=4,
-                    config=config,
-                    cwd=ROOT,
-                    on_listening=on_listening,
-                    connect_timeout=connect_timeout,
+                    options=TableOptions(
+                        config=config, cwd=ROOT, on_listening=on_listening, connect_timeout=connect_timeout
+                    ),
                 )
             )
 
@@ -242,11 +241,8 @@ def test_the_kits_connect_with_one_option(kit: str, tmp_path: Path) -> None:
             ["tcp:kit", GOOD, GOOD, GOOD],
             SHORT,
             seed=2,
-            config=CONFIG,
-            cwd=ROOT,
             log_path=log,
-            on_listening=on_listening,
-            connect_timeout=20.0,
+            options=TableOptions(config=CONFIG, cwd=ROOT, on_listening=on_listening, connect_timeout=20.0),
         )
     )
     assert started[0].wait(timeout=10) == 0

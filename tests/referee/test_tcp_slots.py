@@ -23,7 +23,7 @@ import trio.testing
 
 from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.match.seats import tcp
 from referee.match.seats.connection import BotConnection, say_goodbye
 from referee.match.seats.connection import handshake as connection_handshake
@@ -424,11 +424,13 @@ async def test_a_deeply_nested_line_before_authenticating_is_refused_and_the_mat
                     ["tcp:t:secret-token", GOOD, GOOD, GOOD],
                     SHORT,
                     seed=3,
-                    config=CONFIG,
-                    cwd=ROOT,
-                    on_listening=on_listening,
-                    on_refusal=refused.append,
-                    connect_timeout=20.0,
+                    options=TableOptions(
+                        config=CONFIG,
+                        cwd=ROOT,
+                        on_listening=on_listening,
+                        on_refusal=refused.append,
+                        connect_timeout=20.0,
+                    ),
                 )
             )
 
@@ -558,11 +560,9 @@ async def test_a_kit_refused_busy_retries_and_gets_in(kit: str) -> None:
                     ["tcp:kit", GOOD, GOOD, GOOD],
                     SHORT,
                     seed=6,
-                    config=CONFIG,
-                    cwd=ROOT,
-                    on_listening=on_listening,
-                    on_refusal=on_refusal,
-                    connect_timeout=30.0,
+                    options=TableOptions(
+                        config=CONFIG, cwd=ROOT, on_listening=on_listening, on_refusal=on_refusal, connect_timeout=30.0
+                    ),
                 )
             )
 

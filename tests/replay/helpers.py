@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from referee.cli import main
 from referee.match.config import MatchConfig
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.rules import ruleset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,7 +102,13 @@ class MatchLogs:
             path = self.directory / f"{name}.jsonl"
             rules = ruleset(setup.variant, setup.options)
             trio.run(
-                lambda: play_match(setup.bots, rules, seed=setup.seed, config=setup.config, log_path=path, cwd=ROOT)
+                lambda: play_match(
+                    setup.bots,
+                    rules,
+                    seed=setup.seed,
+                    log_path=path,
+                    options=TableOptions(config=setup.config, cwd=ROOT),
+                )
             )
             self.paths[name] = path
         return self.paths[name]

@@ -16,7 +16,7 @@ import pytest
 import trio
 
 from referee.match.config import MatchConfig
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.match.seats.tcp import TcpSeat
 from referee.replay import parse_log, read_log, verify
 from referee.replay.record import MatchRecord
@@ -304,10 +304,8 @@ def test_a_tcp_bot_that_reconnects(tmp_path: Path) -> None:
             ["tcp:alice", FIRST, FIRST, FIRST],
             rules,
             seed=5,
-            config=config,
             log_path=path,
-            cwd=ROOT,
-            on_listening=listening,
+            options=TableOptions(config=config, cwd=ROOT, on_listening=listening),
         )
     )
     for bot in bots:

@@ -60,7 +60,7 @@ from referee.check.probe import Limits
 from referee.check.results import CheckReport
 from referee.check.runner import run_check
 from referee.match.config import MatchConfig
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.match.seats.tcp import TcpSeat
 from referee.rules import SeatView, ruleset
 from referee.sandbox.bwrap import Sandbox, SandboxUnavailable, choose_sandbox
@@ -481,7 +481,9 @@ async def test_full_match_against_the_python_bots(
     seats.insert(seat, "./bot")
     log = tmp_path / "match.jsonl"
     with trio.fail_after(HANG):
-        outcome = await play_match(seats, rules, seed=seed, config=ROOMY_MATCH, log_path=log, cwd=built.folder)
+        outcome = await play_match(
+            seats, rules, seed=seed, log_path=log, options=TableOptions(config=ROOMY_MATCH, cwd=built.folder)
+        )
     assert [s.status for s in outcome.seats] == ["ok"] * rules.players
     assert outcome.seats[seat].name == "cpp-ducker"
     entries = [json.loads(line) for line in log.read_text().splitlines()]
@@ -1068,7 +1070,9 @@ async def test_plays_a_referee_match_over_tcp(built: Built, tmp_path: Path) -> N
     seats = [*PYTHON_BOTS[:2], f"tcp:cpp:@{token_file}", PYTHON_BOTS[2]]
     try:
         with trio.fail_after(HANG):
-            outcome = await play_match(seats, rules, seed=21, config=ROOMY_MATCH, cwd=ROOT, on_listening=on_listening)
+            outcome = await play_match(
+                seats, rules, seed=21, options=TableOptions(config=ROOMY_MATCH, cwd=ROOT, on_listening=on_listening)
+            )
         assert [s.status for s in outcome.seats] == ["ok"] * 4
         assert outcome.seats[2].name == "cpp-ducker"
         assert started[0].wait(timeout=TIMEOUT) == 0

@@ -41,7 +41,7 @@ from referee.check.results import CheckReport
 from referee.check.runner import run_check
 from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.rules import SeatView, ruleset
 from tests.check.helpers import by_verdict, needs_bwrap, sandbox, step
 from tests.hostile_lines import HELLO_LINES, PLAY_LINES
@@ -288,7 +288,9 @@ def log_entries(log: Path) -> list[dict[str, Any]]:
 def play(seats: list[str], rules: RuleSet, log: Path, seed: int) -> MatchOutcome:
     async def guarded() -> MatchOutcome:
         with trio.fail_after(HANG_GUARD):
-            return await play_match(seats, rules, seed=seed, config=ROOMY_MATCH, log_path=log, cwd=ROOT)
+            return await play_match(
+                seats, rules, seed=seed, log_path=log, options=TableOptions(config=ROOMY_MATCH, cwd=ROOT)
+            )
 
     return trio.run(guarded)
 
@@ -813,7 +815,12 @@ def test_a_match_over_tcp_against_the_referee(go_build: GoBuild, tmp_path: Path)
 
                 async def referee() -> None:
                     results.append(
-                        await play_match(seats, rules, seed=5, config=ROOMY_MATCH, cwd=ROOT, on_listening=on_listening)
+                        await play_match(
+                            seats,
+                            rules,
+                            seed=5,
+                            options=TableOptions(config=ROOMY_MATCH, cwd=ROOT, on_listening=on_listening),
+                        )
                     )
 
                 nursery.start_soon(referee)

@@ -52,7 +52,7 @@ from referee.check.results import CheckReport
 from referee.check.runner import run_check
 from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.match.seats.bot_config import BotEntry
 from referee.match.seats.building import build as build_bot
 from referee.match.seats.tcp import TcpSeat
@@ -410,7 +410,11 @@ def test_whole_matches_against_the_python_bots(folder: Path, tmp_path: Path, var
     async def guarded() -> MatchOutcome:
         with trio.fail_after(600):  # a hang guard
             return await play_match(
-                seats, rules, seed=11, config=ROOMY_MATCH, log_path=log, cwd=ROOT, folders={seat: folder}
+                seats,
+                rules,
+                seed=11,
+                log_path=log,
+                options=TableOptions(config=ROOMY_MATCH, cwd=ROOT, folders={seat: folder}),
             )
 
     outcome = trio.run(guarded)
@@ -909,7 +913,10 @@ def test_a_real_referee_seats_the_kit_over_tcp(folder: Path, tmp_path: Path) -> 
     async def guarded() -> MatchOutcome:
         with trio.fail_after(300):  # a hang guard
             return await play_match(
-                seats, rules, seed=3, config=ROOMY_MATCH, cwd=ROOT, on_listening=on_listening, connect_timeout=TIMEOUT
+                seats,
+                rules,
+                seed=3,
+                options=TableOptions(config=ROOMY_MATCH, cwd=ROOT, on_listening=on_listening, connect_timeout=TIMEOUT),
             )
 
     try:

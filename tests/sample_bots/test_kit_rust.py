@@ -40,7 +40,7 @@ from referee.check.probe import Limits
 from referee.check.results import CheckReport
 from referee.check.runner import run_check
 from referee.match.config import MatchConfig
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.match.seats.tcp import TcpSeat
 from referee.rules import SeatView, ruleset
 from tests.check.helpers import needs_bwrap, sandbox
@@ -363,7 +363,11 @@ def test_whole_matches_against_the_python_bots(
     log = tmp_path / "match.jsonl"
     outcome = trio.run(
         lambda: play_match(
-            commands, rules, seed=11, config=CONFIG, log_path=log, cwd=ROOT, folders={rust_seat: rust_build.folder}
+            commands,
+            rules,
+            seed=11,
+            log_path=log,
+            options=TableOptions(config=CONFIG, cwd=ROOT, folders={rust_seat: rust_build.folder}),
         )
     )
     assert [s.status for s in outcome.seats] == ["ok"] * rules.players, outcome.seats
@@ -755,10 +759,7 @@ def test_a_tcp_seat_plays_a_whole_match(rust_build: RustBuild, tmp_path: Path, t
                 ["tcp:rust", *others],
                 SHORT,
                 seed=2,
-                config=CONFIG,
-                cwd=ROOT,
-                on_listening=on_listening,
-                connect_timeout=TIMEOUT,
+                options=TableOptions(config=CONFIG, cwd=ROOT, on_listening=on_listening, connect_timeout=TIMEOUT),
             )
         )
         assert started[0].wait(timeout=TIMEOUT) == 0

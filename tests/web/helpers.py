@@ -14,7 +14,7 @@ import trio
 from protocol.cards import ALL_CODES
 from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
-from referee.match.play import play_match
+from referee.match.play import TableOptions, play_match
 from referee.rules import ruleset
 from referee.web.server import WebSeat, WebSeatServer
 from tests.web.client import Closed, WsClient
@@ -149,11 +149,8 @@ async def play_web(
                 specs,
                 ONE_ROUND,
                 seed=seed,
-                config=config,
                 log_path=log,
-                cwd=ROOT,
-                seat_host=server,
-                connect_timeout=connect_timeout,
+                options=TableOptions(config=config, cwd=ROOT, seat_host=server, connect_timeout=connect_timeout),
             )
         )
     return result[0], log, server
