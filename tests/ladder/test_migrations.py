@@ -93,16 +93,16 @@ def assert_kept(before: Rows, after: Rows) -> None:
     assert all(not after[table] for table in after.keys() - before.keys())
 
 
-def test_the_fixtures_hold_every_earlier_schema() -> None:
+def test_the_fixtures_hold_every_earlier_schema(tmp_path: Path) -> None:
     assert sorted(p.name for p in FIXTURES.glob("*.db")) == sorted(EARLIER)
     assert set(EARLIER.values()) == set(range(1, SCHEMA_VERSION))
     for name, version in EARLIER.items():
-        assert version_of(FIXTURES / name) == version, name
+        assert version_of(earlier_ladder(name, tmp_path)) == version, name
     # the ad-hoc states they were written in: integer seeds (the first ladder), both kinds
     # (a ladder begun by it and extended by a later one), mode columns NULL in old matches
-    with raw(FIXTURES / "v1-dbafde3.db") as con:
+    with raw(tmp_path / "v1-dbafde3.db") as con:
         assert con.execute("SELECT DISTINCT typeof(seed) FROM matches").fetchall() == [("integer",)]
-    with raw(FIXTURES / "chain-dbafde3-to-1d94cdc.db") as con:
+    with raw(tmp_path / "chain-dbafde3-to-1d94cdc.db") as con:
         assert con.execute("SELECT DISTINCT typeof(seed) FROM sets ORDER BY 1").fetchall() == [("integer",), ("text",)]
         modes = con.execute("SELECT DISTINCT sandboxed, fresh_bots FROM matches WHERE status = 'done'").fetchall()
         assert set(modes) == {(None, None), (0, 1), (0, 0)}
