@@ -35,9 +35,10 @@ import trio
 from protocol.ruleset import RuleSet
 from referee.ladder.bots import prepare_bots
 from referee.ladder.errors import LadderError
+from referee.ladder.records import MatchRecord
 from referee.ladder.runner import RunOptions, RunSummary, TableSlot, match_record
 from referee.ladder.schedule import ScheduledMatch
-from referee.ladder.store import LadderStore, MatchRecord
+from referee.ladder.store import LadderStore
 from referee.log_format import RoundScored
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog

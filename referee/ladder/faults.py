@@ -18,8 +18,9 @@ from dataclasses import asdict, dataclass
 import msgspec
 
 from referee.ladder.errors import LadderError
+from referee.ladder.records import Drop, StoredFault
 from referee.ladder.report import Standing
-from referee.ladder.store import Drop, LadderStore, StoredFault
+from referee.ladder.store import LadderStore
 from referee.match.report import fault_lines
 from referee.names import printable
 

@@ -23,8 +23,9 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from referee.ladder.records import MatchRecord
 from referee.ladder.report import standings, standings_table
-from referee.ladder.store import LadderStore, MatchRecord
+from referee.ladder.store import LadderStore
 
 TOP = 5
 """Rows of the leaderboard shown while the ladder runs."""

@@ -17,8 +17,9 @@ from rich.text import Text
 
 from referee.ladder.errors import LadderError
 from referee.ladder.ratings import INITIAL, predict_win, skill_above
+from referee.ladder.records import ResultModes
 from referee.ladder.stats import Estimate, estimate, t_quantile
-from referee.ladder.store import LadderStore, ResultModes
+from referee.ladder.store import LadderStore
 
 LEVEL = 0.95
 """The confidence level of the intervals shown."""

@@ -26,9 +26,10 @@ import msgspec
 import trio
 
 from protocol.ruleset import RuleSet
+from referee.ladder.records import MatchRecord, SeatResult
 from referee.ladder.schedule import ScheduledMatch
 from referee.ladder.spares import Spares
-from referee.ladder.store import LadderStore, MatchRecord, SeatResult
+from referee.ladder.store import LadderStore
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome

@@ -14,8 +14,9 @@ import msgspec
 
 from protocol.ruleset import RuleSet
 from referee.ladder.errors import LadderError
+from referee.ladder.records import LadderSettings
 from referee.ladder.schedule import draw_sets, extend_sets
-from referee.ladder.store import LadderSettings, LadderStore
+from referee.ladder.store import LadderStore
 from referee.match.seats.bot_config import BotEntry
 from referee.private_files import close_up as close_up_fd
 from referee.private_files import open_no_link, private_folder, trusted_file

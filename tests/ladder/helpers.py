@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from referee.ladder.ratings import replay
+from referee.ladder.records import LadderSettings, MatchRecord, SeatResult
 from referee.ladder.schedule import ScheduledMatch, draw_sets
-from referee.ladder.store import LadderSettings, LadderStore, MatchRecord, SeatResult
+from referee.ladder.store import LadderStore
 from referee.rules import ruleset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,6 +23,31 @@ BOTS = {
     "first": f"{PY} {ROOT}/tests/bots/first_legal_bot.py",
     "crash": f"{PY} {ROOT}/tests/bots/hostile_bot.py crash",
 }
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+EARLIER = {
+    "v1-dbafde3.db": 1,
+    "v1-5ef8122.db": 1,
+    "v2-71f432d.db": 2,
+    "v3-1d94cdc.db": 3,
+    "chain-dbafde3-to-1d94cdc.db": 3,
+}
+"""The ladder databases written by earlier referees (``fixtures/README.md``), by the schema
+version each was written at."""
+
+
+def earlier_ladder(name: str, folder: Path) -> Path:
+    """A copy of the fixture ``name`` in ``folder``, with the bot list it was run with
+    (``bots.toml``) and the scripts that list runs, so that ``ladder run`` can resume it.
+    The fixture itself is never opened: SQLite would write beside it."""
+    db = folder / name
+    shutil.copy(FIXTURES / name, db)
+    shutil.copy(FIXTURES / "bots.toml", folder / "bots.toml")
+    (folder / "bots").mkdir(exist_ok=True)
+    for script in ("first_legal_bot.py", "hostile_bot.py"):
+        shutil.copy(ROOT / "tests" / "bots" / script, folder / "bots" / script)
+    return db
 
 
 def bot_list(folder: Path, names: Sequence[str], **commands: str) -> Path:

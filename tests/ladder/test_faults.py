@@ -2,7 +2,7 @@
 that was dropped, its counts by reason and its first fault explained (message, hint, exit
 status, last stderr lines, the log to replay); ``ladder table --bot NAME`` shows one bot in
 detail. The explanations are kept in the ``faults`` table, which older databases get when
-opened (``referee/ladder/faults.py``, ``referee/ladder/store.py``)."""
+opened (``referee/ladder/faults.py``, ``referee/ladder/migrations.py``)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,13 @@ from rich.console import Console
 
 from referee.cli import main
 from referee.ladder.faults import BotFaults, bot_faults
+from referee.ladder.records import Drop, LadderSettings
 from referee.ladder.report import standings, standings_table
 from referee.ladder.schedule import draw_sets
-from referee.ladder.store import Drop, LadderSettings, LadderStore
+from referee.ladder.store import LadderStore
 from referee.match.outcome import FaultReport
 from referee.rules import ruleset
-from tests.ladder.helpers import BOTS, bot_list, check_consistent, record_of, synthetic_store
+from tests.ladder.helpers import BOTS, bot_list, check_consistent, earlier_ladder, record_of, synthetic_store
 
 # the crashing bot of tests/bots/hostile_bot.py, with a last word on stderr first
 CRASH = "sh -c " + shlex.quote(f"echo 'boom: no strategy for this trick' >&2; exec {BOTS['crash']}")
@@ -120,23 +121,15 @@ def test_faults_are_stored_with_their_match_and_read_back(tmp_path: Path) -> Non
     store.close()
 
 
-def test_an_old_database_gets_the_faults_table_and_its_drops_are_still_listed(tmp_path: Path) -> None:
-    db = tmp_path / "old.db"
-    store = synthetic_store(db, ["a", "b"], 1, lambda m: [0, 0, 0, 0])
-    store.close()
-    con = sqlite3.connect(db)
-    con.execute("UPDATE results SET status = 'timeout' WHERE seat = 0")
-    con.execute("UPDATE matches SET log = 'old-logs/' || set_index || '-' || rotation || '.jsonl'")
-    con.execute("DROP TABLE faults")
-    con.commit()
-    con.close()
+def test_an_earlier_database_gets_the_faults_table_and_its_drops_are_still_listed(tmp_path: Path) -> None:
+    db = earlier_ladder("v2-71f432d.db", tmp_path)  # written before faults were explained
     store = LadderStore(db)
-    assert store.faults_recorded and store.fault_details() == []
+    assert store.fault_details() == [] and len(store.drops("crash")) == 8
     store.close()
-    detail = ladder("table", "--db", str(db), "--bot", "a")
+    detail = ladder("table", "--db", str(db), "--bot", "crash")
     assert detail.exit_code == 0, detail.output
-    assert "a: dropped" in detail.output and "timeout" in detail.output
-    assert "recorded before the ladder kept explanations: referee replay old-logs/" in detail.output
+    assert "crash: dropped" in detail.output and "crash 8" in detail.output
+    assert "recorded before the ladder kept explanations: referee replay v2-71f432d-logs/" in detail.output
 
 
 def test_headlines_count_in_words() -> None:

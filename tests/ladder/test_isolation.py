@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 import stat
 import uuid
 from collections.abc import Callable
@@ -16,10 +15,11 @@ from typing import Any
 
 import pytest
 
+from referee.ladder.records import ResultModes
 from referee.ladder.report import format_modes
 from referee.ladder.setup import close_up, run_lock
-from referee.ladder.store import LadderStore, ResultModes
-from tests.ladder.helpers import PY, ROOT, bot_list, check_consistent, synthetic_store
+from referee.ladder.store import LadderStore
+from tests.ladder.helpers import PY, ROOT, bot_list, check_consistent, earlier_ladder, synthetic_store
 from tests.ladder.test_run import hellos, ladder, log_entries
 
 SPY = f"{PY} {ROOT}/tests/bots/ladder_spy_bot.py"
@@ -178,48 +178,18 @@ def no_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "bwrap" else which(name, *a, **k))
 
 
-def test_an_old_database_gets_the_mode_columns_and_stays_readable(tmp_path: Path) -> None:
-    db = tmp_path / "old.db"
-    synthetic_store(db, ["a", "b", "c", "d"], 2, lambda m: [10, 20, 30, 40]).close()
-    con = sqlite3.connect(db)
-    con.execute("ALTER TABLE matches DROP COLUMN sandboxed")
-    con.execute("ALTER TABLE matches DROP COLUMN fresh_bots")
-    con.commit()
-    con.close()
+def test_an_earlier_database_gets_the_mode_columns_and_stays_readable(tmp_path: Path) -> None:
+    db = earlier_ladder("v1-dbafde3.db", tmp_path)  # written before the mode was recorded
     store = LadderStore(db)
     try:
-        assert store.modes() == ResultModes(matches=8, sandboxed=0, unsandboxed=0, fresh_bots=0, kept_bots=0, unknown=8)
-        assert check_consistent(db)["done"] == 8
+        assert store.modes() == ResultModes(matches=4, sandboxed=0, unsandboxed=0, fresh_bots=0, kept_bots=0, unknown=4)
+        assert check_consistent(db)["done"] == 4
     finally:
         store.close()
     table = ladder("table", "--db", str(db))
     assert table.exit_code == 0, table.output
-    assert "results: 8 matches: 8 from before the mode was recorded" in table.output
+    assert "results: 4 matches: 4 from before the mode was recorded" in table.output
     assert "warning" in table.output
-
-
-def test_an_old_read_only_database_is_still_read(tmp_path: Path) -> None:
-    db = tmp_path / "old.db"
-    synthetic_store(db, ["a", "b", "c", "d"], 1, lambda m: [10, 20, 30, 40]).close()
-    con = sqlite3.connect(db)
-    con.execute("PRAGMA journal_mode = DELETE")  # no -wal or -shm to create when reading
-    con.execute("ALTER TABLE matches DROP COLUMN sandboxed")
-    con.execute("ALTER TABLE matches DROP COLUMN fresh_bots")
-    con.commit()
-    con.close()
-    # root writes any file whatever its mode: open it read-only as SQLite sees it instead
-    ro = LadderStore.__new__(LadderStore)
-    ro.path = db
-    ro.modes_recorded = True
-    ro.db = sqlite3.connect(f"file:{db}?mode=ro", uri=True, isolation_level=None)
-    ro._add_mode_columns()
-    try:
-        assert not ro.modes_recorded
-        assert ro.modes().unknown == 4
-        assert {f.fresh_bots for f in ro.figures().values()} == {0}
-        assert all("sandboxed" not in r for r in ro.match_rows())
-    finally:
-        ro.db.close()
 
 
 def test_new_database_files_are_0600(tmp_path: Path) -> None:

@@ -11,9 +11,10 @@ import pytest
 from referee.ladder import store as store_module
 from referee.ladder.errors import LadderError
 from referee.ladder.ratings import INITIAL
+from referee.ladder.records import LadderSettings
 from referee.ladder.schedule import ScheduledMatch, draw_sets
 from referee.ladder.setup import open_ladder
-from referee.ladder.store import LadderSettings, LadderStore
+from referee.ladder.store import LadderStore
 from referee.match.seats.bot_config import BotEntry
 from referee.rules import ruleset
 from tests.ladder.helpers import check_consistent, record_of, synthetic_store

@@ -1,0 +1,59 @@
+"""Opening the ladder's SQLite file, and the one way the ladder writes to it: a transaction
+that is whole or nothing.
+
+A new file is created mode 0600 before SQLite opens it (SQLite gives its WAL and shared-memory
+files the same mode): it holds every deal of the ladder, and a bot must not read or rewrite
+it. The journal is WAL with ``synchronous = FULL``, so a committed transaction survives a
+SIGKILL or a power cut and an uncommitted one leaves no trace."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from referee.ladder.errors import LadderError
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """The database at ``path`` (an empty one, mode 0600, when there is no file), as it is:
+    not yet upgraded (``referee.ladder.migrations.upgraded``). Raises ``LadderError`` when
+    the file cannot be created, ``sqlite3.Error`` when it is not a database."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    except OSError as err:
+        raise LadderError(f"{path}: cannot create the ladder database ({err.strerror})") from None
+    else:
+        os.close(fd)  # an empty file: SQLite makes it a database, and keeps its mode
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = FULL")
+        db.execute("PRAGMA foreign_keys = ON")
+        db.execute("PRAGMA busy_timeout = 10000")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+@contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` on any exception: a process killed
+    inside leaves the database as it was before ``BEGIN``."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def has_table(db: sqlite3.Connection, name: str) -> bool:
+    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone()
+    return found is not None

@@ -1,0 +1,206 @@
+"""Reading a ladder database: its settings, its schedule, and every result, figure, drop and
+fault it holds. The database is at this referee's schema (``referee.ladder.schema``) when it
+gets here, whichever referee wrote it: ``LadderStore`` upgrades it when it opens it."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from protocol.ruleset import RuleSet
+from referee.ladder.database import has_table
+from referee.ladder.errors import LadderError
+from referee.ladder.ratings import Rating
+from referee.ladder.records import BotFigures, Drop, LadderSettings, ResultModes, StoredFault
+from referee.ladder.schedule import DuplicateSet, ScheduledMatch, match_key
+from referee.ladder.schema import seed_value
+from referee.match.outcome import FaultReport
+
+
+class LadderReader:
+    """The queries over one ladder database at the current schema. Not for use from several
+    threads."""
+
+    def __init__(self, path: Path, db: sqlite3.Connection) -> None:
+        self.path = path
+        self.db = db
+
+    def close(self) -> None:
+        self.db.close()
+
+    @property
+    def initialized(self) -> bool:
+        return has_table(self.db, "meta")
+
+    # -- the settings and the schedule ---------------------------------------------------------
+    def settings(self) -> LadderSettings:
+        if not self.initialized:
+            raise LadderError(f"{self.path}: no ladder here (run `referee ladder run` first)")
+        meta = {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM meta")}
+        return LadderSettings(
+            ladder_seed=meta["ladder_seed"],
+            rules=msgspec.convert(meta["rules"], RuleSet),
+            games=meta["games"],
+            created=meta["created"],
+        )
+
+    def bots(self) -> list[tuple[str, str]]:
+        """(name, command) in config order."""
+        return [(n, c) for n, c in self.db.execute("SELECT name, command FROM bots ORDER BY position")]
+
+    def sets(self) -> list[DuplicateSet]:
+        return [
+            DuplicateSet(index, tuple(json.loads(table)), seed_value(seed))
+            for index, seed, table in self.db.execute("SELECT set_index, seed, bots FROM sets ORDER BY set_index")
+        ]
+
+    def pending(self) -> list[ScheduledMatch]:
+        """The matches still to play, in schedule order."""
+        rows = self.db.execute(
+            "SELECT set_index, rotation, seats, seed FROM matches WHERE status = 'pending' ORDER BY id"
+        )
+        return [ScheduledMatch(s, r, tuple(json.loads(seats)), seed_value(seed)) for s, r, seats, seed in rows]
+
+    def progress(self) -> tuple[int, int]:
+        """(matches done, matches scheduled)."""
+        done, total = self.db.execute("SELECT COUNT(seq), COUNT(*) FROM matches").fetchone()
+        return int(done), int(total)
+
+    # -- results ---------------------------------------------------------------------------------
+    @staticmethod
+    def _ratings(db: sqlite3.Connection, names: Sequence[str] | None = None) -> dict[str, Rating]:
+        rows = db.execute("SELECT bot, mu, sigma FROM ratings").fetchall()
+        return {b: Rating(mu, sigma) for b, mu, sigma in rows if names is None or b in names}
+
+    def ratings(self) -> dict[str, Rating]:
+        return self._ratings(self.db)
+
+    def rated_matches(self) -> list[tuple[tuple[str, ...], list[int]]]:
+        """Every done match's seats and ranks, in the order the ratings took them."""
+        rows = self.db.execute(
+            "SELECT m.seq, r.seat, r.bot, r.rank FROM matches m JOIN results r ON r.match = m.id"
+            " WHERE m.status = 'done' ORDER BY m.seq, r.seat"
+        )
+        matches: dict[int, list[tuple[str, int]]] = {}
+        for seq, _, bot, rank in rows:
+            matches.setdefault(seq, []).append((bot, rank))
+        return [(tuple(b for b, _ in seats), [r for _, r in seats]) for seats in matches.values()]
+
+    def figures(self) -> dict[str, BotFigures]:
+        """Every bot's totals (zeros for a bot that has not played yet)."""
+        rows = self.db.execute(
+            """
+            SELECT b.name, COUNT(DISTINCT r.match), COUNT(r.match), COALESCE(SUM(r.win), 0),
+                   COALESCE(SUM(r.score), 0), COALESCE(SUM(m.rounds), 0), COALESCE(SUM(r.moons), 0),
+                   COALESCE(SUM(r.status = 'crash'), 0), COALESCE(SUM(r.status = 'timeout'), 0),
+                   COALESCE(SUM(r.status NOT IN ('ok', 'crash', 'timeout')), 0),
+                   COUNT(DISTINCT CASE WHEN m.sandboxed = 1 THEN r.match END),
+                   COUNT(DISTINCT CASE WHEN m.fresh_bots = 1 THEN r.match END)
+            FROM bots b LEFT JOIN results r ON r.bot = b.name LEFT JOIN matches m ON m.id = r.match
+            GROUP BY b.name ORDER BY b.position
+            """
+        )
+        return {row[0]: BotFigures(*row) for row in rows}
+
+    def modes(self) -> ResultModes:
+        """How the done matches were played: sandboxed or not, fresh or kept bot processes."""
+        row = self.db.execute(
+            """
+            SELECT COUNT(*), COALESCE(SUM(sandboxed = 1), 0), COALESCE(SUM(sandboxed = 0), 0),
+                   COALESCE(SUM(fresh_bots = 1), 0), COALESCE(SUM(fresh_bots = 0), 0),
+                   COALESCE(SUM(sandboxed IS NULL OR fresh_bots IS NULL), 0)
+            FROM matches WHERE status = 'done'
+            """
+        ).fetchone()
+        return ResultModes(*(int(v) for v in row))
+
+    def set_scores(self, bots: Sequence[str]) -> dict[int, list[list[tuple[str, int]]]]:
+        """For every complete set (all rotations done) with at least one of ``bots`` at the
+        table: per match, the (bot, score) of every seat those bots held."""
+        placeholders = ",".join("?" * len(bots))
+        rows = self.db.execute(
+            f"""
+            SELECT m.set_index, m.rotation, r.bot, r.score
+            FROM matches m JOIN results r ON r.match = m.id
+            WHERE r.bot IN ({placeholders}) AND m.set_index IN (
+                SELECT set_index FROM matches GROUP BY set_index HAVING COUNT(seq) = COUNT(*))
+            ORDER BY m.set_index, m.rotation, r.seat
+            """,
+            list(bots),
+        )
+        found: dict[int, dict[int, list[tuple[str, int]]]] = {}
+        for set_index, rotation, bot, score in rows:
+            found.setdefault(set_index, {}).setdefault(rotation, []).append((bot, score))
+        return {s: list(rotations.values()) for s, rotations in found.items()}
+
+    def drops(self, bot: str | None = None) -> list[Drop]:
+        """Every seat whose bot was dropped (of one bot, or of all), in the order rated."""
+        where, args = ("AND r.bot = ?", [bot]) if bot is not None else ("", [])
+        rows = self.db.execute(
+            "SELECT m.set_index, m.rotation, m.seq, r.seat, r.bot, r.status, m.log"
+            f" FROM results r JOIN matches m ON m.id = r.match WHERE r.status != 'ok' {where}"
+            " ORDER BY m.seq, r.seat",
+            args,
+        )
+        return [
+            Drop(match_key(s, rotation), int(seq), int(seat), str(b), str(status), log)
+            for s, rotation, seq, seat, b, status, log in rows
+        ]
+
+    def drop_counts(self) -> dict[str, int]:
+        """Drops per bot (bots never dropped left out), most first."""
+        rows = self.db.execute(
+            "SELECT bot, COUNT(*) FROM results WHERE status != 'ok' GROUP BY bot ORDER BY COUNT(*) DESC, bot"
+        )
+        return {str(bot): int(n) for bot, n in rows}
+
+    def fault_details(self, bot: str | None = None) -> list[StoredFault]:
+        """The explained faults (of one bot, or of all), in the order rated; none for matches
+        recorded before the ladder kept them (schema 3)."""
+        where, args = ("AND f.bot = ?", [bot]) if bot is not None else ("", [])
+        rows = self.db.execute(
+            "SELECT m.set_index, m.rotation, m.seq, m.log, f.seat, f.bot, f.reason, f.message, f.action, f.rule,"
+            " f.line, f.hint, f.exit, f.stderr, f.stderr_lines"
+            f" FROM faults f JOIN matches m ON m.id = f.match WHERE m.status = 'done' {where}"
+            " ORDER BY m.seq, f.number",
+            args,
+        )
+        found = []
+        for s, rotation, seq, log, seat, name, reason, message, action, rule, line, hint, exit_, stderr, count in rows:
+            report = FaultReport(
+                seat=seat,
+                name=name,
+                reason=reason,
+                message=message,
+                action=action,
+                rule=rule,
+                line=line,
+                hint=hint,
+                exit=exit_,
+                stderr=[str(text) for text in json.loads(stderr)],
+                stderr_lines=count,
+            )
+            found.append(StoredFault(match_key(s, rotation), int(seq), log, report))
+        return found
+
+    def history(self) -> list[tuple[int, str, float, float]]:
+        """(seq, bot, mu, sigma) rows in order."""
+        rows = self.db.execute("SELECT seq, bot, mu, sigma FROM rating_history ORDER BY seq, bot")
+        return [(int(seq), str(bot), float(mu), float(sigma)) for seq, bot, mu, sigma in rows]
+
+    def match_rows(self) -> list[dict[str, Any]]:
+        """Every match of the schedule with its status (for scripts and tests)."""
+        cursor = self.db.execute(
+            "SELECT id, set_index, rotation, seed, seats, status, seq, match_id, reason, rounds, log,"
+            " sandboxed, fresh_bots FROM matches ORDER BY id"
+        )
+        names = [d[0] for d in cursor.description]
+        rows = [dict(zip(names, row, strict=True)) for row in cursor]
+        for row in rows:
+            row["seed"] = seed_value(row["seed"])
+        return rows

@@ -1,0 +1,122 @@
+"""The ladder database as this referee writes it: every table of a new ladder, the number of
+this schema, and how a seed is kept. A database written by an earlier referee is brought to
+this schema by ``referee.ladder.migrations`` when it is opened. The tables are described for
+users in docs/ladder.md ("The database")."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from referee.ladder.errors import LadderError
+
+SCHEMA_VERSION = 4
+"""The schema this referee writes and reads. The file keeps its own in SQLite's ``PRAGMA
+user_version`` (and, for anyone reading with plain SQL, in ``meta.schema``); the versions and
+what each added are listed in ``referee.ladder.migrations``."""
+
+SCHEMA = """
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL                     -- JSON
+);
+CREATE TABLE bots (
+    name TEXT PRIMARY KEY,
+    command TEXT NOT NULL,
+    position INTEGER NOT NULL               -- order in the config
+);
+CREATE TABLE sets (
+    set_index INTEGER PRIMARY KEY,
+    seed TEXT NOT NULL,                     -- hex: 128-bit seeds do not fit SQLite integers
+    bots TEXT NOT NULL                      -- JSON: bot names by table position
+);
+CREATE TABLE matches (
+    id INTEGER PRIMARY KEY,                 -- schedule order
+    set_index INTEGER NOT NULL REFERENCES sets(set_index),
+    rotation INTEGER NOT NULL,
+    seed TEXT NOT NULL,                     -- hex: 128-bit seeds do not fit SQLite integers
+    seats TEXT NOT NULL,                    -- JSON: bot names by seat
+    status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'done')),
+    seq INTEGER UNIQUE,                     -- 1, 2, 3, ...: the order results were rated in
+    match_id TEXT,
+    reason TEXT,
+    rounds INTEGER,
+    decisions INTEGER,
+    finished TEXT,
+    log TEXT,
+    sandboxed INTEGER,                      -- 1: the bots ran in the sandbox, 0: not, NULL: not recorded
+    fresh_bots INTEGER,                     -- 1: new bot processes for this match, 0: kept from earlier ones
+    UNIQUE (set_index, rotation),
+    CHECK ((status = 'done') = (seq IS NOT NULL))
+);
+CREATE TABLE results (
+    match INTEGER NOT NULL REFERENCES matches(id),
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL REFERENCES bots(name),
+    score INTEGER NOT NULL,                 -- final match score (lower is better)
+    rank INTEGER NOT NULL,                  -- 0 best; equal scores share a rank
+    status TEXT NOT NULL,                   -- 'ok' or why the bot was dropped ('crash', 'timeout', ...)
+    moons INTEGER NOT NULL,                 -- rounds in which this seat shot the moon
+    win REAL NOT NULL,                      -- 1 for a sole winner, 1/k for one of k tied winners
+    PRIMARY KEY (match, seat)
+);
+CREATE TABLE ratings (
+    bot TEXT PRIMARY KEY REFERENCES bots(name),
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL
+);
+CREATE TABLE rating_history (
+    seq INTEGER NOT NULL,                   -- matches.seq of the match that moved the rating
+    bot TEXT NOT NULL REFERENCES bots(name),
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    PRIMARY KEY (seq, bot)
+);
+CREATE INDEX results_bot ON results(bot);
+CREATE TABLE faults (
+    match INTEGER NOT NULL REFERENCES matches(id),
+    number INTEGER NOT NULL,                -- 0, 1, ...: the order of the match's faults
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL REFERENCES bots(name),
+    reason TEXT NOT NULL,                   -- 'crash', 'timeout', 'bad_json', ...
+    message TEXT NOT NULL,                  -- what the referee saw
+    action TEXT NOT NULL,                   -- 'forfeit': the bot was dropped
+    rule TEXT,
+    line TEXT,                              -- the bot's offending line (cut), if one caused it
+    hint TEXT,                              -- what to try (referee.hints)
+    exit TEXT,                              -- how its program ended ('exited with code 3')
+    stderr TEXT NOT NULL,                   -- JSON: the last lines of its stderr in the match
+    stderr_lines INTEGER NOT NULL,          -- lines it wrote to stderr in all
+    PRIMARY KEY (match, number)
+);
+CREATE INDEX faults_bot ON faults(bot);
+"""
+"""Every table of a new ladder. A change here needs a migration that makes the same change to
+older databases (``tests/ladder/test_migrations.py`` compares the two)."""
+
+
+def create_tables(db: sqlite3.Connection) -> None:
+    """The tables of a new ladder, marked with this schema's version, in the caller's open
+    transaction (``executescript`` would commit it)."""
+    current = ""
+    for line in SCHEMA.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            db.execute(current)
+            current = ""
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def seed_text(seed: int) -> str:
+    """A seed as the database keeps it: hex text, which SQLite never turns into a number (a
+    decimal of 128 bits would become an inexact REAL, even in a column declared INTEGER)."""
+    return format(seed, "#x")
+
+
+def seed_value(stored: object) -> int:
+    """A seed as stored (hex text: migration 4 rewrote the integers of the first ladders)."""
+    if isinstance(stored, str):
+        try:
+            return int(stored, 0)
+        except ValueError:
+            pass
+    raise LadderError(f"a seed in the ladder database is not a hex number: {stored!r}")
