@@ -10,10 +10,8 @@ import msgspec
 
 from protocol.ruleset import RuleSet
 from referee.cli.options import (
-    CPU_SECONDS,
     ILLEGAL_MOVE_CAP,
     MATCH_COUNT,
-    MEMORY_MB,
     PORT,
     REPO,
     SANDBOX_BIND_OPTION,
@@ -21,15 +19,12 @@ from referee.cli.options import (
     TIME_BANK_OPTION,
     TIME_PER_MOVE_OPTION,
     BotCommand,
-    EnvPair,
-    FilesLimit,
     Seconds,
+    bot_limit_options,
     check_listen,
     check_output_file,
     check_output_folder,
     exit_if_interrupted,
-    group_limits,
-    group_options,
     parse_options,
     resolvable_host,
     run_matches,
@@ -42,7 +37,7 @@ from referee.match.report import format_outcome
 from referee.match.seats.bot_config import BotConfigError, config_folder, read_bots, runnable
 from referee.match.seats.building import build
 from referee.match.seats.hosted import WEB_PREFIX
-from referee.match.seats.link import DEFAULT_OPEN_FILES, BotLimits
+from referee.match.seats.link import BotLimits
 from referee.match.seats.tcp import DEFAULT_HOST, RefusalReport, TcpSeat
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
@@ -77,22 +72,7 @@ from referee.web.server import WebSeat, WebSeatServer
     "--connect-timeout", default=60.0, show_default=True, type=Seconds(), help="Seconds to wait for TCP bots (> 0)."
 )
 @click.option("--reconnect", is_flag=True, help="Let a TCP bot that disconnects connect again.")
-@click.option(
-    "--cpu-limit", type=CPU_SECONDS, default=None, help="CPU seconds each started bot may use (default: none)."
-)
-@click.option("--memory-limit", type=MEMORY_MB, default=None, help="Address space of each started bot in MiB.")
-@group_options
-@click.option(
-    "--files-limit",
-    type=FilesLimit(),
-    default=None,
-    help=f"Open files each process of a started bot may hold (1 to the hard limit; default {DEFAULT_OPEN_FILES}).",
-)
-@click.option(
-    "--bot-cwd", type=click.Path(file_okay=False, exists=True), default=None, help="Working directory of the bots."
-)
-@click.option("--bot-env", multiple=True, type=EnvPair(), metavar="NAME=VALUE", help="Add to the bots' environment.")
-@click.option("--clean-env", is_flag=True, help="Bots get only PATH, HOME and --bot-env (always so in a sandbox).")
+@bot_limit_options
 @SANDBOX_OPTION
 @SANDBOX_BIND_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
@@ -111,16 +91,7 @@ def match(
     port: int,
     connect_timeout: float,
     reconnect: bool,
-    cpu_limit: int | None,
-    memory_limit: int | None,
-    files_limit: int | None,
-    group_memory: int,
-    group_processes: int,
-    group_cpu: float,
-    freeze_idle: bool,
-    bot_cwd: str | None,
-    bot_env: tuple[str, ...],
-    clean_env: bool,
+    limits: BotLimits,
     sandbox_mode: str,
     sandbox_binds: tuple[str, ...],
     as_json: bool,
@@ -148,20 +119,9 @@ def match(
         illegal_move_cap=illegal_move_cap,
         reconnect=reconnect,
     )
-    env = dict(pair.partition("=")[::2] for pair in bot_env)
     remote = (TCP_PREFIX, WEB_PREFIX)
-    sandbox = sandbox_for(sandbox_mode, sandbox_binds) if not all(b.startswith(remote) for b in bots) else None
-    limits = BotLimits(
-        sandbox=sandbox,
-        cpu_seconds=cpu_limit,
-        memory_mb=memory_limit,
-        open_files=files_limit or DEFAULT_OPEN_FILES,
-        group=group_limits(group_memory, group_processes, group_cpu),
-        freeze_idle=freeze_idle,
-        cwd=bot_cwd,
-        env=env or None,
-        clean_env=clean_env,
-    )
+    if not all(b.startswith(remote) for b in bots):  # a sandbox is decided only for started bots
+        limits = msgspec.structs.replace(limits, sandbox=sandbox_for(sandbox_mode, sandbox_binds))
     refusals = RefusalReport(_to_stderr)
     web = (
         WebSeatServer(host, on_listening=announce_web_seats, on_refusal=refusals)

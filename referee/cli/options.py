@@ -10,6 +10,7 @@ written. Ranges are documented in each option's help and in docs/architecture.md
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -27,7 +28,7 @@ from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import TCP_PREFIX, Interrupted
 from referee.match.seats.bot_config import BotConfigError, command_words
-from referee.match.seats.link import DEFAULT_GROUP, BotStartError
+from referee.match.seats.link import DEFAULT_GROUP, DEFAULT_OPEN_FILES, BotLimits, BotStartError
 from referee.sandbox.bwrap import SANDBOX_MODES, Sandbox, SandboxUnavailable, choose_sandbox
 from referee.sandbox.cgroups import BotGroupLimits
 
@@ -280,40 +281,95 @@ SANDBOX_BIND_OPTION = click.option(
 )
 
 
-def group_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--group-memory``, ``--group-processes``, ``--group-cpu``: the bounds of each started
-    bot's control group, all its processes together (``referee.sandbox.cgroups``), and
-    ``--freeze-idle``."""
-    command = click.option(
-        "--freeze-idle",
-        is_flag=True,
-        help="Freeze each started bot whenever it is not being asked (no thinking on the others' time).",
-    )(command)
-    command = click.option(
-        "--group-cpu",
-        type=click.FloatRange(0.01, 64),
-        default=DEFAULT_GROUP.cpu_cores,
-        show_default=True,
-        help="CPU bandwidth of each started bot in cores, all its processes together.",
-    )(command)
-    command = click.option(
-        "--group-processes",
-        type=click.IntRange(1, 1 << 22),
-        default=DEFAULT_GROUP.processes,
-        show_default=True,
-        help="Processes and threads of each started bot, all together.",
-    )(command)
-    return click.option(
-        "--group-memory",
-        type=MEMORY_MB,
-        default=DEFAULT_GROUP.memory_mb,
-        show_default=True,
-        help="Memory of each started bot in MiB, all its processes, tmpfs files and memfd together.",
-    )(command)
+def bot_limit_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The bounds of each started bot as options (``--cpu-limit``, ``--memory-limit``, the
+    control group's ``--group-memory``, ``--group-processes``, ``--group-cpu`` and
+    ``--freeze-idle``, ``--files-limit``, ``--bot-cwd``, ``--bot-env``, ``--clean-env``), given
+    to the command as one ``limits: BotLimits`` (without its sandbox, which the command adds):
+    ten options that only ever travel together."""
 
+    @functools.wraps(command)
+    def with_limits(
+        *args: Any,
+        cpu_limit: int | None,
+        memory_limit: int | None,
+        group_memory: int,
+        group_processes: int,
+        group_cpu: float,
+        freeze_idle: bool,
+        files_limit: int | None,
+        bot_cwd: str | None,
+        bot_env: tuple[str, ...],
+        clean_env: bool,
+        **kwargs: Any,
+    ) -> Any:
+        env = dict(pair.partition("=")[::2] for pair in bot_env)
+        limits = BotLimits(
+            cpu_seconds=cpu_limit,
+            memory_mb=memory_limit,
+            open_files=files_limit or DEFAULT_OPEN_FILES,
+            group=BotGroupLimits(memory_mb=group_memory, processes=group_processes, cpu_cores=group_cpu),
+            freeze_idle=freeze_idle,
+            cwd=bot_cwd,
+            env=env or None,
+            clean_env=clean_env,
+        )
+        return command(*args, limits=limits, **kwargs)
 
-def group_limits(memory: int, processes: int, cpu: float) -> BotGroupLimits:
-    return BotGroupLimits(memory_mb=memory, processes=processes, cpu_cores=cpu)
+    options = [
+        click.option(
+            "--cpu-limit", type=CPU_SECONDS, default=None, help="CPU seconds each started bot may use (default: none)."
+        ),
+        click.option("--memory-limit", type=MEMORY_MB, default=None, help="Address space of each started bot in MiB."),
+        click.option(
+            "--group-memory",
+            type=MEMORY_MB,
+            default=DEFAULT_GROUP.memory_mb,
+            show_default=True,
+            help="Memory of each started bot in MiB, all its processes, tmpfs files and memfd together.",
+        ),
+        click.option(
+            "--group-processes",
+            type=click.IntRange(1, 1 << 22),
+            default=DEFAULT_GROUP.processes,
+            show_default=True,
+            help="Processes and threads of each started bot, all together.",
+        ),
+        click.option(
+            "--group-cpu",
+            type=click.FloatRange(0.01, 64),
+            default=DEFAULT_GROUP.cpu_cores,
+            show_default=True,
+            help="CPU bandwidth of each started bot in cores, all its processes together.",
+        ),
+        click.option(
+            "--freeze-idle",
+            is_flag=True,
+            help="Freeze each started bot whenever it is not being asked (no thinking on the others' time).",
+        ),
+        click.option(
+            "--files-limit",
+            type=FilesLimit(),
+            default=None,
+            help="Open files each process of a started bot may hold "
+            f"(1 to the hard limit; default {DEFAULT_OPEN_FILES}).",
+        ),
+        click.option(
+            "--bot-cwd",
+            type=click.Path(file_okay=False, exists=True),
+            default=None,
+            help="Working directory of the bots.",
+        ),
+        click.option(
+            "--bot-env", multiple=True, type=EnvPair(), metavar="NAME=VALUE", help="Add to the bots' environment."
+        ),
+        click.option(
+            "--clean-env", is_flag=True, help="Bots get only PATH, HOME and --bot-env (always so in a sandbox)."
+        ),
+    ]
+    for option in reversed(options):  # --help lists them in this order
+        with_limits = option(with_limits)
+    return with_limits
 
 
 def sandbox_for(mode: str, binds: tuple[str, ...]) -> Sandbox | None:
