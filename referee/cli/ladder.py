@@ -26,7 +26,7 @@ from referee.cli.options import (
 )
 from referee.ladder.errors import LadderError
 from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
-from referee.ladder.play import LadderInterrupted, play_ladder
+from referee.ladder.play import LadderInterrupted, LadderPlan, Telling, play_ladder
 from referee.ladder.report import (
     compare,
     format_comparison,
@@ -186,25 +186,23 @@ def run_command(
     console = Console()
     match_config = MatchConfig(per_decision=time_per_move, bank=time_bank, startup=startup)
     try:
-        result = play_ladder(
-            db,
-            entries,
-            rules,
+        plan = LadderPlan(
+            db=db,
+            entries=entries,
+            rules=rules,
             default_rules=default_rules,
             games=games,
             seed=seed,
             concurrency=concurrency,
             config=match_config,
             cwd=folder,
-            quiet=quiet,
-            console=console,
             sandbox_mode=mode,
             sandbox_binds=sandbox_binds,
-            warn=lambda line: click.echo(line, err=True),
             keep_bots=keep_bots,
             start_ahead=start_ahead,
             cluster=cluster,
         )
+        result = play_ladder(plan, Telling(quiet=quiet, console=console, warn=lambda line: click.echo(line, err=True)))
     except LadderInterrupted as err:
         click.echo(str(err), err=True)
         raise SystemExit(130) from None

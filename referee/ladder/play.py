@@ -4,9 +4,10 @@ matches (with the live view or quietly). This is what ``referee ladder run`` cal
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,146 +52,141 @@ class LadderResult:
         return 60 * self.played / self.seconds if self.seconds > 0 else 0.0
 
 
-def play_ladder(
-    db: str | Path,
-    entries: Sequence[BotEntry],
-    rules: RuleSet | None,
-    *,
-    default_rules: RuleSet,
-    games: int | None = None,
-    seed: int | None = None,
-    concurrency: int = 1,
-    config: MatchConfig | None = None,
-    cwd: Path | None = None,
-    quiet: bool = False,
-    console: Console | None = None,
-    sandbox_mode: SandboxMode = "off",
-    sandbox_binds: Sequence[str] = (),
-    warn: Callable[[str], None] | None = None,
-    keep_bots: bool = False,
-    start_ahead: bool = True,
-    cluster: str | None = None,
-) -> LadderResult:
-    """Create or resume the ladder in ``db`` and play every pending match, each with freshly
-    started bots (``keep_bots``: live processes kept between matches), in the sandbox of
-    ``sandbox_mode`` (``referee.sandbox.bwrap.choose_sandbox``; the ladder's own files hidden in it;
-    ``warn`` gets its one-line warning). Raises ``LadderError`` (``LadderInterrupted`` on
-    Ctrl-C), ``SandboxUnavailable``, ``BotConfigError`` or ``BotStartError``.
+@dataclass(frozen=True, kw_only=True)
+class LadderPlan:
+    """What ``referee ladder run`` was asked to play, and how: one object for the ladder in
+    ``db`` (its bots, rules, games and seed when it is new) and for how its matches are run
+    (the referee's config, the sandbox, concurrency, fresh or kept bots, a cluster)."""
 
-    With ``cluster`` (``tcp://host:port`` or ``local:N``) the matches are played by the workers
-    of a Dask cluster (``referee.ladder.cluster``), which build the bots and choose their
-    sandbox themselves; this process keeps the store and the logs."""
-    if concurrency < 1:
+    db: str | Path
+    entries: Sequence[BotEntry]
+    rules: RuleSet | None
+    """The rules of a new ladder (``None``: ``default_rules``, or the stored ones on resume)."""
+    default_rules: RuleSet
+    games: int | None = None
+    seed: int | None = None
+    concurrency: int = 1
+    config: MatchConfig = field(default_factory=MatchConfig)
+    cwd: Path | None = None
+    sandbox_mode: SandboxMode = "off"
+    sandbox_binds: Sequence[str] = ()
+    keep_bots: bool = False
+    start_ahead: bool = True
+    cluster: str | None = None
+    """``tcp://host:port`` or ``local:N``: the matches are played by a Dask cluster's workers."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Telling:
+    """Where a run tells what it does: quietly, or a live view on ``console``; ``warn`` gets
+    one-line warnings (the sandbox's, a refused worker's)."""
+
+    quiet: bool = False
+    console: Console | None = None
+    warn: Callable[[str], None] | None = None
+
+
+def play_ladder(plan: LadderPlan, telling: Telling | None = None) -> LadderResult:
+    """Create or resume the ladder in ``plan.db`` and play every pending match, each with
+    freshly started bots (``keep_bots``: live processes kept between matches), in the sandbox of
+    ``sandbox_mode`` (``referee.sandbox.bwrap.choose_sandbox``; the ladder's own files hidden in it).
+    Raises ``LadderError`` (``LadderInterrupted`` on Ctrl-C), ``SandboxUnavailable``,
+    ``BotConfigError`` or ``BotStartError``.
+
+    With ``cluster`` the matches are played by the workers of a Dask cluster
+    (``referee.ladder.cluster``), which build the bots and choose their sandbox themselves; this
+    process keeps the store and the logs."""
+    telling = telling or Telling()
+    db = plan.db
+    if plan.concurrency < 1:
         raise LadderError("--concurrency must be at least 1")
     close_up(db)  # before anything opens them: the ladder's files are the referee's own, no link
-    check_same_ladder(db, entries, rules, seed)
-    if cluster is not None:
-        return _play_on_cluster(db, entries, rules, cluster, default_rules=default_rules, games=games, seed=seed,
-                                config=config, cwd=cwd, quiet=quiet, console=console, sandbox_mode=sandbox_mode,
-                                sandbox_binds=sandbox_binds, warn=warn)  # fmt: skip
-    sandbox = choose_sandbox(sandbox_mode, warn or (lambda line: None), sandbox_binds)
+    check_same_ladder(db, plan.entries, plan.rules, plan.seed)
+    if plan.cluster is not None:
+        return _play_on_cluster(plan, plan.cluster, telling)
+    sandbox = choose_sandbox(plan.sandbox_mode, telling.warn or (lambda line: None), plan.sandbox_binds)
     existed = Path(db).exists()
     private = private_files(db)
-    built = prepare_bots(entries, cwd, sandbox.hiding(*private) if sandbox is not None else None, private)
+    built = prepare_bots(plan.entries, plan.cwd, sandbox.hiding(*private) if sandbox is not None else None, private)
     if not existed and Path(db).exists():  # a build may write in its folder: not the ladder's files
         raise LadderError(f"{db} appeared while the bots were built: a build wrote it; refusing to use it")
-    with run_lock(db):
-        store, notes = open_ladder(db, entries, rules, games=games, seed=seed, default_rules=default_rules)
+    with _opened(plan) as (store, rules, notes):
+        limits = BotLimits(
+            sandbox=sandbox.hiding(*private_files(db)) if sandbox is not None else None,
+            cwd=str(plan.cwd) if plan.cwd is not None else None,
+        )
+        options = RunOptions(
+            logs=logs_folder(db),
+            config=plan.config,
+            concurrency=plan.concurrency,
+            cwd=plan.cwd,
+            limits=limits,
+            keep_bots=plan.keep_bots,
+            start_ahead=plan.start_ahead,
+            built=built,
+        )
+        run = LadderRun(store, rules, dict(store.bots()), options)
+        seconds = _drive(run, store, notes, telling)
+        done, total = store.progress()
+        restarts = dict(run.summary.restarts)
+        return LadderResult(
+            played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes, restarts=restarts
+        )
+
+
+@contextlib.contextmanager
+def _opened(plan: LadderPlan) -> Iterator[tuple[LadderStore, RuleSet, list[str]]]:
+    """The ladder's store under its run lock, created or resumed, its files closed up and its
+    logs folder made: the store, the ladder's rules and the notes to show."""
+    with run_lock(plan.db):
+        store, notes = open_ladder(
+            plan.db, plan.entries, plan.rules, games=plan.games, seed=plan.seed, default_rules=plan.default_rules
+        )
         try:
-            settings = store.settings()
-            close_up(db)
-            private_folder(logs_folder(db))  # it must exist to be hidden from the bots
-            limits = BotLimits(
-                sandbox=sandbox.hiding(*private_files(db)) if sandbox is not None else None,
-                cwd=str(cwd) if cwd is not None else None,
-            )
-            options = RunOptions(
-                logs=logs_folder(db),
-                config=config or MatchConfig(),
-                concurrency=concurrency,
-                cwd=cwd,
-                limits=limits,
-                keep_bots=keep_bots,
-                start_ahead=start_ahead,
-                built=built,
-            )
-            commands = dict(store.bots())
-            run = LadderRun(store, settings.rules, commands, options)
-            seconds = _drive(run, store, notes, quiet=quiet, console=console)
-            done, total = store.progress()
-            return LadderResult(
-                played=run.summary.played,
-                seconds=seconds,
-                done=done,
-                total=total,
-                notes=notes,
-                restarts=dict(run.summary.restarts),
-            )
+            rules = store.settings().rules
+            close_up(plan.db)
+            private_folder(logs_folder(plan.db))  # it must exist to be hidden from the bots
+            yield store, rules, notes
         finally:
             store.close()
 
 
-def _play_on_cluster(
-    db: str | Path,
-    entries: Sequence[BotEntry],
-    rules: RuleSet | None,
-    cluster: str,
-    *,
-    default_rules: RuleSet,
-    games: int | None,
-    seed: int | None,
-    config: MatchConfig | None,
-    cwd: Path | None,
-    quiet: bool,
-    console: Console | None,
-    sandbox_mode: SandboxMode,
-    sandbox_binds: Sequence[str],
-    warn: Callable[[str], None] | None,
-) -> LadderResult:
+def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling) -> LadderResult:
     """``play_ladder`` on a Dask cluster: the store, its lock and the logs stay here."""
     from referee.ladder.cluster import ClusterRun, cluster_client  # noqa: PLC0415 - Dask is optional
 
-    with run_lock(db):
-        store, notes = open_ladder(db, entries, rules, games=games, seed=seed, default_rules=default_rules)
+    with _opened(plan) as (store, rules, notes):
+        options = RunOptions(logs=logs_folder(plan.db), config=plan.config, cwd=plan.cwd)
+        client, local = cluster_client(cluster)
         try:
-            settings = store.settings()
-            close_up(db)
-            private_folder(logs_folder(db))
-            options = RunOptions(logs=logs_folder(db), config=config or MatchConfig(), cwd=cwd)
-            client, local = cluster_client(cluster)
-            try:
-                run = ClusterRun(store, settings.rules, entries, options, client=client, sandbox_mode=sandbox_mode,
-                                 sandbox_binds=sandbox_binds, on_refused=warn)  # fmt: skip
-                seconds = _drive(run, store, notes, quiet=quiet, console=console, workers=run.workers)
-            finally:
-                client.close()
-                if local is not None:
-                    local.close()
-            done, total = store.progress()
-            return LadderResult(played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes)
+            run = ClusterRun(store, rules, plan.entries, options, client=client, sandbox_mode=plan.sandbox_mode,
+                             sandbox_binds=plan.sandbox_binds, on_refused=telling.warn)  # fmt: skip
+            seconds = _drive(run, store, notes, telling, workers=run.workers)
         finally:
-            store.close()
+            client.close()
+            if local is not None:
+                local.close()
+        done, total = store.progress()
+        return LadderResult(played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes)
 
 
 def _drive(
     run: LadderRun | ClusterRun,
     store: LadderStore,
     notes: Sequence[str],
-    *,
-    quiet: bool,
-    console: Console | None,
+    telling: Telling,
     workers: Callable[[], int] | None = None,
 ) -> float:
     """Play the run (quietly, or under the live view after printing the notes); the seconds it
     took. Ctrl-C or SIGTERM becomes ``LadderInterrupted`` saying what was kept."""
     start = time.perf_counter()
     try:
-        if quiet:
+        if telling.quiet:
             trio.run(_with_sigterm, run, None)
         else:
             for note in notes:
-                (console or Console()).print(Text(note))
-            with LiveProgress(store, console, workers=workers) as live:
+                (telling.console or Console()).print(Text(note))
+            with LiveProgress(store, telling.console, workers=workers) as live:
                 run.on_result = live.on_result
                 trio.run(_with_sigterm, run, live)
     except BaseException as error:
