@@ -22,7 +22,8 @@ import trio
 from protocol.codec import encode
 from protocol.messages import Error
 from referee.match.seats.link import SocketLink
-from referee.match.seats.tcp import DEFAULT_HOST, Refusal, new_token
+from referee.match.seats.tcp import Refusal
+from referee.network import DEFAULT_HOST, new_token, show_address
 
 TCP_PREFIX = "tcp:"
 CONNECT_TIMEOUT = 60.0
@@ -62,10 +63,6 @@ def tcp_target(
         port=port,
         connect_timeout=connect_timeout,
     )
-
-
-def show_address(host: str, port: int) -> str:
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 class CheckSocketLink(SocketLink):

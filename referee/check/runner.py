@@ -25,12 +25,12 @@ import trio
 
 from protocol.ruleset import RuleSet
 from referee.check.causes import group_causes, step_hint
-from referee.check.listener import CONNECT_TIMEOUT, CheckListener, CheckSocketLink, show_address, tcp_target
+from referee.check.listener import CONNECT_TIMEOUT, CheckListener, CheckSocketLink, tcp_target
 from referee.check.probe import Limits, Probe, StepFailed
 from referee.check.results import CheckReport, StepResult, Summary
 from referee.check.steps import FIRST, STEPS, AnyStep, Step, SummaryStep
 from referee.match.seats.link import STDERR_CAP, BotLimits, BotStartError, ProcessLink
-from referee.match.seats.tcp import DEFAULT_HOST
+from referee.network import DEFAULT_HOST, show_address
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import Sandbox
 from referee.sandbox.misses import bind_hint

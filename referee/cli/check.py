@@ -29,7 +29,7 @@ from referee.cli.options import (
     resolvable_host,
     sandbox_for,
 )
-from referee.match.seats.tcp import DEFAULT_HOST
+from referee.network import DEFAULT_HOST
 from referee.rules.presets import DEFAULT_PRESET, PRESETS
 
 

@@ -43,8 +43,8 @@ from protocol.messages import BotHello, Error
 from referee.match.seats.connection import BotConnection, handshake, send_error
 from referee.match.seats.link import Failure, SocketLink
 from referee.names import printable
+from referee.network import new_token
 
-DEFAULT_HOST = "127.0.0.1"
 DEFAULT_HELLO_TIMEOUT = 5.0
 """Seconds a TCP connection has for its hello: its program is already running, so the hello
 should come at once; an idle connection is dropped after this."""
@@ -58,16 +58,6 @@ MAX_REFUSING = 64
 REFUSE_TIMEOUT = 1.0
 ACCEPT_RETRY = 0.1
 """Seconds to wait before accepting again after ``accept`` failed (out of file descriptors)."""
-
-
-def new_token() -> str:
-    """A random seat token (96 bits, URL-safe) that a command line takes as a value: never
-    starting with ``-``, which ``--token -x...`` would read as an option (a bot author pasting
-    the printed token would see an argparse error; one token in 64 did)."""
-    while True:
-        token = secrets.token_urlsafe(12)
-        if not token.startswith("-"):
-            return token
 
 
 @dataclass
