@@ -19,8 +19,7 @@ from dataclasses import dataclass
 
 import trio
 
-from protocol.codec import encode
-from protocol.messages import Error
+from referee.match.seats.acceptor import Acceptor, turn_away
 from referee.match.seats.link import SocketLink
 from referee.match.seats.tcp import Refusal
 from referee.network import DEFAULT_HOST, new_token, show_address
@@ -28,8 +27,6 @@ from referee.network import DEFAULT_HOST, new_token, show_address
 TCP_PREFIX = "tcp:"
 CONNECT_TIMEOUT = 60.0
 """Seconds a step waits for the bot to connect (``--connect-timeout``)."""
-REFUSE_TIMEOUT = 1.0
-"""Seconds the check spends telling a surplus connection it is refused."""
 
 
 @dataclass(frozen=True)
@@ -97,33 +94,29 @@ class CheckListener:
 
     def __init__(self, target: TcpTarget) -> None:
         self.target = target
-        self.address: tuple[str, int] = ("", 0)
         self.refusals: list[Refusal] = []
         self.missed = False
         """A step waited the whole connect timeout and no bot came."""
         # one connection may wait for a step; a step that waits gets the next one directly
         self._send, self._receive = trio.open_memory_channel[tuple[trio.SocketStream, float]](1)
-        self._listeners: list[trio.SocketListener] = []
+        self._acceptor = Acceptor()
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """The address listened on (after ``listen``), with the port chosen for port 0."""
+        return self._acceptor.address
 
     async def listen(self) -> tuple[str, int]:
         """Open the listening socket(s); raises ``OSError`` (address in use, ...)."""
-        self._listeners = await trio.open_tcp_listeners(self.target.port, host=self.target.host)
-        sockname = self._listeners[0].socket.getsockname()
-        self.address = (str(sockname[0]), int(sockname[1]))
-        return self.address
+        return await self._acceptor.listen(self.target.host, self.target.port)
 
     async def serve(self) -> None:
         """Accept connections (after ``listen``) until cancelled; then stop listening and
         refuse the connection still waiting for a step."""
-        listeners = self._listeners
         try:
-            async with trio.open_nursery() as nursery:
-                for listener in listeners:
-                    nursery.start_soon(self._accept_loop, listener, nursery)
+            await self._acceptor.serve(self._take)
         finally:
             with trio.CancelScope(shield=True):
-                for listener in listeners:
-                    await listener.aclose()
                 self._send.close()
                 while True:
                     try:
@@ -132,22 +125,18 @@ class CheckListener:
                         break
                     await self._refuse(stream, "the check is over: no more steps")
 
-    async def _accept_loop(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
-        while True:
-            stream = await listener.accept()
-            try:
-                self._send.send_nowait((stream, trio.current_time()))
-            except trio.WouldBlock:
-                message = "one bot per step, and another is already connected or waiting; try again"
-                nursery.start_soon(self._refuse, stream, message)
+    def _take(self, stream: trio.SocketStream, nursery: trio.Nursery) -> None:
+        """Keep a new connection for the next step, or refuse it when one is already waiting."""
+        try:
+            self._send.send_nowait((stream, trio.current_time()))
+        except trio.WouldBlock:
+            message = "one bot per step, and another is already connected or waiting; try again"
+            nursery.start_soon(self._refuse, stream, message)
 
     async def _refuse(self, stream: trio.SocketStream, message: str) -> None:
         link = SocketLink(stream)
         self.refusals.append(Refusal(link.peer, "busy", message))
-        with trio.move_on_after(REFUSE_TIMEOUT):
-            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                await stream.send_all(encode(Error(code="busy", message=message, fatal=True)))
-        await link.close()
+        await turn_away(link, "busy", message)
 
     async def next_link(self) -> CheckSocketLink | None:
         """The next bot's connection, or ``None`` after the connect timeout."""
