@@ -48,6 +48,7 @@ from referee.check.listener import CheckSocketLink
 from referee.check.results import Decision, TranscriptLine
 from referee.errors import RefereeError
 from referee.hints import FLUSH, exit_text
+from referee.match.clock import allowance, spend
 from referee.match.config import MatchConfig
 from referee.match.seats.connection import classify_closed
 from referee.match.seats.link import LinkClosed, ProcessLink
@@ -237,7 +238,7 @@ class Probe:
 
     async def flush(self) -> None:
         """Write the queued lines now, within the decision limit (and the bank)."""
-        limit = self.limits.per_decision + self.bank
+        limit = allowance(self.limits.per_decision, self.bank)
         try:
             with trio.fail_after(limit):
                 await self._write()
@@ -303,7 +304,7 @@ class Probe:
         kind = tag(request)
         want = tag(expect)
         per = self.limits.per_decision
-        limit = per + self.bank
+        limit = allowance(per, self.bank)
         wanted = f"a {want!r} reply with id {request_id} within {self._within()}"
         # Timed from the start of the write: the referee times from the written request, but
         # a fast bot answers while the writer is still on its way back from the write.
@@ -315,7 +316,7 @@ class Probe:
         except trio.TooSlowError:
             self.decisions.append(Decision(request=kind, id=request_id, ms=None))
             waited = (trio.current_time() - start) * 1000
-            self.bank = 0.0
+            self.bank = 0.0  # no answer within the allowance: the whole bank is spent
             message = f"no reply to {kind} {request_id} within {limit:g} s"
             if limit != per:
                 message += f" ({per:g} s to decide + {limit - per:g} s left in the bank)"
@@ -332,7 +333,7 @@ class Probe:
         except ProtocolError as err:
             raise StepFailed(f"{err.message} ({err.code})", expected=wanted, got=err.message, reason=err.code) from None
         elapsed = trio.current_time() - start
-        self.bank = max(0.0, self.bank - max(0.0, elapsed - per))
+        self.bank = spend(self.bank, per, elapsed)
         self._record("recv", line)
         self.last_line = line
         self.decisions.append(Decision(request=kind, id=request_id, ms=round(elapsed * 1000, 3)))
