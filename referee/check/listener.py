@@ -6,19 +6,15 @@ connection may wait for a step to take it (a bot that reconnected while the prev
 still ending); any other connection is refused at once with a fatal ``busy`` error and closed.
 Every write of a refusal and every wait is bounded, so neither a silent client nor a missing
 bot can hold the check.
-
-A ``CheckSocketLink`` is a ``SocketLink`` that notes when the bot has closed the connection
-(the TCP counterpart of a bot process exiting) and can half-close the check's side (the
-counterpart of closing the bot's stdin).
 """
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 import trio
 
+from referee.check.links import CheckSocketLink
 from referee.match.seats.acceptor import Acceptor, turn_away
 from referee.match.seats.link import SocketLink
 from referee.match.seats.tcp import Refusal
@@ -60,33 +56,6 @@ def tcp_target(
         port=port,
         connect_timeout=connect_timeout,
     )
-
-
-class CheckSocketLink(SocketLink):
-    """A bot's connection during one step of the check."""
-
-    def __init__(self, stream: trio.SocketStream, accepted: float) -> None:
-        super().__init__(stream)
-        self.accepted = accepted
-        """When the check accepted the connection (``trio.current_time()``)."""
-        self.ended = False
-        """The bot closed the connection (end of file, or a reset)."""
-
-    async def _receive_some(self) -> bytes | bytearray:
-        try:
-            data = await super()._receive_some()
-        except (trio.BrokenResourceError, OSError):
-            self.ended = True
-            raise
-        if not data:
-            self.ended = True
-        return data
-
-    async def close_input(self) -> None:
-        """Half-close the connection: the bot reads the end of its input, as a bot process
-        does when the referee closes its stdin."""
-        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            await self.stream.send_eof()
 
 
 class CheckListener:
