@@ -128,6 +128,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "referee.match",
             "referee.sandbox",
             "referee.names",
+            "referee.network",
             "referee.hints",
             "referee.seeds",
             "referee.errors",

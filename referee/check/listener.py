@@ -6,29 +6,23 @@ connection may wait for a step to take it (a bot that reconnected while the prev
 still ending); any other connection is refused at once with a fatal ``busy`` error and closed.
 Every write of a refusal and every wait is bounded, so neither a silent client nor a missing
 bot can hold the check.
-
-A ``CheckSocketLink`` is a ``SocketLink`` that notes when the bot has closed the connection
-(the TCP counterpart of a bot process exiting) and can half-close the check's side (the
-counterpart of closing the bot's stdin).
 """
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 import trio
 
-from protocol.codec import encode
-from protocol.messages import Error
+from referee.check.links import CheckSocketLink
+from referee.match.seats.acceptor import Acceptor, turn_away
 from referee.match.seats.link import SocketLink
-from referee.match.seats.tcp import DEFAULT_HOST, Refusal, new_token
+from referee.match.seats.tcp import Refusal
+from referee.network import DEFAULT_HOST, new_token, show_address
 
 TCP_PREFIX = "tcp:"
 CONNECT_TIMEOUT = 60.0
 """Seconds a step waits for the bot to connect (``--connect-timeout``)."""
-REFUSE_TIMEOUT = 1.0
-"""Seconds the check spends telling a surplus connection it is refused."""
 
 
 @dataclass(frozen=True)
@@ -64,69 +58,34 @@ def tcp_target(
     )
 
 
-def show_address(host: str, port: int) -> str:
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-
-
-class CheckSocketLink(SocketLink):
-    """A bot's connection during one step of the check."""
-
-    def __init__(self, stream: trio.SocketStream, accepted: float) -> None:
-        super().__init__(stream)
-        self.accepted = accepted
-        """When the check accepted the connection (``trio.current_time()``)."""
-        self.ended = False
-        """The bot closed the connection (end of file, or a reset)."""
-
-    async def _receive_some(self) -> bytes | bytearray:
-        try:
-            data = await super()._receive_some()
-        except (trio.BrokenResourceError, OSError):
-            self.ended = True
-            raise
-        if not data:
-            self.ended = True
-        return data
-
-    async def close_input(self) -> None:
-        """Half-close the connection: the bot reads the end of its input, as a bot process
-        does when the referee closes its stdin."""
-        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            await self.stream.send_eof()
-
-
 class CheckListener:
     """Hands out one connection per step on one listening address."""
 
     def __init__(self, target: TcpTarget) -> None:
         self.target = target
-        self.address: tuple[str, int] = ("", 0)
         self.refusals: list[Refusal] = []
         self.missed = False
         """A step waited the whole connect timeout and no bot came."""
         # one connection may wait for a step; a step that waits gets the next one directly
         self._send, self._receive = trio.open_memory_channel[tuple[trio.SocketStream, float]](1)
-        self._listeners: list[trio.SocketListener] = []
+        self._acceptor = Acceptor()
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """The address listened on (after ``listen``), with the port chosen for port 0."""
+        return self._acceptor.address
 
     async def listen(self) -> tuple[str, int]:
         """Open the listening socket(s); raises ``OSError`` (address in use, ...)."""
-        self._listeners = await trio.open_tcp_listeners(self.target.port, host=self.target.host)
-        sockname = self._listeners[0].socket.getsockname()
-        self.address = (str(sockname[0]), int(sockname[1]))
-        return self.address
+        return await self._acceptor.listen(self.target.host, self.target.port)
 
     async def serve(self) -> None:
         """Accept connections (after ``listen``) until cancelled; then stop listening and
         refuse the connection still waiting for a step."""
-        listeners = self._listeners
         try:
-            async with trio.open_nursery() as nursery:
-                for listener in listeners:
-                    nursery.start_soon(self._accept_loop, listener, nursery)
+            await self._acceptor.serve(self._take)
         finally:
             with trio.CancelScope(shield=True):
-                for listener in listeners:
-                    await listener.aclose()
                 self._send.close()
                 while True:
                     try:
@@ -135,22 +94,18 @@ class CheckListener:
                         break
                     await self._refuse(stream, "the check is over: no more steps")
 
-    async def _accept_loop(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
-        while True:
-            stream = await listener.accept()
-            try:
-                self._send.send_nowait((stream, trio.current_time()))
-            except trio.WouldBlock:
-                message = "one bot per step, and another is already connected or waiting; try again"
-                nursery.start_soon(self._refuse, stream, message)
+    def _take(self, stream: trio.SocketStream, nursery: trio.Nursery) -> None:
+        """Keep a new connection for the next step, or refuse it when one is already waiting."""
+        try:
+            self._send.send_nowait((stream, trio.current_time()))
+        except trio.WouldBlock:
+            message = "one bot per step, and another is already connected or waiting; try again"
+            nursery.start_soon(self._refuse, stream, message)
 
     async def _refuse(self, stream: trio.SocketStream, message: str) -> None:
         link = SocketLink(stream)
         self.refusals.append(Refusal(link.peer, "busy", message))
-        with trio.move_on_after(REFUSE_TIMEOUT):
-            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                await stream.send_all(encode(Error(code="busy", message=message, fatal=True)))
-        await link.close()
+        await turn_away(link, "busy", message)
 
     async def next_link(self) -> CheckSocketLink | None:
         """The next bot's connection, or ``None`` after the connect timeout."""

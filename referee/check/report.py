@@ -145,13 +145,6 @@ def _names(steps: Sequence[str]) -> str:
     return textwrap.fill(", ".join(steps), NAMES_WIDTH, initial_indent="    ", subsequent_indent="    ")
 
 
-def format_report(report: CheckReport, limits: Limits, *, verbose: bool = False) -> str:
-    """The whole report at once (the command prints the step lines as they come instead)."""
-    lines = [step_line(r, p) for r, p in zip(report.steps, [None, *report.steps], strict=False)]
-    top = header(report.bot, report.variant, limits, len(report.steps), report.sandbox)
-    return "\n".join([top, *lines, "", footer(report, verbose=verbose)])
-
-
 def _cut(text: str, width: int) -> str:
     """A bot's text for the terminal: escapes shown, not obeyed (``names.printable``), cut."""
     text = printable(text)

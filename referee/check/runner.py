@@ -19,18 +19,21 @@ from __future__ import annotations
 import fnmatch
 import statistics
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import trio
 
 from protocol.ruleset import RuleSet
 from referee.check.causes import group_causes, step_hint
-from referee.check.listener import CONNECT_TIMEOUT, CheckListener, CheckSocketLink, show_address, tcp_target
-from referee.check.probe import Limits, Probe, StepFailed
+from referee.check.conversation import StepFailed
+from referee.check.links import CheckProcessLink
+from referee.check.listener import CONNECT_TIMEOUT, CheckListener, tcp_target
+from referee.check.probe import Limits, Probe
 from referee.check.results import CheckReport, StepResult, Summary
 from referee.check.steps import FIRST, STEPS, AnyStep, Step, SummaryStep
-from referee.match.seats.link import STDERR_CAP, BotLimits, BotStartError, ProcessLink
-from referee.match.seats.tcp import DEFAULT_HOST
+from referee.match.seats.link import STDERR_CAP, BotLimits, BotStartError
+from referee.network import DEFAULT_HOST, show_address
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import Sandbox
 from referee.sandbox.misses import bind_hint
@@ -62,6 +65,26 @@ def select(patterns: Sequence[str] = ()) -> list[AnyStep]:
     return [s for s in STEPS if any(fnmatch.fnmatchcase(s.name, p) for p in patterns)]
 
 
+@dataclass(frozen=True, kw_only=True)
+class CheckPlan:
+    """What one check runs and how: ``run_check``'s options, as every step needs them."""
+
+    command: str
+    """The bot: a command line, or ``tcp:NAME`` (how reports name a bot that connects)."""
+    rules: RuleSet
+    """The rules of ``variant``, for the general steps."""
+    variant: str
+    limits: Limits
+    steps: Sequence[AnyStep]
+    fail_fast: bool = False
+    jobs: int = 1
+    keep_transcripts: bool = False
+    cwd: str | Path | None = None
+    on_result: Callable[[StepResult], None] | None = None
+    sandbox: Sandbox | None = None
+    """What every bot process starts in (``None``: not isolated; a ``tcp:`` bot: always none)."""
+
+
 async def run_check(
     command: str,
     *,
@@ -89,13 +112,23 @@ async def run_check(
     ``tcp:`` bot is never started, so never sandboxed). Raises ``InvalidRuleSet`` for an
     unknown variant before anything is started, ``OSError`` when the address cannot be
     listened on."""
-    limits = limits or Limits()
     rules = ruleset(variant)
     target = tcp_target(command, host=host, port=port, connect_timeout=connect_timeout)
+    plan = CheckPlan(
+        command=command if target is None else target.spec,
+        rules=rules,
+        variant=variant,
+        limits=limits or Limits(),
+        steps=list(STEPS if steps is None else steps),
+        fail_fast=fail_fast,
+        jobs=jobs,
+        keep_transcripts=keep_transcripts,
+        cwd=cwd,
+        on_result=on_result,
+        sandbox=sandbox if target is None else None,
+    )
     if target is None:
-        return await _check(
-            command, rules, variant, limits, steps, fail_fast, jobs, keep_transcripts, cwd, on_result, sandbox=sandbox
-        )
+        return await _check(plan)
     listener = CheckListener(target)
     await listener.listen()
     async with trio.open_nursery() as services:
@@ -103,130 +136,98 @@ async def run_check(
         if on_listening is not None:
             on_listening(listener)
         try:
-            return await _check(
-                target.spec, rules, variant, limits, steps, fail_fast, jobs, keep_transcripts, cwd, on_result, listener
-            )
+            return await _check(plan, listener)
         finally:
             services.cancel_scope.cancel()
 
 
-async def _check(  # noqa: PLR0917
-    command: str,
-    rules: RuleSet,
-    variant: str,
-    limits: Limits,
-    steps: Sequence[AnyStep] | None,
-    fail_fast: bool,
-    jobs: int,
-    keep_transcripts: bool,
-    cwd: str | Path | None,
-    on_result: Callable[[StepResult], None] | None,
-    listener: CheckListener | None = None,
-    *,
-    sandbox: Sandbox | None = None,
-) -> CheckReport:
-    chosen = list(STEPS if steps is None else steps)
-    sandbox = None if listener is not None else sandbox
-    isolation = sandbox_description(sandbox, tcp=listener is not None)
-    run = _Run(chosen, keep_transcripts, on_result)
+async def _check(plan: CheckPlan, listener: CheckListener | None = None) -> CheckReport:
+    run = _Run(plan, listener)
     start = trio.current_time()
-    pending = iter([i for i, s in enumerate(chosen) if isinstance(s, Step)])
-
-    async def work(indices: Iterator[int]) -> None:
-        for index in indices:  # an iterator shared by the workers: each takes the next step
-            current = chosen[index]
-            assert isinstance(current, Step)
-            if run.skip_reason is not None:
-                run.record(index, _skipped(current, *run.skip_reason))
-                continue
-            if current.sandboxed and sandbox is None:
-                run.record(index, _skipped(current, f"no sandbox: {isolation.removeprefix('none — ')}", "no_sandbox"))
-                continue
-            result, hello_name = await run_step(
-                current,
-                command,
-                rules=rules,
-                variant=variant,
-                limits=limits,
-                cwd=cwd,
-                listener=listener,
-                sandbox=sandbox,
-            )
-            run.name = run.name or hello_name
-            if result.verdict == "fail" and current.name == FIRST and sandbox is not None:
-                missed = bind_hint(result.stderr)
-                if missed is not None:
-                    result.hint = missed
-                else:
-                    result.message += (
-                        " (in the sandbox: if it passes with --sandbox off, it needs a path the sandbox "
-                        "does not show it: --sandbox-bind PATH)"
-                    )
-            run.record(index, result)
-            if result.verdict == "fail" and run.skip_reason is None:
-                if listener is not None and listener.missed:
-                    timeout = listener.target.connect_timeout
-                    run.skip_reason = (
-                        f"not run: no bot connected within {timeout:g} s in {current.name}",
-                        "no_connection",
-                    )
-                elif current.name == FIRST:
-                    run.skip_reason = (
-                        f"not run: the bot never completed its handshake ({FIRST} failed), and every step "
-                        "begins with one",
-                        "handshake",
-                    )
-                elif fail_fast:
-                    run.skip_reason = (f"not run: --fail-fast stopped after {current.name} failed", "fail_fast")
-
-    if chosen and chosen[0].name == FIRST:
-        await work(iter([next(pending)]))  # alone: whether the rest can run depends on it
+    pending = iter([i for i, s in enumerate(plan.steps) if isinstance(s, Step)])
+    if plan.steps and plan.steps[0].name == FIRST:
+        await run.work(iter([next(pending)]))  # alone: whether the rest can run depends on it
     async with trio.open_nursery() as nursery:
-        for _ in range(max(1, jobs)):
-            nursery.start_soon(work, pending)
-    for index, current in enumerate(chosen):
-        if isinstance(current, SummaryStep):
-            if run.skip_reason is not None:
-                result = _skipped(current, *run.skip_reason)
-            else:
-                result = StepResult(name=current.name, summary=current.summary, verdict="pass")
-                current.judge(run.done(), limits, rules, result)
-            run.record(index, result)
+        for _ in range(max(1, plan.jobs)):
+            nursery.start_soon(run.work, pending)
+    run.judge_summaries()
     seconds = trio.current_time() - start
-    return _report(
-        command,
-        name=run.name,
-        variant=variant,
-        limits=limits,
-        results=run.done(),
-        seconds=seconds,
-        sandbox=sandbox,
-        isolation=isolation,
-    )
+    return _report(plan, name=run.name, results=run.done(), seconds=seconds, isolation=run.isolation)
 
 
 class _Run:
-    """The results of a check as they come in, handed on in the steps' order."""
+    """The steps of a check being run, and their results as they come in, handed on in the
+    steps' order."""
 
-    def __init__(
-        self, steps: Sequence[AnyStep], keep_transcripts: bool, on_result: Callable[[StepResult], None] | None
-    ) -> None:
-        self.results: list[StepResult | None] = [None] * len(steps)
-        self.keep_transcripts = keep_transcripts
-        self.on_result = on_result
+    def __init__(self, plan: CheckPlan, listener: CheckListener | None) -> None:
+        self.plan = plan
+        self.listener = listener
+        self.isolation = sandbox_description(plan.sandbox, tcp=listener is not None)
+        self.results: list[StepResult | None] = [None] * len(plan.steps)
         self.shown = 0
         self.name: str | None = None
         self.skip_reason: tuple[str, str] | None = None
         """Why the steps not yet run are skipped, and that reason's name."""
 
+    async def work(self, indices: Iterator[int]) -> None:
+        """Run steps one after the other: ``indices`` is shared by the workers, each takes
+        the next step."""
+        for index in indices:
+            current = self.plan.steps[index]
+            assert isinstance(current, Step)
+            skipped = self._skipped(current)
+            if skipped is not None:
+                self.record(index, skipped)
+                continue
+            result, hello_name = await run_step(current, self.plan, self.listener)
+            self.name = self.name or hello_name
+            if result.verdict == "fail" and current.name == FIRST and self.plan.sandbox is not None:
+                _sandbox_hint(result)
+            self.record(index, result)
+            if result.verdict == "fail" and self.skip_reason is None:
+                self.skip_reason = self._stop_after(current)
+
+    def _skipped(self, current: Step) -> StepResult | None:
+        """The result of a step that is not run, or ``None`` to run it."""
+        if self.skip_reason is not None:
+            return _skipped(current, *self.skip_reason)
+        if current.sandboxed and self.plan.sandbox is None:
+            return _skipped(current, f"no sandbox: {self.isolation.removeprefix('none — ')}", "no_sandbox")
+        return None
+
+    def _stop_after(self, failed: Step) -> tuple[str, str] | None:
+        """Why the steps after ``failed`` are not run (and the reason's name), or ``None``."""
+        if self.listener is not None and self.listener.missed:
+            timeout = self.listener.target.connect_timeout
+            return f"not run: no bot connected within {timeout:g} s in {failed.name}", "no_connection"
+        if failed.name == FIRST:
+            return (
+                f"not run: the bot never completed its handshake ({FIRST} failed), and every step begins with one",
+                "handshake",
+            )
+        if self.plan.fail_fast:
+            return f"not run: --fail-fast stopped after {failed.name} failed", "fail_fast"
+        return None
+
+    def judge_summaries(self) -> None:
+        """The steps that judge the others' results, once those are all in."""
+        for index, current in enumerate(self.plan.steps):
+            if isinstance(current, SummaryStep):
+                if self.skip_reason is not None:
+                    result = _skipped(current, *self.skip_reason)
+                else:
+                    result = StepResult(name=current.name, summary=current.summary, verdict="pass")
+                    current.judge(self.done(), self.plan.limits, self.plan.rules, result)
+                self.record(index, result)
+
     def record(self, index: int, result: StepResult) -> None:
-        if result.verdict == "pass" and not self.keep_transcripts:
+        if result.verdict == "pass" and not self.plan.keep_transcripts:
             result.transcript = []
             result.stderr = ""
         self.results[index] = result
         while self.shown < len(self.results) and (ready := self.results[self.shown]) is not None:
-            if self.on_result is not None:
-                self.on_result(ready)
+            if self.plan.on_result is not None:
+                self.plan.on_result(ready)
             self.shown += 1
 
     def done(self) -> list[StepResult]:
@@ -237,89 +238,34 @@ def _skipped(step: AnyStep, message: str, reason: str) -> StepResult:
     return StepResult(name=step.name, summary=step.summary, verdict="skip", message=message, reason=reason)
 
 
-async def run_step(
-    step: Step,
-    command: str,
-    *,
-    rules: RuleSet,
-    variant: str,
-    limits: Limits,
-    cwd: str | Path | None = None,
-    listener: CheckListener | None = None,
-    sandbox: Sandbox | None = None,
-) -> tuple[StepResult, str | None]:
-    """Run one step against a new bot process, started in ``sandbox`` when there is one (or
-    the next connection to ``listener``); its result and the name the bot gave."""
+def _sandbox_hint(result: StepResult) -> None:
+    """A first step that failed in the sandbox: the path it missed, or that it may need one."""
+    missed = bind_hint(result.stderr)
+    if missed is not None:
+        result.hint = missed
+    else:
+        result.message += (
+            " (in the sandbox: if it passes with --sandbox off, it needs a path the sandbox "
+            "does not show it: --sandbox-bind PATH)"
+        )
+
+
+async def run_step(step: Step, plan: CheckPlan, listener: CheckListener | None = None) -> tuple[StepResult, str | None]:
+    """Run one step against a new bot process, started in the plan's sandbox when there is
+    one (or the next connection to ``listener``); its result and the name the bot gave."""
     result = StepResult(name=step.name, summary=step.summary, verdict="pass")
     start = trio.current_time()
-    failure: StepFailed | None = None
-    probe: Probe | None = None
-    budget = limits.startup + 4 * limits.grace + 300 * limits.per_decision + 3 * limits.bank
     async with trio.open_nursery() as nursery:
-        link: ProcessLink | CheckSocketLink | None = None
         if listener is not None:
-            link = await listener.next_link()
+            probe, failure = await _connected(plan, listener)
             start = trio.current_time()  # the step's time starts with its bot, not the wait for it
-            if link is None:
-                timeout = listener.target.connect_timeout
-                failure = StepFailed(
-                    f"no bot connected within {timeout:g} s",
-                    expected=f"a connection to {show_address(*listener.address)} (one per step)",
-                    got="no connection",
-                    reason="timeout",
-                )
         else:
-            try:
-                link = await ProcessLink.start(command, nursery, cwd=cwd, limits=BotLimits(sandbox=sandbox))
-            except BotStartError as err:
-                failure = StepFailed(
-                    "the bot program cannot be started",
-                    expected="a program that starts",
-                    got=str(err),
-                    reason="cannot_start",
-                )
-        if link is not None:
-            if isinstance(link, CheckSocketLink):
-                assert listener is not None
-                connected = max(link.accepted, start)  # a connection that waited: from the step's start
-                probe = Probe(link, limits, rules, variant, token=listener.target.token, connected=connected)
-            else:
-                isolation = sandbox_description(sandbox) if sandbox is not None else None
-                probe = Probe(link, limits, rules, variant, sandbox=isolation)
-            try:
-                with trio.fail_after(budget):
-                    if step.handshake:
-                        await _setup_handshake(probe)
-                    await step.run(probe)
-                    await probe.wind_down()
-            except StepFailed as err:
-                failure = err
-            except trio.TooSlowError:
-                failure = StepFailed(
-                    f"the step did not finish within {budget:g} s",
-                    expected="a step that ends",
-                    got="still going",
-                    reason="timeout",
-                )
-            finally:
-                # a bot that failed is in no state to be waited for
-                await link.close(limits.grace if failure is None else KILL_GRACE)
+            probe, failure = await _started(plan, nursery)
+        if probe is not None:
+            failure = await _converse(step, probe, plan.limits)
     result.seconds = round(trio.current_time() - start, 3)
     if probe is not None:
-        result.decisions = probe.decisions
-        result.startup_ms = probe.startup_ms
-        result.transcript = probe.transcript
-        result.warnings = probe.warnings
-        result.message = "; ".join(probe.notes)
-        text, dropped = probe.link.stderr_text()
-        kept = text[-STDERR_KEPT:]
-        result.stderr = kept if len(kept) == len(text) and not dropped else f"[...]\n{kept}"
-        if dropped:
-            result.warnings.append(
-                f"{len(text.encode()) + dropped} bytes on stderr in one step: the referee keeps the first "
-                f"{STDERR_CAP // 1024} KiB of a match's stderr and drops the rest"
-            )
-        result.exit_code = probe.link.exit_code()
+        _transcribe(result, probe)
     if failure is not None:
         result.verdict = "fail"
         result.message = failure.message
@@ -333,6 +279,83 @@ async def run_step(
     return result, hello.name if hello is not None else None
 
 
+async def _started(plan: CheckPlan, nursery: trio.Nursery) -> tuple[Probe | None, StepFailed | None]:
+    """A new bot process for a step (its stderr drained in ``nursery``), or why it did not start."""
+    try:
+        link = await CheckProcessLink.start(plan.command, nursery, cwd=plan.cwd, limits=BotLimits(sandbox=plan.sandbox))
+    except BotStartError as err:
+        failure = StepFailed(
+            "the bot program cannot be started",
+            expected="a program that starts",
+            got=str(err),
+            reason="cannot_start",
+        )
+        return None, failure
+    isolation = sandbox_description(plan.sandbox) if plan.sandbox is not None else None
+    return Probe(link, plan.limits, plan.rules, plan.variant, sandbox=isolation), None
+
+
+async def _connected(plan: CheckPlan, listener: CheckListener) -> tuple[Probe | None, StepFailed | None]:
+    """The next bot that connects, or the failure of a step no bot came to."""
+    link = await listener.next_link()
+    if link is None:
+        timeout = listener.target.connect_timeout
+        failure = StepFailed(
+            f"no bot connected within {timeout:g} s",
+            expected=f"a connection to {show_address(*listener.address)} (one per step)",
+            got="no connection",
+            reason="timeout",
+        )
+        return None, failure
+    connected = max(link.accepted, trio.current_time())  # a connection that waited: from the step's start
+    token = listener.target.token
+    return Probe(link, plan.limits, plan.rules, plan.variant, token=token, connected=connected), None
+
+
+async def _converse(step: Step, probe: Probe, limits: Limits) -> StepFailed | None:
+    """The step's conversation with its bot, ended as the referee ends one whatever happened;
+    the failure, if any."""
+    budget = limits.startup + 4 * limits.grace + 300 * limits.per_decision + 3 * limits.bank
+    failure: StepFailed | None = None
+    try:
+        with trio.fail_after(budget):
+            if step.handshake:
+                await _setup_handshake(probe)
+            await step.run(probe)
+            await probe.wind_down()
+    except StepFailed as err:
+        failure = err
+    except trio.TooSlowError:
+        failure = StepFailed(
+            f"the step did not finish within {budget:g} s",
+            expected="a step that ends",
+            got="still going",
+            reason="timeout",
+        )
+    finally:
+        # a bot that failed is in no state to be waited for
+        await probe.link.close(limits.grace if failure is None else KILL_GRACE)
+    return failure
+
+
+def _transcribe(result: StepResult, probe: Probe) -> None:
+    """What the step's bot said and did, for the report."""
+    result.decisions = probe.decisions
+    result.startup_ms = probe.startup_ms
+    result.transcript = probe.transcript
+    result.warnings = probe.warnings
+    result.message = "; ".join(probe.notes)
+    text, dropped = probe.link.stderr_text()
+    kept = text[-STDERR_KEPT:]
+    result.stderr = kept if len(kept) == len(text) and not dropped else f"[...]\n{kept}"
+    if dropped:
+        result.warnings.append(
+            f"{len(text.encode()) + dropped} bytes on stderr in one step: the referee keeps the first "
+            f"{STDERR_CAP // 1024} KiB of a match's stderr and drops the rest"
+        )
+    result.exit_code = probe.link.exit_code()
+
+
 async def _setup_handshake(probe: Probe) -> None:
     try:
         await probe.shake_hands()
@@ -342,15 +365,7 @@ async def _setup_handshake(probe: Probe) -> None:
 
 
 def _report(
-    command: str,
-    *,
-    name: str | None,
-    variant: str,
-    limits: Limits,
-    results: list[StepResult],
-    seconds: float,
-    sandbox: Sandbox | None,
-    isolation: str,
+    plan: CheckPlan, *, name: str | None, results: list[StepResult], seconds: float, isolation: str
 ) -> CheckReport:
     count = {v: sum(r.verdict == v for r in results) for v in ("pass", "warn", "fail", "skip")}
     times = [d.ms for r in results for d in r.decisions if d.ms is not None]
@@ -368,14 +383,14 @@ def _report(
         causes=group_causes(results),
     )
     return CheckReport(
-        bot=command,
+        bot=plan.command,
         name=name,
-        variant=variant,
-        per_decision_ms=round(limits.per_decision * 1000),
-        bank_ms=round(limits.bank * 1000),
-        startup_ms=round(limits.startup * 1000),
-        grace_ms=round(limits.grace * 1000),
-        sandboxed=sandbox is not None,
+        variant=plan.variant,
+        per_decision_ms=round(plan.limits.per_decision * 1000),
+        bank_ms=round(plan.limits.bank * 1000),
+        startup_ms=round(plan.limits.startup * 1000),
+        grace_ms=round(plan.limits.grace * 1000),
+        sandboxed=plan.sandbox is not None,
         sandbox=isolation,
         steps=results,
         summary=summary,

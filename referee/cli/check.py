@@ -7,7 +7,10 @@ an address that cannot be listened on).
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Callable, Iterator
+from typing import NoReturn
 
 import click
 import msgspec
@@ -16,7 +19,7 @@ import trio
 from referee.check.listener import CONNECT_TIMEOUT, TCP_PREFIX, CheckListener, tcp_target
 from referee.check.probe import MATCH_CLOCK, Limits
 from referee.check.report import footer, header, step_line
-from referee.check.results import StepResult
+from referee.check.results import CheckReport, StepResult
 from referee.check.runner import run_check, sandbox_description, select
 from referee.cli.options import (
     PORT,
@@ -29,7 +32,7 @@ from referee.cli.options import (
     resolvable_host,
     sandbox_for,
 )
-from referee.match.seats.tcp import DEFAULT_HOST
+from referee.network import DEFAULT_HOST
 from referee.rules.presets import DEFAULT_PRESET, PRESETS
 
 
@@ -110,6 +113,56 @@ def check(
     With BOT tcp:NAME[:TOKEN] the check listens instead (--host, --port) and each step waits
     for the bot to connect with the token (made up when not given): run the bot in a loop.
     """
+    tcp = _over_tcp(bot, host, port, connect_timeout, sandbox_mode, sandbox_binds)
+    steps = select(patterns)
+    if not steps:
+        raise click.BadParameter(f"no step matches {', '.join(patterns)}", param_hint="--only")
+    limits = Limits(per_decision=time_per_move, bank=time_bank, startup=startup)
+    sandbox = None if tcp else sandbox_for(sandbox_mode, sandbox_binds)
+    if not as_json:
+        shown = target.spec if (target := tcp_target(bot)) is not None else bot  # the token left out
+        click.echo(header(shown, variant, limits, len(steps), sandbox_description(sandbox, tcp=tcp)))
+    with _listening_on(host, port, tcp=tcp):
+        report = trio.run(
+            lambda: run_check(
+                bot,
+                variant=variant,
+                limits=limits,
+                steps=steps,
+                fail_fast=fail_fast,
+                jobs=jobs,
+                keep_transcripts=verbose,
+                on_result=None if as_json else _live(),
+                host=DEFAULT_HOST if host is None else host,
+                port=port or 0,
+                connect_timeout=CONNECT_TIMEOUT if connect_timeout is None else connect_timeout,
+                on_listening=_instructions,
+                sandbox=sandbox,
+            )
+        )
+    _finish(report, as_json=as_json, verbose=verbose)
+
+
+def _finish(report: CheckReport, *, as_json: bool, verbose: bool) -> NoReturn:
+    """The report's end (or all of it as JSON), and the exit status it gives."""
+    if as_json:
+        click.echo(msgspec.json.encode(report).decode())
+    else:
+        click.echo()
+        click.echo(footer(report, verbose=verbose))
+    sys.exit(report.exit_code)
+
+
+def _over_tcp(
+    bot: str,
+    host: str | None,
+    port: int | None,
+    connect_timeout: float | None,
+    sandbox_mode: str,
+    sandbox_binds: tuple[str, ...],
+) -> bool:
+    """Whether BOT connects over TCP; a usage error for options that do not go with it (or
+    that only go with it)."""
     if not bot.strip():
         raise click.BadParameter("the bot's command line is empty", param_hint="BOT")
     tcp = bot.startswith(TCP_PREFIX)
@@ -120,12 +173,11 @@ def check(
             f"--sandbox on and --sandbox-bind are for bots the check starts; a {TCP_PREFIX} bot runs "
             "wherever it was started"
         )
-    steps = select(patterns)
-    if not steps:
-        raise click.BadParameter(f"no step matches {', '.join(patterns)}", param_hint="--only")
-    limits = Limits(per_decision=time_per_move, bank=time_bank, startup=startup)
-    sandbox = None if tcp else sandbox_for(sandbox_mode, sandbox_binds)
+    return tcp
 
+
+def _live() -> Callable[[StepResult], None]:
+    """Prints each step's line as its result comes in."""
     printed: list[StepResult] = []
 
     def live(result: StepResult) -> None:
@@ -133,39 +185,21 @@ def check(
         printed.append(result)
         sys.stdout.flush()
 
-    def listening(listener: CheckListener) -> None:
-        click.echo(listener.instructions(), err=True)
-        sys.stderr.flush()
+    return live
 
-    if not as_json:
-        target = tcp_target(bot)
-        shown = target.spec if target is not None else bot
-        click.echo(header(shown, variant, limits, len(steps), sandbox_description(sandbox, tcp=tcp)))
+
+def _instructions(listener: CheckListener) -> None:
+    """Tells the bot's author where to connect, once the check listens."""
+    click.echo(listener.instructions(), err=True)
+    sys.stderr.flush()
+
+
+@contextlib.contextmanager
+def _listening_on(host: str | None, port: int | None, *, tcp: bool) -> Iterator[None]:
+    """An address a ``tcp:`` check cannot listen on is a usage error."""
     try:
-        report = trio.run(
-            lambda: run_check(
-                bot,
-                variant=variant,
-                limits=limits,
-                steps=steps,
-                fail_fast=fail_fast,
-                jobs=jobs,
-                keep_transcripts=verbose,
-                on_result=None if as_json else live,
-                host=DEFAULT_HOST if host is None else host,
-                port=port or 0,
-                connect_timeout=CONNECT_TIMEOUT if connect_timeout is None else connect_timeout,
-                on_listening=listening,
-                sandbox=sandbox,
-            )
-        )
+        yield
     except OSError as err:
         if not tcp:
             raise
         raise click.UsageError(f"cannot listen on {host or DEFAULT_HOST}:{port or 0}: {err.strerror or err}") from None
-    if as_json:
-        click.echo(msgspec.json.encode(report).decode())
-    else:
-        click.echo()
-        click.echo(footer(report, verbose=verbose))
-    sys.exit(report.exit_code)

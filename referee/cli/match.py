@@ -38,7 +38,8 @@ from referee.match.seats.bot_config import BotConfigError, config_folder, read_b
 from referee.match.seats.building import build
 from referee.match.seats.hosted import WEB_PREFIX
 from referee.match.seats.link import BotLimits
-from referee.match.seats.tcp import DEFAULT_HOST, RefusalReport, TcpSeat
+from referee.match.seats.tcp import RefusalReport, TcpSeat
+from referee.network import DEFAULT_HOST
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.seeds import random_seed, series_seed

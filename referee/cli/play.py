@@ -23,7 +23,8 @@ from referee.match.config import POLICIES, MatchConfig
 from referee.match.play import TableOptions, play_match
 from referee.match.report import format_outcome
 from referee.match.seats.link import BotLimits
-from referee.match.seats.tcp import DEFAULT_HOST, Refusal, describe
+from referee.match.seats.tcp import Refusal, describe
+from referee.network import DEFAULT_HOST
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.web.server import WebSeat, WebSeatServer

@@ -9,7 +9,7 @@ import click
 import trio
 
 from referee.cli.options import PORT, check_listen, resolvable_host
-from referee.match.seats.tcp import DEFAULT_HOST
+from referee.network import DEFAULT_HOST
 from referee.web.watch import WatchServer
 
 

@@ -27,6 +27,20 @@ RETRY = 0.01
 interrupt found the task between two waits of the same read)."""
 
 
+# -- the bank rule (the match's seats and the check's probe both keep their banks by it) -----
+def allowance(per_decision: float, bank: float) -> float:
+    """Seconds a decision may take: the decision limit plus what is left of the bank."""
+    return per_decision + bank
+
+
+def spend(bank: float, per_decision: float, elapsed: float) -> float:
+    """What is left of ``bank`` after a decision answered in ``elapsed`` seconds: the time
+    over the decision limit comes out of it, down to zero. (A decision that got no answer
+    within its ``allowance`` has spent the whole bank.)"""
+    over = elapsed - per_decision
+    return bank if over <= 0.0 else max(0.0, bank - over)
+
+
 @dataclass(slots=True)
 class Wait:
     """One seat waiting for one decision."""
@@ -72,11 +86,12 @@ class DecisionClock:
 
     def allowance(self, seat: SeatState) -> float:
         """Seconds the seat has for this decision: the limit plus its bank."""
-        return self.per_decision + seat.bank
+        return allowance(self.per_decision, seat.bank)
 
     # -- deadlines ---------------------------------------------------------------------------
     def arm(self, seat: SeatState, link: BotLink) -> Wait:
         """Start the seat's time for a decision: from now, its limit plus its bank."""
+        # now + the allowance, summed left to right as ever (the same float on MockClock)
         deadline = trio.current_time() + self.per_decision + seat.bank
         wait = self._waits[seat.index] = Wait(deadline, link)
         if deadline < self._wake:  # rare: the watchdog would wake too late for this one
@@ -119,9 +134,8 @@ class DecisionClock:
         over the decision limit comes out of its bank. Returns the time it took."""
         now = self._last_reply = trio.current_time()
         elapsed = now - started
-        over = elapsed - self.per_decision
-        if over > 0.0:
-            seat.bank = max(0.0, seat.bank - over)
+        if elapsed > self.per_decision:  # else the bank is untouched: no call on the hot path
+            seat.bank = spend(seat.bank, self.per_decision, elapsed)
         return elapsed
 
     def ran_out(self, seat: SeatState) -> Failure:

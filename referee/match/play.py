@@ -29,7 +29,8 @@ from referee.match.runner import MatchRunner
 from referee.match.seats.connection import BotConnection, handshake, say_goodbye
 from referee.match.seats.hosted import SeatHost, web_seat_name
 from referee.match.seats.link import BotLimits, BotStartError, Failure, NullLink, ProcessLink
-from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, DEFAULT_HOST, OnRefusal, TcpSeat, TcpSeatServer
+from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, OnRefusal, TcpSeat, TcpSeatServer
+from referee.network import DEFAULT_HOST
 from referee.private_files import create_private
 from referee.seeds import random_seed
 

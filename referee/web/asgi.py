@@ -19,6 +19,7 @@ from starlette.staticfiles import StaticFiles
 from wsproto.events import CloseConnection
 from wsproto.frame_protocol import CloseReason
 
+from referee.network import show_address
 from referee.web.link import AsgiSend
 
 
@@ -26,7 +27,7 @@ def hypercorn_config(host: str, port: int, max_message_bytes: int) -> Config:
     """Hypercorn for one of our pages: bound to ``host:port``, WebSocket messages capped, no
     access or error log (faults are the match's to report), no server header."""
     config = Config()
-    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.bind = [show_address(host, port)]
     config.websocket_max_message_size = max_message_bytes
     config.accesslog = None
     config.errorlog = None

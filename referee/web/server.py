@@ -39,7 +39,8 @@ from protocol.codec import MAX_LINE
 from protocol.messages import BotHello
 from referee.match.seats.connection import BotConnection, handshake, send_error
 from referee.match.seats.link import Failure
-from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, DEFAULT_HOST, ClaimedSeat, Refusal
+from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, ClaimedSeat, Refusal
+from referee.network import DEFAULT_HOST
 from referee.web.asgi import hypercorn_config, lifespan, listen, same_origin, static_files
 from referee.web.link import AsgiSend, WebLink
 

@@ -42,7 +42,7 @@ from starlette.staticfiles import StaticFiles
 
 from protocol.codec import MAX_DEPTH, clip, nesting_depth
 from referee.log_format import Header, LogEntry
-from referee.match.seats.tcp import DEFAULT_HOST, new_token
+from referee.network import DEFAULT_HOST, new_token
 from referee.replay.reader import Line, LogError, LogMatch, parse_log
 from referee.replay.record import MatchRecord
 from referee.replay.verify import verify

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from protocol.cards import Card, card_code, rank_of, suit_of
 from protocol.messages import Error, Play
+from referee.check.conversation import StepFailed
 from referee.check.positions import one_round
-from referee.check.probe import Probe, StepFailed
+from referee.check.probe import Probe
 from referee.check.steps.base import step
 from referee.check.table import ScriptedTable, over
 from referee.rules.round import PLAY

@@ -6,8 +6,9 @@ import trio
 
 from protocol.messages import Goodbye
 from protocol.ruleset import RuleSet
+from referee.check.conversation import StepFailed
 from referee.check.positions import one_round
-from referee.check.probe import Probe, StepFailed
+from referee.check.probe import Probe
 from referee.check.steps.base import Step, step
 from referee.check.table import ScriptedTable
 from referee.rules.errors import InvalidRuleSet

@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Final
+from typing import ClassVar, Final, Self
 
 import msgspec
 import trio
@@ -367,7 +367,7 @@ class ProcessLink(FdLink):
         cwd: str | Path | None = None,
         max_line: int = MAX_LINE,
         limits: BotLimits | None = None,
-    ) -> ProcessLink:
+    ) -> Self:
         """Start ``command`` (a shell-style string or an argument list, run without a shell)
         in a new session, with ``limits``; its stderr is drained by a task in ``nursery``."""
         limits = limits or BotLimits()

@@ -38,13 +38,13 @@ from dataclasses import dataclass, field
 
 import trio
 
-from protocol.codec import encode
-from protocol.messages import BotHello, Error
-from referee.match.seats.connection import BotConnection, handshake, send_error
+from protocol.messages import BotHello
+from referee.match.seats.acceptor import Acceptor, turn_away
+from referee.match.seats.connection import BotConnection, handshake
 from referee.match.seats.link import Failure, SocketLink
 from referee.names import printable
+from referee.network import new_token
 
-DEFAULT_HOST = "127.0.0.1"
 DEFAULT_HELLO_TIMEOUT = 5.0
 """Seconds a TCP connection has for its hello: its program is already running, so the hello
 should come at once; an idle connection is dropped after this."""
@@ -55,19 +55,6 @@ SQUAT_AFTER = 1.0
 address (a bot answers the referee's hello within milliseconds; a squatter never does)."""
 MAX_REFUSING = 64
 """Refusals being written at once; beyond this a connection is closed without a message."""
-REFUSE_TIMEOUT = 1.0
-ACCEPT_RETRY = 0.1
-"""Seconds to wait before accepting again after ``accept`` failed (out of file descriptors)."""
-
-
-def new_token() -> str:
-    """A random seat token (96 bits, URL-safe) that a command line takes as a value: never
-    starting with ``-``, which ``--token -x...`` would read as an option (a bot author pasting
-    the printed token would see an argparse error; one token in 64 did)."""
-    while True:
-        token = secrets.token_urlsafe(12)
-        if not token.startswith("-"):
-            return token
 
 
 @dataclass
@@ -205,23 +192,10 @@ class TcpSeatServer:
 
     async def serve(self, host: str, port: int, *, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
         """Listen on ``host:port`` (port 0: any free port) until cancelled."""
-        listeners = await trio.open_tcp_listeners(port, host=host)
-        sockname = listeners[0].socket.getsockname()
-        self.address = (str(sockname[0]), int(sockname[1]))
+        acceptor = Acceptor()
+        self.address = await acceptor.listen(host, port)
         task_status.started(self.address)
-        async with trio.open_nursery() as nursery:
-            for listener in listeners:
-                nursery.start_soon(self._accept_loop, listener, nursery)
-
-    async def _accept_loop(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
-        async with listener:
-            while True:
-                try:
-                    stream = await listener.accept()
-                except OSError:  # out of file descriptors or buffers: wait, then go on
-                    await trio.sleep(ACCEPT_RETRY)
-                    continue
-                self._take(stream, nursery)
+        await acceptor.serve(self._take)
 
     def _take(self, stream: trio.SocketStream, nursery: trio.Nursery) -> None:
         """Start the handshake of a new connection (evicting a silent one when every slot is
@@ -297,10 +271,7 @@ class TcpSeatServer:
         try:
             link = SocketLink(stream)
             self._refuse(link.peer, "busy", message)
-            with trio.move_on_after(REFUSE_TIMEOUT):
-                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    await stream.send_all(encode(Error(code="busy", message=message, fatal=True)))
-            await link.close()
+            await turn_away(link, "busy", message)
         finally:
             self._refusing -= 1
 
@@ -335,8 +306,7 @@ class TcpSeatServer:
                     seat.connection = None
             message = f"the referee could not handle this connection's handshake ({type(err).__name__})"
             self._refuse(link.peer, "protocol_violation", message)
-            await send_error(link, "protocol_violation", message, fatal=True, timeout=REFUSE_TIMEOUT)
-            await link.close()
+            await turn_away(link, "protocol_violation", message)
             return
         finally:
             self._release(slot)
@@ -367,8 +337,7 @@ class TcpSeatServer:
         self._refuse(link.peer, "busy", message)
         self._refusing += 1
         try:
-            await send_error(link, "busy", message, fatal=True, timeout=REFUSE_TIMEOUT)
-            await link.close()
+            await turn_away(link, "busy", message)
         finally:
             self._refusing -= 1
 

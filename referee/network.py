@@ -1,0 +1,30 @@
+"""What every listening part of the referee shares: the address it listens on by default, the
+tokens it hands out, and how it writes an address for a person.
+
+TCP seats (``referee.match``), browser seats and spectators (``referee.web``) and the check's
+``tcp:`` bots (``referee.check``) all listen on ``DEFAULT_HOST`` unless told otherwise, and
+all let a connection in by a token from ``new_token``; none of them owns the other, so these
+live here, below all three.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+DEFAULT_HOST = "127.0.0.1"
+"""Loopback: a bot or a browser on another machine is let in only when ``--host`` says so."""
+
+
+def new_token() -> str:
+    """A random seat token (96 bits, URL-safe) that a command line takes as a value: never
+    starting with ``-``, which ``--token -x...`` would read as an option (a bot author pasting
+    the printed token would see an argparse error; one token in 64 did)."""
+    while True:
+        token = secrets.token_urlsafe(12)
+        if not token.startswith("-"):
+            return token
+
+
+def show_address(host: str, port: int) -> str:
+    """``127.0.0.1:8000``, or ``[::1]:8000`` for an IPv6 address (its colons need brackets)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
