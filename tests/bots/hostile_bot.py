@@ -2,7 +2,7 @@
 first legal card until then. Any further arguments are ignored (tests pass a marker so they
 can find stray processes).
 
-The modes of ``misbehave_more`` were added for tests/referee/test_adversarial*.py; some act at
+The modes of ``misbehave_more`` were added for tests/match/test_adversarial*.py; some act at
 every play request (``slow``, ``slow_bank``) or around the whole run (``linger``)."""
 
 import json
@@ -13,7 +13,7 @@ import time
 
 MODE = sys.argv[1]
 TRACE = os.environ.get("HOSTILE_TRACE")
-"""Modes added for tests/referee/test_adversarial.py append what they did to the file
+"""Modes added for tests/match/test_adversarial.py append what they did to the file
 ``$HOSTILE_TRACE.<pid>`` (when set): the bytes they wrote, the tricks they were told of."""
 ONCE_MODES = {
     "invalid_utf8",

@@ -32,7 +32,7 @@ from referee.match.runner import MatchRunner
 from referee.match.seats.connection import handshake
 from referee.rules import PRESETS, Match, Round, ruleset
 from referee.rules.wire import bot_card, bot_cards
-from tests.referee.scripted import MemoryLink, ScriptedBot, connect
+from tests.match.scripted import MemoryLink, ScriptedBot, connect
 
 T = TypeVar("T")
 NAME = "alike"

@@ -37,7 +37,7 @@ False for 0), ``no_pts_on_first_trick`` = ``first_trick_no_points``, ``must_brea
 ``hearts_lead == "after_broken"``, ``qs_breaks_hearts`` = ``queen_breaks_hearts`` (False in
 American: OpenSpiel's default is True), ``jd_bonus`` when the J♦ is worth -10 (Omnibus),
 ``can_lead_any_club``, ``avoid_all_tricks_bonus`` and ``can_lead_hearts_instead_of_qs`` False.
-With these the legal moves are the referee's in every position (``tests/referee/
+With these the legal moves are the referee's in every position (``tests/sample_bots/
 test_ismcts_bot.py`` checks it on random positions). Only the rule sets OpenSpiel's ``hearts``
 models exactly have parameters (``hearts_parameters``; any other is ``Unsupported``).
 """

@@ -21,7 +21,7 @@ from referee.match.outcome import MatchOutcome
 from referee.match.runner import MatchRunner
 from referee.match.seats.connection import BotConnection, handshake, say_goodbye
 from referee.rules import ruleset
-from tests.referee.scripted import MemoryLink, ScriptedBot, connect, first_legal
+from tests.match.scripted import MemoryLink, ScriptedBot, connect, first_legal
 
 SHORT = ruleset("american", {"end": "rounds", "rounds": 2})
 

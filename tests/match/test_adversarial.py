@@ -42,7 +42,7 @@ from referee.match.runner import MatchRunner
 from referee.match.seats.connection import handshake, say_goodbye
 from referee.match.seats.tcp import TcpSeat
 from referee.rules import PRESETS, ruleset
-from tests.referee.scripted import Reply, ScriptedBot, connect, first_legal
+from tests.match.scripted import Reply, ScriptedBot, connect, first_legal
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable

@@ -65,7 +65,7 @@ def start_referee(log: Path, marker: str) -> subprocess.Popen[bytes]:
     """`referee match --log LOG --seed 1` between four slow bots (a full match to 100 points:
     far longer than any test waits). Unsandboxed: the bots write what they were told to
     ``$HOSTILE_TRACE`` on the host, and this is the path where the bots' own reaction to end of
-    file is all that ends them (tests/referee/test_sandbox.py kills a referee of sandboxed bots)."""
+    file is all that ends them (tests/sandbox/test_sandbox.py kills a referee of sandboxed bots)."""
     slow = f"{PY} {ROOT}/tests/bots/hostile_bot.py slow {marker}"
     return subprocess.Popen(
         [*REFEREE, "match", "--sandbox", "off", "--log", str(log), "--seed", "1", slow, slow, slow, slow],

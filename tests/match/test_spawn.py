@@ -1,6 +1,6 @@
 """Bots are forked by one long-lived thread: a sandboxed bot (bubblewrap's --die-with-parent,
 which the kernel ties to the forking thread) outlives the ten idle seconds after which a trio
-worker thread exits, and still dies with the referee (tests/referee/test_sandbox.py)."""
+worker thread exits, and still dies with the referee (tests/sandbox/test_sandbox.py)."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ from referee.match.seats.connection import handshake as connection_handshake
 from referee.match.seats.link import Failure
 from referee.match.seats.tcp import Refusal, RefusalReport, TcpSeat, TcpSeatServer, address_key, describe
 from referee.names import printable
-from tests.referee.test_tcp import GOOD, ROOT, SHORT, Client
+from tests.match.test_tcp import GOOD, ROOT, SHORT, Client
 
 CONFIG = MatchConfig(per_decision=2.0, bank=2.0, startup=10.0, grace=0.3)
 HOSTILE = b"[" * 1000 + b"]" * 1000 + b"\n"

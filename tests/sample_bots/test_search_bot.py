@@ -16,7 +16,7 @@ from hearts_bots.search_bot import moon_choice, rival_weights
 from protocol.bot import TableState
 from protocol.ruleset import RuleSet
 from referee.rules import PRESETS, ruleset, with_options
-from tests.referee.bot_matches import HEURISTIC, PY, bank_left_ms, decision_seconds, entries, match, random_bot
+from tests.sample_bots.bot_matches import HEURISTIC, PY, bank_left_ms, decision_seconds, entries, match, random_bot
 
 SEARCH = f"{PY} sample_bots/python/search_bot.py --playouts 8 --seed 1"
 

@@ -34,7 +34,16 @@ from protocol.ruleset import PassDirection
 from referee.rules import Round, ruleset, seat_view, table_for, with_options
 from referee.rules.cardset import mask_of
 from referee.rules.sampling import knowledge, sample_round_from
-from tests.referee.bot_matches import HEURISTIC, PY, ROOT, bank_left_ms, decision_seconds, entries, match, random_bot
+from tests.sample_bots.bot_matches import (
+    HEURISTIC,
+    PY,
+    ROOT,
+    bank_left_ms,
+    decision_seconds,
+    entries,
+    match,
+    random_bot,
+)
 
 pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is in the test extra; this machine lacks it")
 

@@ -14,8 +14,8 @@ import trio.testing
 
 from referee.match.config import MatchConfig
 from referee.match.seats.connection import BotConnection
-from tests.referee.scripted import MemoryLink, ScriptedBot, first_legal
-from tests.referee.test_runner import run
+from tests.match.scripted import MemoryLink, ScriptedBot, first_legal
+from tests.match.test_runner import run
 
 PACED = MatchConfig(per_decision=1.0, bank=0.0, startup=5.0, card_pause=0.5, trick_pause=2.0)
 
@@ -49,7 +49,7 @@ async def test_a_person_is_told_each_card_a_pause_apart(
         link = (LiveLink if bot is bots[0] else MemoryLink)(ours, max_line)
         return BotConnection(link=link, command="scripted")
 
-    monkeypatch.setattr("tests.referee.test_runner.connect", connect)
+    monkeypatch.setattr("tests.match.test_runner.connect", connect)
     outcome = await run(bots, config=PACED)
     assert [s.status for s in outcome.seats] == ["ok"] * 4  # no clock ran during a pause (bank 0)
     after_card: list[float] = []

@@ -29,7 +29,7 @@ from referee.names import MAX_NAME
 from referee.replay import read_log, verify
 from referee.rules import ruleset
 from tests.hostile_lines import HELLO_LINES, PLAY_LINES
-from tests.referee.scripted import MemoryLink, ScriptedBot, first_legal
+from tests.match.scripted import MemoryLink, ScriptedBot, first_legal
 
 ONE_ROUND = ruleset("american", {"end": "rounds", "rounds": 1})
 CONFIG = MatchConfig(per_decision=1.0, bank=2.0, startup=5.0)
