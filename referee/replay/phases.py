@@ -9,9 +9,12 @@ the round as it goes. This mirrors the match's ``RoundPhases``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from protocol.cards import Card, card_code
-from protocol.messages import Declare, Moon, Pass, Play, TimeLeft
-from referee.replay.asking import Asker
+from protocol.messages import Declare, Moon, Pass, Play, RefereeMessage, TimeLeft
+from referee.replay.asking import Asker, ReplyT
 from referee.replay.policy import Policy
 from referee.replay.record import DeclarationRecord, MoonRecord, PassRecord, PlayRecord, RoundRecord, TrickRecord
 from referee.replay.seats import Seats
@@ -23,6 +26,7 @@ from referee.rules.wire import bot_card, bot_cards, codes_of
 
 _NO_TIME = TimeLeft(decision_ms=0, bank_ms=0)
 """Placeholder time in an expected request: the logged one is checked on its own."""
+AnswerT = TypeVar("AnswerT")
 
 
 class RoundPhases:
@@ -89,16 +93,10 @@ class RoundPhases:
         self.cursor.phase = "declare"
         while round_.phase == DECLARE:
             s = round_.turn
-            reply: tuple[Declare, str] | None = None
-            if self.seats.active(s):
-                reply = self.asker.ask(s, telling.declare_request(round_, 0, _NO_TIME), Declare)
-            if reply is None:
-                declared = fallback_declare()
-                self.seats.fallback(s, "declare", declared)
-            else:
-                declared = reply[0].declare
+            request = telling.declare_request(round_, 0, _NO_TIME)
+            declared, fallback = self._decide(s, request, Declare, ("declare", fallback_declare()), lambda r: r.declare)
             round_.declare(s, declared)
-            self.rec.declarations.append(DeclarationRecord(seat=s, declared=declared, fallback=reply is None))
+            self.rec.declarations.append(DeclarationRecord(seat=s, declared=declared, fallback=fallback))
             self.seats.broadcast(telling.declared(s, declared))
             self.cursor.position = f"round {self.cursor.round} declarations"
 
@@ -144,17 +142,29 @@ class RoundPhases:
             return
         self.cursor.phase = "moon"
         s = round_.turn
-        reply: tuple[Moon, str] | None = None
-        if self.seats.active(s):
-            reply = self.asker.ask(s, telling.moon_request(round_, 0, _NO_TIME), Moon)
-        if reply is None:
-            choice = fallback_moon()
-            self.seats.fallback(s, "moon", choice)
-        else:
-            choice = reply[0].choice
+        request = telling.moon_request(round_, 0, _NO_TIME)
+        choice, fallback = self._decide(s, request, Moon, ("moon", fallback_moon()), lambda r: r.choice)
         round_.choose_moon(s, choice)
-        self.rec.moon = MoonRecord(seat=s, choice=choice, fallback=reply is None)
+        self.rec.moon = MoonRecord(seat=s, choice=choice, fallback=fallback)
         self.cursor.position = f"round {self.cursor.round} moon choice"
+
+    def _decide(
+        self,
+        seat: int,
+        request: RefereeMessage,
+        expect: type[ReplyT],
+        fallback: tuple[str, AnswerT],
+        answer: Callable[[ReplyT], AnswerT],
+    ) -> tuple[AnswerT, bool]:
+        """A decision no reply can make illegal (a declaration, a moon choice): the ``answer``
+        in the seat's reply while it is in the match, else the referee's ``fallback`` (the
+        decision's name and the move, checked in the log); and whether it was the fallback."""
+        reply = self.asker.ask(seat, request, expect) if self.seats.active(seat) else None
+        if reply is None:
+            decision, move = fallback
+            self.seats.fallback(seat, decision, move)
+            return move, True
+        return answer(reply[0]), False
 
     def _illegal(self, seat: int, err: IllegalMove, reply: tuple[Pass | Play, str]) -> str:
         """The policy's answer (checked); a revoke penalty ends the round here."""
