@@ -26,7 +26,7 @@ from referee.cli.options import (
 )
 from referee.ladder.errors import LadderError
 from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
-from referee.ladder.play import LadderInterrupted, LadderPlan, Telling, play_ladder
+from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, Telling, play_ladder
 from referee.ladder.report import (
     compare,
     format_comparison,
@@ -208,8 +208,13 @@ def run_command(
         raise SystemExit(130) from None
     except (LadderError, BotConfigError, BotStartError, SandboxUnavailable, UntrustedFile) as err:
         raise click.ClickException(str(err)) from None
-    if quiet:
-        return
+    if not quiet:
+        _after_run(db, result, console)
+
+
+def _after_run(db: str, result: LadderResult, console: Console) -> None:
+    """What a run that was not ``--quiet`` prints at its end: the standings, the run's modes,
+    the faults in short, and what this run played."""
     store = LadderStore(db)
     try:
         title = f"ladder {Path(db).name}: {result.done} of {result.total} matches"

@@ -105,9 +105,7 @@ def match(
     Example: referee match "python3 mybot.py" "python3 sample_bots/python/random_bot.py"
     "node sample_bots/javascript/bot.js" tcp:debugger
     """
-    rules = _rules(variant, pairs)
-    if len(bots) != rules.players:
-        raise click.UsageError(f"{rules.name} needs {rules.players} bots, got {len(bots)}")
+    rules = _rules(variant, pairs, len(bots), "bots")
     if log_path is not None:
         check_output_file(log_path, "--log", make_folders=True)
     if any(bot.startswith(TCP_PREFIX) for bot in bots):
@@ -120,15 +118,11 @@ def match(
         illegal_move_cap=illegal_move_cap,
         reconnect=reconnect,
     )
-    remote = (TCP_PREFIX, WEB_PREFIX)
-    if not all(b.startswith(remote) for b in bots):  # a sandbox is decided only for started bots
+    if not all(b.startswith((TCP_PREFIX, WEB_PREFIX)) for b in bots):  # a sandbox only for started bots
         limits = msgspec.structs.replace(limits, sandbox=sandbox_for(sandbox_mode, sandbox_binds))
     refusals = RefusalReport(_to_stderr)
-    web = (
-        WebSeatServer(host, on_listening=announce_web_seats, on_refusal=refusals)
-        if any(b.startswith(WEB_PREFIX) for b in bots)
-        else None
-    )
+    has_web = any(b.startswith(WEB_PREFIX) for b in bots)
+    web = WebSeatServer(host, on_listening=announce_web_seats, on_refusal=refusals) if has_web else None
     try:
         outcome = run_matches(
             lambda: play_match(
@@ -136,17 +130,7 @@ def match(
                 rules,
                 seed=seed,
                 log_path=log_path,
-                options=TableOptions(
-                    config=config,
-                    host=host,
-                    port=port,
-                    on_listening=announce_tcp_seats,
-                    on_refusal=refusals,
-                    connect_timeout=connect_timeout,
-                    handle_signals=True,
-                    limits=limits,
-                    seat_host=web,
-                ),
+                options=_announced(config, host, port, connect_timeout, refusals, limits=limits, seat_host=web),
             )
         )
     finally:
@@ -155,11 +139,40 @@ def match(
     exit_if_interrupted(outcome)
 
 
-def _rules(variant: str, pairs: tuple[str, ...]) -> RuleSet:
+def _announced(
+    config: MatchConfig,
+    host: str,
+    port: int,
+    connect_timeout: float,
+    refusals: RefusalReport,
+    *,
+    limits: BotLimits | None = None,
+    seat_host: WebSeatServer | None = None,
+) -> TableOptions:
+    """A table of `referee match` or `serve`: TCP seats listen where asked and are announced
+    (their tokens printed), refusals reported, Ctrl-C and SIGTERM end the match in play."""
+    return TableOptions(
+        config=config,
+        host=host,
+        port=port,
+        on_listening=announce_tcp_seats,
+        on_refusal=refusals,
+        connect_timeout=connect_timeout,
+        handle_signals=True,
+        limits=limits,
+        seat_host=seat_host,
+    )
+
+
+def _rules(variant: str, pairs: tuple[str, ...], given: int, what: str) -> RuleSet:
+    """The rules asked for, and a usage error unless ``given`` bots (or seats) fill its table."""
     try:
-        return ruleset(variant, parse_options(pairs))
+        rules = ruleset(variant, parse_options(pairs))
     except InvalidRuleSet as err:
         raise click.ClickException(str(err)) from None
+    if given != rules.players:
+        raise click.UsageError(f"{rules.name} needs {rules.players} {what}, got {given}")
+    return rules
 
 
 def _report(outcome: MatchOutcome, as_json: bool) -> None:
@@ -221,9 +234,7 @@ def serve(
 ) -> None:
     """Run matches for bots that connect over TCP: one NAME per seat (a token is printed for
     each; NAME:TOKEN chooses it). The connections are kept for all --matches."""
-    rules = _rules(variant, pairs)
-    if len(names) != rules.players:
-        raise click.UsageError(f"{rules.name} needs {rules.players} seats, got {len(names)}")
+    rules = _rules(variant, pairs, len(names), "seats")
     if log_dir is not None:
         check_output_folder(log_dir, "--log-dir")
     check_listen(host, port)
@@ -241,15 +252,7 @@ def serve(
                 rules,
                 seeds,
                 log_paths=logs,
-                options=TableOptions(
-                    config=config,
-                    host=host,
-                    port=port,
-                    on_listening=announce_tcp_seats,
-                    on_refusal=refusals,
-                    connect_timeout=connect_timeout,
-                    handle_signals=True,
-                ),
+                options=_announced(config, host, port, connect_timeout, refusals),
             )
         )
     finally:

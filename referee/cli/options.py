@@ -281,6 +281,57 @@ SANDBOX_BIND_OPTION = click.option(
 )
 
 
+_LIMIT_OPTIONS: Final = [
+    click.option(
+        "--cpu-limit", type=CPU_SECONDS, default=None, help="CPU seconds each started bot may use (default: none)."
+    ),
+    click.option("--memory-limit", type=MEMORY_MB, default=None, help="Address space of each started bot in MiB."),
+    click.option(
+        "--group-memory",
+        type=MEMORY_MB,
+        default=DEFAULT_GROUP.memory_mb,
+        show_default=True,
+        help="Memory of each started bot in MiB, all its processes, tmpfs files and memfd together.",
+    ),
+    click.option(
+        "--group-processes",
+        type=click.IntRange(1, 1 << 22),
+        default=DEFAULT_GROUP.processes,
+        show_default=True,
+        help="Processes and threads of each started bot, all together.",
+    ),
+    click.option(
+        "--group-cpu",
+        type=click.FloatRange(0.01, 64),
+        default=DEFAULT_GROUP.cpu_cores,
+        show_default=True,
+        help="CPU bandwidth of each started bot in cores, all its processes together.",
+    ),
+    click.option(
+        "--freeze-idle",
+        is_flag=True,
+        help="Freeze each started bot whenever it is not being asked (no thinking on the others' time).",
+    ),
+    click.option(
+        "--files-limit",
+        type=FilesLimit(),
+        default=None,
+        help=f"Open files each process of a started bot may hold (1 to the hard limit; default {DEFAULT_OPEN_FILES}).",
+    ),
+    click.option(
+        "--bot-cwd",
+        type=click.Path(file_okay=False, exists=True),
+        default=None,
+        help="Working directory of the bots.",
+    ),
+    click.option(
+        "--bot-env", multiple=True, type=EnvPair(), metavar="NAME=VALUE", help="Add to the bots' environment."
+    ),
+    click.option("--clean-env", is_flag=True, help="Bots get only PATH, HOME and --bot-env (always so in a sandbox)."),
+]
+"""The options of ``bot_limit_options``, in the order ``--help`` lists them."""
+
+
 def bot_limit_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The bounds of each started bot as options (``--cpu-limit``, ``--memory-limit``, the
     control group's ``--group-memory``, ``--group-processes``, ``--group-cpu`` and
@@ -316,58 +367,7 @@ def bot_limit_options(command: Callable[..., Any]) -> Callable[..., Any]:
         )
         return command(*args, limits=limits, **kwargs)
 
-    options = [
-        click.option(
-            "--cpu-limit", type=CPU_SECONDS, default=None, help="CPU seconds each started bot may use (default: none)."
-        ),
-        click.option("--memory-limit", type=MEMORY_MB, default=None, help="Address space of each started bot in MiB."),
-        click.option(
-            "--group-memory",
-            type=MEMORY_MB,
-            default=DEFAULT_GROUP.memory_mb,
-            show_default=True,
-            help="Memory of each started bot in MiB, all its processes, tmpfs files and memfd together.",
-        ),
-        click.option(
-            "--group-processes",
-            type=click.IntRange(1, 1 << 22),
-            default=DEFAULT_GROUP.processes,
-            show_default=True,
-            help="Processes and threads of each started bot, all together.",
-        ),
-        click.option(
-            "--group-cpu",
-            type=click.FloatRange(0.01, 64),
-            default=DEFAULT_GROUP.cpu_cores,
-            show_default=True,
-            help="CPU bandwidth of each started bot in cores, all its processes together.",
-        ),
-        click.option(
-            "--freeze-idle",
-            is_flag=True,
-            help="Freeze each started bot whenever it is not being asked (no thinking on the others' time).",
-        ),
-        click.option(
-            "--files-limit",
-            type=FilesLimit(),
-            default=None,
-            help="Open files each process of a started bot may hold "
-            f"(1 to the hard limit; default {DEFAULT_OPEN_FILES}).",
-        ),
-        click.option(
-            "--bot-cwd",
-            type=click.Path(file_okay=False, exists=True),
-            default=None,
-            help="Working directory of the bots.",
-        ),
-        click.option(
-            "--bot-env", multiple=True, type=EnvPair(), metavar="NAME=VALUE", help="Add to the bots' environment."
-        ),
-        click.option(
-            "--clean-env", is_flag=True, help="Bots get only PATH, HOME and --bot-env (always so in a sandbox)."
-        ),
-    ]
-    for option in reversed(options):  # --help lists them in this order
+    for option in reversed(_LIMIT_OPTIONS):  # --help lists them in this order
         with_limits = option(with_limits)
     return with_limits
 

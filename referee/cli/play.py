@@ -6,6 +6,7 @@ import webbrowser
 
 import click
 
+from protocol.ruleset import RuleSet
 from referee.cli.options import (
     PORT,
     SANDBOX_OPTION,
@@ -108,15 +109,10 @@ def play(
         rules = ruleset(variant, parse_options(pairs))
     except InvalidRuleSet as err:
         raise click.ClickException(str(err)) from None
-    if len(bots) != rules.players - 1:
-        raise click.UsageError(f"{rules.name} needs {rules.players - 1} bots besides you, got {len(bots)}")
-    if seat >= rules.players:
-        raise click.UsageError(f"--seat must be below {rules.players} for {rules.name}")
+    seats = _seats(bots, rules, seat, name)
     if log_path is not None:
         check_output_file(log_path, "--log", make_folders=True)
     check_listen(host, port)
-    seats = list(bots)
-    seats.insert(seat, f"web:{name.replace(':', ' ') or 'you'}")
     config = MatchConfig(
         per_decision=time_per_move,
         bank=time_bank,
@@ -124,18 +120,7 @@ def play(
         card_pause=card_pause,
         trick_pause=trick_pause,
     )
-
-    def listening(url: str, web_seats: list[WebSeat]) -> None:
-        for web in web_seats:
-            address = server.seat_url(web)
-            click.echo(f"your seat ({web.seat}): open {address}", err=True)
-            if open_browser:
-                webbrowser.open(address)
-
-    def refused(refusal: Refusal) -> None:
-        click.echo(describe(refusal), err=True)
-
-    server = WebSeatServer(host, port, on_listening=listening, on_refusal=refused)
+    server = _page_server(host, port, open_browser)
     limits = BotLimits(sandbox=sandbox_for(sandbox_mode, ()))
     outcome = run_matches(
         lambda: play_match(
@@ -150,3 +135,31 @@ def play(
     )
     click.echo(format_outcome(outcome))
     exit_if_interrupted(outcome)
+
+
+def _seats(bots: tuple[str, ...], rules: RuleSet, seat: int, name: str) -> list[str]:
+    """The table's seat specs: the bots in order, with the person's ``web:NAME`` at ``seat``."""
+    if len(bots) != rules.players - 1:
+        raise click.UsageError(f"{rules.name} needs {rules.players - 1} bots besides you, got {len(bots)}")
+    if seat >= rules.players:
+        raise click.UsageError(f"--seat must be below {rules.players} for {rules.name}")
+    seats = list(bots)
+    seats.insert(seat, f"web:{name.replace(':', ' ') or 'you'}")
+    return seats
+
+
+def _page_server(host: str, port: int, open_browser: bool) -> WebSeatServer:
+    """The person's page server, which prints the seat's address (and opens it) once it listens."""
+
+    def listening(url: str, web_seats: list[WebSeat]) -> None:
+        for web in web_seats:
+            address = server.seat_url(web)
+            click.echo(f"your seat ({web.seat}): open {address}", err=True)
+            if open_browser:
+                webbrowser.open(address)
+
+    def refused(refusal: Refusal) -> None:
+        click.echo(describe(refusal), err=True)
+
+    server = WebSeatServer(host, port, on_listening=listening, on_refusal=refused)
+    return server

@@ -14,7 +14,7 @@ wrote is shown through ``printable``: escapes are shown, never obeyed.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Final
+from typing import Final, TypeAlias
 
 from rich.highlighter import JSONHighlighter
 from rich.text import Text
@@ -297,6 +297,10 @@ def _column(names: list[str]) -> int:
     return max(6, *(len(_short(s, names)) for s in range(len(names)))) + 2
 
 
+_SeatFault: TypeAlias = tuple[str, Fault, str | None]
+"""A seat's fault, where in the match it happened and the reply it is about (if any)."""
+
+
 def seat_lines(log: LogMatch, seat: int, only_round: int | None = None) -> Iterator[Text]:
     """What ``seat`` saw of the match: the referee's lines to it and its own, as on the wire,
     with the seat's faults where they happened; then its stderr and how its program ended, and
@@ -311,13 +315,25 @@ def seat_lines(log: LogMatch, seat: int, only_round: int | None = None) -> Itera
     yield Text("  >> the referee to the bot, << the bot to the referee; t in seconds since the start", style="dim")
     output = seat_outputs(log).get(seat)
     code = output.exit_code if output is not None else None
+    faults: list[_SeatFault] = []
+    yield from _transcript(log, seat, only_round, code, faults)
+    yield Text(f"-- seat {seat}'s program --", style="bold")
+    yield from stderr_lines(output, SEAT_STDERR, "")
+    if faults:
+        yield from _last_fault(seat, faults, code)
+
+
+def _transcript(
+    log: LogMatch, seat: int, only_round: int | None, code: int | None, faults: list[_SeatFault]
+) -> Iterator[Text]:
+    """The seat's lines as on the wire, round by round (only ``only_round`` when given), with
+    its faults where they happened; each fault is also added to ``faults`` as it is met."""
     highlight = JSONHighlighter()
     round_no: int | None = None
     where = "handshake"
     said: str | None = None
     """The seat's last line, while nothing else of the seat has followed it: the reply a
     fault right after it is about."""
-    faults: list[tuple[str, Fault, str | None]] = []
     for line in log.entries:
         entry = line.entry
         if isinstance(entry, Deal):
@@ -349,20 +365,21 @@ def seat_lines(log: LogMatch, seat: int, only_round: int | None = None) -> Itera
             if shown:
                 yield from _seat_fault(where, entry, said, code, "")
             said = None
-    yield Text(f"-- seat {seat}'s program --", style="bold")
-    yield from stderr_lines(output, SEAT_STDERR, "")
-    if faults:
-        where, fault, reply = next((f for f in faults if f[1].action == "forfeit"), faults[-1])
-        at = "in the handshake" if where == "handshake" else f"at {where}"
-        if fault.action == "forfeit":
-            yield Text(f"seat {seat} was dropped {at}:", style="bold red")
-        else:
-            count = f"{len(faults)} faults; the last" if len(faults) > 1 else "1 fault"
-            yield Text(f"seat {seat} had {count} {at}:", style="bold red")
-        yield from _seat_fault(where, fault, reply, code, "  ", recap=True)
 
 
-def _dropped(faults: list[tuple[str, Fault, str | None]]) -> bool:
+def _last_fault(seat: int, faults: list[_SeatFault], code: int | None) -> Iterator[Text]:
+    """The fault that dropped the seat, or (when none did) its last fault, with its hint."""
+    where, fault, reply = next((f for f in faults if f[1].action == "forfeit"), faults[-1])
+    at = "in the handshake" if where == "handshake" else f"at {where}"
+    if fault.action == "forfeit":
+        yield Text(f"seat {seat} was dropped {at}:", style="bold red")
+    else:
+        count = f"{len(faults)} faults; the last" if len(faults) > 1 else "1 fault"
+        yield Text(f"seat {seat} had {count} {at}:", style="bold red")
+    yield from _seat_fault(where, fault, reply, code, "  ", recap=True)
+
+
+def _dropped(faults: list[_SeatFault]) -> bool:
     return any(fault.action == "forfeit" for _, fault, _ in faults)
 
 

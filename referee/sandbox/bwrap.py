@@ -154,10 +154,39 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
     def options(
         self, args: Sequence[str], cwd: str | Path, env: dict[str, str], *, build: bool = False, uid: int | None = None
     ) -> list[str]:
-        """The whole ``bwrap`` command line that runs ``args`` in ``cwd`` with exactly ``env``."""
+        """The whole ``bwrap`` command line that runs ``args`` in ``cwd`` with exactly ``env``:
+        the namespaces, the file system the bot sees (mounted in this order: the system, the
+        scratch folders, what its command names, its working folder, the copies and masks on
+        top), its environment, then the command itself, run as a stranger when the referee is
+        root."""
         folder = str(Path(cwd).absolute())
+        out = [self.bwrap, *self._namespaces(build)]
+        # the working folder exists (empty unless it holds the bot's files): the bot's files are
+        # bound one by one below, never the whole folder the referee was started from
+        mounted: list[str] = []
+        out += _system(mounted)
+        out += self._scratch()
+        sight = shown_paths(args, folder, env, self.binds, self.host_path, build=build)
+        for path in sight.paths:  # after /tmp: a bot may live in it
+            if not any(inside(path, m) for m in mounted):
+                out += _parents(path, mounted)
+                out += ["--ro-bind", self.host_path(path), path]
+                mounted.append(path)
+        folder = self._working_folder(out, args, folder, mounted, build=build)
+        out += self._on_top(mounted, build=build)
+        out += ["--chdir", folder, "--clearenv"]
+        for key, value in {**sight.env, **env}.items():
+            out += ["--setenv", key, value]
+        out.append("--")
+        if self.privileged:
+            out += _as_stranger(uid, build=build)
+        out += list(args)
+        return out
+
+    def _namespaces(self, build: bool) -> list[str]:
+        """A namespace of its own for everything; a build keeps the network (to fetch its
+        dependencies); without root, a user namespace, and no more of them inside."""
         out = [
-            self.bwrap,
             "--unshare-pid",
             *([] if build else ["--unshare-net"]),
             "--unshare-ipc",
@@ -170,29 +199,22 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         ]
         if not self.privileged:
             out += ["--unshare-user", "--disable-userns"]
-        # the working folder exists (empty unless it holds the bot's files): the bot's files are
-        # bound one by one below, never the whole folder the referee was started from
-        mounted: list[str] = []
-        for path in SYSTEM_PATHS:
-            if os.path.isdir(path):
-                out += ["--ro-bind", path, path]
-                mounted.append(path)
-        for path in MERGED_DIRS:
-            if os.path.islink(path):
-                out += ["--symlink", os.readlink(path), path]
-            elif os.path.isdir(path):
-                out += ["--ro-bind", path, path]
-                mounted.append(path)
-        out += ["--proc", "/proc", "--dev", "/dev"]
+        return out
+
+    def _scratch(self) -> list[str]:
+        """A fresh ``/proc`` and ``/dev``, and a private, bounded ``/tmp`` and home folder."""
         size = str(self.tmpfs_bytes)
-        out += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
-        out += ["--perms", "0755", "--dir", "/home", "--perms", "1777", "--size", size, "--tmpfs", HOME]
-        sight = shown_paths(args, folder, env, self.binds, self.host_path, build=build)
-        for path in sight.paths:  # after /tmp: a bot may live in it
-            if not any(inside(path, m) for m in mounted):
-                out += _parents(path, mounted)
-                out += ["--ro-bind", self.host_path(path), path]
-                mounted.append(path)
+        return [
+            *("--proc", "/proc", "--dev", "/dev"),
+            *("--perms", "1777", "--size", size, "--tmpfs", "/tmp"),
+            *("--perms", "0755", "--dir", "/home", "--perms", "1777", "--size", size, "--tmpfs", HOME),
+        ]
+
+    def _working_folder(
+        self, out: list[str], args: Sequence[str], folder: str, mounted: list[str], *, build: bool
+    ) -> str:
+        """Where the bot starts (its mounts added to ``out``): a build's folder, writable; the
+        bot's own folder when its command uses it; else a neutral one (the home folder)."""
         if build:  # the build's folder (a copy of its bot's), writable
             if _shared(folder):
                 raise SandboxUnavailable(f"a build may not write in {folder}: a shared folder (give the bot its own)")
@@ -203,6 +225,12 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
             folder = HOME  # a neutral working folder: the referee's own is none of the bot's business
         elif not any(inside(folder, m) for m in mounted):
             out += _parents(folder + "/x", mounted)
+        return folder
+
+    def _on_top(self, mounted: Sequence[str], *, build: bool) -> list[str]:
+        """What is mounted over the folders shown: a built folder's copy, and the referee's own
+        files hidden (an empty tmpfs over a folder, ``/dev/null`` over a file)."""
+        out: list[str] = []
         for shown, copy in self.copies:  # a built folder inside a folder shown whole: the copy on top
             if not build and any(inside(shown, m) and shown != m for m in mounted):
                 out += ["--ro-bind", copy, shown]
@@ -212,25 +240,6 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
                     out += ["--tmpfs", path]
                 elif os.path.exists(path):
                     out += ["--ro-bind", "/dev/null", path]
-        out += ["--chdir", folder, "--clearenv"]
-        for key, value in {**sight.env, **env}.items():
-            out += ["--setenv", key, value]
-        out.append("--")
-        if self.privileged:
-            if uid is None:
-                if build:
-                    raise ValueError("a build run by root needs the uid its folder was given")
-                uid = FIRST_UID + secrets.randbelow(UIDS)  # unpredictable, and rarely shared with another referee
-            out += [
-                "setpriv",
-                f"--reuid={uid}",
-                f"--regid={uid}",
-                "--clear-groups",
-                "--no-new-privs",
-                "--inh-caps=-all",
-                "--bounding-set=-all",
-            ]
-        out += list(args)
         return out
 
     def environment(self, extra: dict[str, str] | None) -> dict[str, str]:
@@ -242,6 +251,42 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
             "TMPDIR": "/tmp",
         }
         return {**base, **(extra or {})}
+
+
+def _system(mounted: list[str]) -> list[str]:
+    """The system, read-only (each folder bound added to ``mounted``); on a merged-/usr
+    system, ``/bin`` and the like as the links they are."""
+    out: list[str] = []
+    for path in SYSTEM_PATHS:
+        if os.path.isdir(path):
+            out += ["--ro-bind", path, path]
+            mounted.append(path)
+    for path in MERGED_DIRS:
+        if os.path.islink(path):
+            out += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            out += ["--ro-bind", path, path]
+            mounted.append(path)
+    return out
+
+
+def _as_stranger(uid: int | None, *, build: bool) -> list[str]:
+    """For a referee run as root: the command run as an unprivileged uid of its own, with no
+    groups, capabilities or new privileges (a build's uid is given: its folder was made its
+    own)."""
+    if uid is None:
+        if build:
+            raise ValueError("a build run by root needs the uid its folder was given")
+        uid = FIRST_UID + secrets.randbelow(UIDS)  # unpredictable, and rarely shared with another referee
+    return [
+        "setpriv",
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--no-new-privs",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+    ]
 
 
 def _parents(path: str, mounted: Sequence[str]) -> list[str]:

@@ -24,7 +24,7 @@ from typing import Final
 from protocol.ruleset import RuleSet
 from referee.check.causes import step_hint
 from referee.check.probe import MATCH_CLOCK, Limits
-from referee.check.results import StepResult
+from referee.check.results import Decision, StepResult
 from referee.check.steps.base import SummaryStep
 from referee.rules.match import Match
 from referee.rules.random_play import play_match
@@ -76,13 +76,7 @@ def judge_decisions(results: Sequence[StepResult], limits: Limits, rules: RuleSe
     late = [(name, d) for name, d in timed if d.ms is None]
     answered = [(name, d, d.ms) for name, d in timed if d.ms is not None]
     if late:
-        name, first = late[0]
-        result.verdict = "fail"
-        result.message = f"{len(late)} request(s) got no reply within {clock} (first: {name}) (timeout)"
-        result.expected = f"every reply within {clock}"
-        result.got = f"no reply to {first.request} {first.id} in step {name}"
-        result.reason = "timeout"
-        result.hint = step_hint("timeout", result.message)
+        _unanswered(late, clock, result)
         return
     if not answered:
         result.verdict = "skip"
@@ -106,19 +100,8 @@ def judge_decisions(results: Sequence[StepResult], limits: Limits, rules: RuleSe
             if median > limit_ms
             else f"{len(over)} of {len(values)} answers here over {limit_ms:.0f} ms (worst {_ms(worst_ms)})"
         )
-        result.verdict = "fail"
-        result.reason = "too_slow"
-        result.message = (
-            f"would time out under {clock_name(limits)}: about {in_match} decisions in a match {at}; "
-            f"they would take about {spent:.0f} s beyond the decision limit, more than the {limits.bank:g} s "
-            "bank (too_slow)"
-        )
-        result.expected = (
-            f"answers that spend at most the {limits.bank:g} s bank beyond {limits.per_decision:g} s a decision "
-            f"over a match of about {in_match} decisions"
-        )
-        result.got = f"median {_ms(median)}, worst {_ms(worst_ms)} over {_count(len(values), 'decision')} of the check"
-        result.hint = step_hint("too_slow", result.message)
+        seen = f"median {_ms(median)}, worst {_ms(worst_ms)} over {_count(len(values), 'decision')} of the check"
+        _too_slow(limits, in_match, spent, result, at=at, seen=seen)
         return
     slow = [(n, d, ms) for n, d, ms in answered if ms >= WARN_SHARE * limit_ms]
     if slow:
@@ -133,6 +116,34 @@ def judge_decisions(results: Sequence[StepResult], limits: Limits, rules: RuleSe
             f"{len(over)} decision(s) drew on the bank: a match of about {in_match} decisions would spend about "
             f"{spent:.1f} s of its {limits.bank:g} s bank"
         )
+
+
+def _unanswered(late: Sequence[tuple[str, Decision]], clock: str, result: StepResult) -> None:
+    """The verdict when requests went unanswered within the clock: ``timeout``."""
+    name, first = late[0]
+    result.verdict = "fail"
+    result.message = f"{len(late)} request(s) got no reply within {clock} (first: {name}) (timeout)"
+    result.expected = f"every reply within {clock}"
+    result.got = f"no reply to {first.request} {first.id} in step {name}"
+    result.reason = "timeout"
+    result.hint = step_hint("timeout", result.message)
+
+
+def _too_slow(limits: Limits, in_match: int, spent: float, result: StepResult, *, at: str, seen: str) -> None:
+    """The verdict when a match at this pace would spend more than the bank: ``too_slow``."""
+    result.verdict = "fail"
+    result.reason = "too_slow"
+    result.message = (
+        f"would time out under {clock_name(limits)}: about {in_match} decisions in a match {at}; "
+        f"they would take about {spent:.0f} s beyond the decision limit, more than the {limits.bank:g} s "
+        "bank (too_slow)"
+    )
+    result.expected = (
+        f"answers that spend at most the {limits.bank:g} s bank beyond {limits.per_decision:g} s a decision "
+        f"over a match of about {in_match} decisions"
+    )
+    result.got = seen
+    result.hint = step_hint("too_slow", result.message)
 
 
 def judge_startup(results: Sequence[StepResult], limits: Limits, rules: RuleSet, result: StepResult) -> None:

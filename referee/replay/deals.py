@@ -1,0 +1,64 @@
+"""The deals of a re-played match: where its hands come from, and each ``deal`` entry checked.
+
+A match is dealt from its seed or from hands it was given (``Match.next_round(hands)``); the
+log does not say which, so the deals themselves tell: when any logged deal is the seed's deal,
+every deal must be; otherwise the logged hands are played as they stand, and must at least be
+a deal of the rule set's cards.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias
+
+from protocol.cards import card_code, parse_card
+from referee.log_format import Deal
+from referee.replay.cursor import LogCursor
+from referee.replay.reader import LogMatch
+from referee.rules.dealing import deal
+from referee.rules.errors import RulesError
+from referee.rules.match import Match
+from referee.rules.round import Round
+from referee.rules.wire import codes_of
+
+DealSource: TypeAlias = Literal["seed", "log"]
+
+
+def deal_source(log: LogMatch, match: Match) -> DealSource:
+    """``seed`` when any logged deal is the seed's deal (then all must be), else ``log``:
+    the match was dealt from explicit hands and the logged hands are verified as played."""
+    deals = [line.entry for line in log.entries if isinstance(line.entry, Deal)]
+    for entry in deals:
+        seeded = deal(match.table, log.header.seed_number(), entry.round, entry.dealer)
+        if [codes_of(mask) for mask in seeded] == entry.hands:
+            return "seed"
+    return "log" if deals else "seed"
+
+
+def next_deal(cursor: LogCursor, match: Match, source: DealSource) -> tuple[Round, list[list[str]]]:
+    """The match's next round and its hands (as codes, by seat), which the log's next ``deal``
+    entry must hold, with the round's number, dealer, pass direction and phase."""
+    number = len(match.results)
+    line = cursor.next_main("deal", "deal")
+    dealt = line.entry
+    assert isinstance(dealt, Deal)
+    if source == "seed":
+        round_ = match.next_round()
+    else:
+        try:
+            round_ = match.next_round([[parse_card(c) for c in hand] for hand in dealt.hands])
+        except (ValueError, RulesError) as err:
+            raise cursor.differ("deal.hands", "a deal of the rule set's cards", str(err), line=line.number) from None
+    hands = [[card_code(c) for c in round_.hand(s)] for s in range(round_.table.players)]
+    for what, want, got in (
+        ("round", number, dealt.round),
+        ("dealer", round_.dealer, dealt.dealer),
+        ("pass_direction", round_.pass_direction, dealt.pass_direction),
+        ("match_phase", round_.match_phase, dealt.match_phase),
+    ):
+        if want != got:
+            raise cursor.differ(f"deal.{what}", want, got, line=line.number)
+    for s, want_hand in enumerate(hands):
+        found = dealt.hands[s] if s < len(dealt.hands) else None
+        if found != want_hand:
+            raise cursor.differ(f"deal.hands[{s}]", want_hand, found, seat=s, line=line.number)
+    return round_, hands
