@@ -119,7 +119,9 @@ def test_on_the_clock_it_plans_from_the_time_left(tmp_path: Path) -> None:
     log = tmp_path / "match.jsonl"
     bots = [f"{PY} sample_bots/python/search_bot.py --seed 1", random_bot(2), HEURISTIC, random_bot(3)]
     result = match("american", bots, 3, log, "--time-per-move", "0.25", "--time-bank", "1")
-    assert [s["status"] for s in result["seats"]] == ["ok"] * 4
+    # the search bot's seat: on a loaded machine a neighbour may run out of its 0.25 s (a
+    # heuristic bot timed out once under a load of 7); that is its fault, not this test's
+    assert result["seats"][0]["status"] == "ok", result["seats"]
     took = decision_seconds(log, 0)
     assert len(took) >= 10
     # the referee's clock is the judge of the limit: a bot that overran 0.25 s would draw on
