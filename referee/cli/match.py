@@ -3,6 +3,7 @@ bots, and a demo of the sample bots."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -136,16 +137,8 @@ def match(
                 rules,
                 seed=seed,
                 log_path=log_path,
-                options=TableOptions(
-                    config=config,
-                    host=host,
-                    port=port,
-                    on_listening=announce_tcp_seats,
-                    on_refusal=refusals,
-                    connect_timeout=connect_timeout,
-                    handle_signals=True,
-                    limits=limits,
-                    seat_host=web,
+                options=replace(
+                    _listening(config, host, port, connect_timeout, refusals), limits=limits, seat_host=web
                 ),
             )
         )
@@ -153,6 +146,24 @@ def match(
         refusals.flush()
     _report(outcome, as_json)
     exit_if_interrupted(outcome)
+
+
+def _listening(
+    config: MatchConfig, host: str, port: int, connect_timeout: float, refusals: RefusalReport
+) -> TableOptions:
+    """A table of ``referee match`` and ``referee serve``, whose TCP seats listen on
+    ``host:port``: where they connect is announced on stderr, refused connections are reported
+    there, and SIGINT or SIGTERM ends the match in play as ``interrupted``. One function, so the
+    two commands cannot come to treat their seats differently."""
+    return TableOptions(
+        config=config,
+        host=host,
+        port=port,
+        on_listening=announce_tcp_seats,
+        on_refusal=refusals,
+        connect_timeout=connect_timeout,
+        handle_signals=True,
+    )
 
 
 def _rules(variant: str, pairs: tuple[str, ...]) -> RuleSet:
@@ -241,15 +252,7 @@ def serve(
                 rules,
                 seeds,
                 log_paths=logs,
-                options=TableOptions(
-                    config=config,
-                    host=host,
-                    port=port,
-                    on_listening=announce_tcp_seats,
-                    on_refusal=refusals,
-                    connect_timeout=connect_timeout,
-                    handle_signals=True,
-                ),
+                options=_listening(config, host, port, connect_timeout, refusals),
             )
         )
     finally:
