@@ -152,6 +152,13 @@ class Conversation:
         """Whether the bot has ended: its process exited, or it closed the connection."""
         return self.link.ended()
 
+    def not_ended(self, seconds: float, after: str, expected: str) -> StepFailed:
+        """The ``no_exit`` failure: the bot was still running (over TCP: still connected)
+        ``seconds`` after ``after`` (``goodbye``, ``its input ended``, ...)."""
+        return StepFailed(
+            f"the bot was {self.still} {seconds:g} s after {after}", expected=expected, got=self.still, reason="no_exit"
+        )
+
     async def wait_end(self, seconds: float) -> Ending | None:
         """Wait up to ``seconds`` for the bot to end: its process to exit, or (over TCP) the
         connection to be closed, reading what it writes meanwhile (``drain`` returns it)."""

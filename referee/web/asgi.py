@@ -1,12 +1,13 @@
 """What the seat server and the watch server share: Hypercorn's configuration on trio (quiet,
-no server header, a message-size cap), the ASGI lifespan handshake, static files with a
-proper 404, and the WebSocket's ``Origin`` check."""
+no server header, a message-size cap), the routing of an ASGI scope with the lifespan
+handshake, static files with a proper 404, and the WebSocket's ``Origin`` and token checks."""
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import trio
 from hypercorn.config import Config
@@ -20,7 +21,10 @@ from wsproto.events import CloseConnection
 from wsproto.frame_protocol import CloseReason
 
 from referee.network import show_address
-from referee.web.link import AsgiSend
+from referee.web.link import AsgiReceive, AsgiSend
+
+Handler = Callable[[dict[str, Any], AsgiReceive, AsgiSend], Awaitable[None]]
+"""An ASGI application's handling of one kind of scope (a WebSocket, a page request)."""
 
 
 def hypercorn_config(host: str, port: int, max_message_bytes: int) -> Config:
@@ -86,6 +90,20 @@ async def listen(app: Any, config: Config, nursery: trio.Nursery) -> str:
     return binds[0]
 
 
+async def route(
+    scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend, *, websocket: Handler, http: Handler
+) -> None:
+    """One of our ASGI applications: the lifespan handshake is answered here, a WebSocket goes
+    to ``websocket`` and a page request to ``http``; any other kind of scope is ignored."""
+    kind = scope.get("type")
+    if kind == "lifespan":
+        await lifespan(receive, send)
+    elif kind == "websocket":
+        await websocket(scope, receive, send)
+    elif kind == "http":
+        await http(scope, receive, send)
+
+
 async def lifespan(receive: Any, send: AsgiSend) -> None:
     """Answer the ASGI lifespan messages until shutdown (there is nothing to start or stop)."""
     while True:
@@ -144,6 +162,19 @@ def same_origin(scope: dict[str, Any], url: str) -> bool:
         if len(host_headers) == 1:
             allowed.add(f"{own.scheme}://{host_headers[0].decode('latin-1').lower()}")
     return origin in allowed
+
+
+def query_token(scope: dict[str, Any]) -> bytes | None:
+    """The one ``token`` a WebSocket request's query carries, as bytes for a comparison in
+    constant time (``secrets.compare_digest``); ``None`` when there is none or more than one,
+    or the query is over 1 KiB (then it is not parsed at all)."""
+    raw = scope.get("query_string", b"")
+    if not isinstance(raw, bytes) or len(raw) > 1024:
+        return None
+    tokens = parse_qs(raw.decode("latin-1"), max_num_fields=4).get("token", [])
+    if len(tokens) != 1:
+        return None
+    return tokens[0].encode("utf-8", "surrogatepass")
 
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "::1", "localhost"})

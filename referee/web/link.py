@@ -22,6 +22,7 @@ from referee.match.seats.link import INTERRUPTED, BotLink, LinkClosed
 
 AsgiMessage = MutableMapping[str, Any]
 AsgiSend = Callable[[AsgiMessage], Awaitable[None]]
+AsgiReceive = Callable[[], Any]
 
 INBOX = 8
 """Messages waiting for the match to read them; beyond this the page is not read (TCP pushes

@@ -28,9 +28,9 @@ import secrets
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
 
 import trio
 from starlette.staticfiles import StaticFiles
@@ -41,8 +41,8 @@ from referee.match.seats.connection import BotConnection, handshake, send_error
 from referee.match.seats.link import Failure
 from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, ClaimedSeat, Refusal
 from referee.network import DEFAULT_HOST
-from referee.web.asgi import hypercorn_config, lifespan, listen, same_origin, static_files
-from referee.web.link import AsgiSend, WebLink
+from referee.web.asgi import hypercorn_config, listen, query_token, route, same_origin, static_files
+from referee.web.link import AsgiReceive, AsgiSend, WebLink
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_MESSAGE_BYTES = 2 * MAX_LINE
@@ -50,8 +50,6 @@ MAX_MESSAGE_BYTES = 2 * MAX_LINE
 between ``MAX_LINE`` and this is read and refused as ``line_too_long``."""
 MAX_CONNECTIONS = 64
 """WebSocket connections open at once; more are refused (HTTP 403)."""
-
-AsgiReceive = Callable[[], Any]
 
 
 @dataclass
@@ -147,13 +145,7 @@ class WebSeatServer:
 
     # -- ASGI ----------------------------------------------------------------------------------
     async def _app(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
-        kind = scope.get("type")
-        if kind == "lifespan":
-            await lifespan(receive, send)
-        elif kind == "websocket":
-            await self._websocket(scope, receive, send)
-        elif kind == "http":
-            await static_files(self._files, scope, receive, send)
+        await route(scope, receive, send, websocket=self._websocket, http=partial(static_files, self._files))
 
     def _refuse(self, peer: str, reason: str, message: str) -> None:
         refusal = Refusal(peer, reason, message)
@@ -164,13 +156,9 @@ class WebSeatServer:
 
     def _seat_of(self, scope: dict[str, Any]) -> WebSeat | None:
         """The seat whose token the request's query carries (compared in constant time)."""
-        raw = scope.get("query_string", b"")
-        if not isinstance(raw, bytes) or len(raw) > 1024:
+        token = query_token(scope)
+        if token is None:
             return None
-        tokens = parse_qs(raw.decode("latin-1"), max_num_fields=4).get("token", [])
-        if len(tokens) != 1:
-            return None
-        token = tokens[0].encode("utf-8", "surrogatepass")
         return next((s for s in self.seats.values() if secrets.compare_digest(s.token.encode(), token)), None)
 
     async def _websocket(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:

@@ -34,7 +34,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
-from urllib.parse import parse_qs
 
 import msgspec
 import trio
@@ -46,8 +45,8 @@ from referee.network import DEFAULT_HOST, new_token
 from referee.replay.reader import Line, LogError, LogMatch, parse_log
 from referee.replay.record import MatchRecord
 from referee.replay.verify import verify
-from referee.web.asgi import hypercorn_config, lifespan, listen, plain_response, same_origin, static_files
-from referee.web.link import AsgiSend
+from referee.web.asgi import hypercorn_config, listen, plain_response, query_token, route, same_origin, static_files
+from referee.web.link import AsgiReceive, AsgiSend
 from referee.web.server import STATIC
 
 POLL = 0.2
@@ -67,7 +66,6 @@ PAGES = {
     "/style.css": "/style.css",
 }
 
-AsgiReceive = Callable[[], Any]
 _entry = msgspec.json.Decoder(LogEntry)
 _KNOWN = frozenset(str(cls.__struct_config__.tag) for cls in get_args(LogEntry))
 
@@ -327,26 +325,18 @@ class WatchServer:
 
     # -- ASGI ----------------------------------------------------------------------------------
     async def _app(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
-        kind = scope.get("type")
-        if kind == "lifespan":
-            await lifespan(receive, send)
-        elif kind == "websocket":
-            await self._websocket(scope, receive, send)
-        elif kind == "http":
-            page = PAGES.get(str(scope.get("path", "")))
-            if page is None:
-                await plain_response(send, 404, "not found\n")
-                return
-            await static_files(self._files, {**scope, "path": page}, receive, send)
+        await route(scope, receive, send, websocket=self._websocket, http=self._page)
+
+    async def _page(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
+        page = PAGES.get(str(scope.get("path", "")))
+        if page is None:
+            await plain_response(send, 404, "not found\n")
+            return
+        await static_files(self._files, {**scope, "path": page}, receive, send)
 
     def _token_ok(self, scope: dict[str, Any]) -> bool:
-        raw = scope.get("query_string", b"")
-        if scope.get("path") != "/ws" or not isinstance(raw, bytes) or len(raw) > 1024:
-            return False
-        tokens = parse_qs(raw.decode("latin-1"), max_num_fields=4).get("token", [])
-        if len(tokens) != 1:
-            return False
-        return secrets.compare_digest(self.token.encode(), tokens[0].encode("utf-8", "surrogatepass"))
+        token = query_token(scope) if scope.get("path") == "/ws" else None
+        return token is not None and secrets.compare_digest(self.token.encode(), token)
 
     async def _websocket(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
         first = await receive()

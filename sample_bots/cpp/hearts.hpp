@@ -401,6 +401,14 @@ class JsonParser {
         while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r'))
             ++pos_;
     }
+    // Consumes `c` if it is the next character; whether it was.
+    bool eat(char c) {
+        if (pos_ < s_.size() && s_[pos_] == c) {
+            ++pos_;
+            return true;
+        }
+        return false;
+    }
     bool literal(std::string_view word) {
         if (s_.substr(pos_, word.size()) != word) return fail("not a JSON value");
         pos_ += word.size();
@@ -438,30 +446,20 @@ class JsonParser {
         out.type_ = Json::Type::Object;
         ++pos_;  // {
         skipSpace();
-        if (pos_ < s_.size() && s_[pos_] == '}') {
-            ++pos_;
-            return true;
-        }
+        if (eat('}')) return true;
         for (;;) {
             skipSpace();
             if (pos_ >= s_.size() || s_[pos_] != '"') return fail("expected a key");
             std::string key;
             if (!parseString(key)) return false;
             skipSpace();
-            if (pos_ >= s_.size() || s_[pos_] != ':') return fail("expected ':'");
-            ++pos_;
+            if (!eat(':')) return fail("expected ':'");
             skipSpace();
             out.members_.emplace_back(std::move(key), Json());  // repeated keys kept: the last wins
             if (!parseValue(out.members_.back().second, depth)) return false;
             skipSpace();
-            if (pos_ < s_.size() && s_[pos_] == ',') {
-                ++pos_;
-                continue;
-            }
-            if (pos_ < s_.size() && s_[pos_] == '}') {
-                ++pos_;
-                return true;
-            }
+            if (eat(',')) continue;
+            if (eat('}')) return true;
             return fail("expected ',' or '}'");
         }
     }
@@ -470,23 +468,14 @@ class JsonParser {
         out.type_ = Json::Type::Array;
         ++pos_;  // [
         skipSpace();
-        if (pos_ < s_.size() && s_[pos_] == ']') {
-            ++pos_;
-            return true;
-        }
+        if (eat(']')) return true;
         for (;;) {
             skipSpace();
             out.items_.emplace_back();
             if (!parseValue(out.items_.back(), depth)) return false;
             skipSpace();
-            if (pos_ < s_.size() && s_[pos_] == ',') {
-                ++pos_;
-                continue;
-            }
-            if (pos_ < s_.size() && s_[pos_] == ']') {
-                ++pos_;
-                return true;
-            }
+            if (eat(',')) continue;
+            if (eat(']')) return true;
             return fail("expected ',' or ']'");
         }
     }

@@ -848,10 +848,7 @@ public final class Hearts {
                 Map<String, Object> out = new LinkedHashMap<>();
                 i++; // {
                 space();
-                if (i < s.length() && s.charAt(i) == '}') {
-                    i++;
-                    return out;
-                }
+                if (eat('}')) return out;
                 while (true) {
                     space();
                     if (i >= s.length() || s.charAt(i) != '"') throw error("a field name expected");
@@ -861,10 +858,7 @@ public final class Hearts {
                     space();
                     out.put(key, value(depth));
                     space();
-                    if (i < s.length() && s.charAt(i) == ',') {
-                        i++;
-                        continue;
-                    }
+                    if (eat(',')) continue;
                     expect('}');
                     return out;
                 }
@@ -874,26 +868,26 @@ public final class Hearts {
                 List<Object> out = new ArrayList<>();
                 i++; // [
                 space();
-                if (i < s.length() && s.charAt(i) == ']') {
-                    i++;
-                    return out;
-                }
+                if (eat(']')) return out;
                 while (true) {
                     space();
                     out.add(value(depth));
                     space();
-                    if (i < s.length() && s.charAt(i) == ',') {
-                        i++;
-                        continue;
-                    }
+                    if (eat(',')) continue;
                     expect(']');
                     return out;
                 }
             }
 
-            private void expect(char c) throws JsonException {
-                if (i >= s.length() || s.charAt(i) != c) throw error("'" + c + "' expected");
+            /** Consumes {@code c} if it is the next character; whether it was. */
+            private boolean eat(char c) {
+                if (i >= s.length() || s.charAt(i) != c) return false;
                 i++;
+                return true;
+            }
+
+            private void expect(char c) throws JsonException {
+                if (!eat(c)) throw error("'" + c + "' expected");
             }
 
             private String string() throws JsonException {

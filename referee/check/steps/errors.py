@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from protocol.cards import Card, card_code, rank_of, suit_of
 from protocol.messages import Error, Play
-from referee.check.conversation import StepFailed
 from referee.check.positions import one_round
 from referee.check.probe import Probe
 from referee.check.steps.base import step
@@ -107,12 +106,7 @@ async def fatal_exit(probe: Probe) -> None:
     lines = await probe.drain(grace)
     end = await probe.wait_end(grace / 4)
     if end is None:
-        raise StepFailed(
-            f"the bot was {probe.still} {grace:g} s after a fatal error and the end of its input",
-            expected=f"{probe.to_exit} within {grace:g} s",
-            got=probe.still,
-            reason="no_exit",
-        )
+        raise probe.not_ended(grace, "a fatal error and the end of its input", f"{probe.to_exit} within {grace:g} s")
     if lines:
         probe.warn(f"{len(lines)} line(s) written after the fatal error (the referee no longer reads them)")
     probe.note(f"{end.describe()} after the fatal error")

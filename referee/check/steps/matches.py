@@ -100,12 +100,7 @@ async def goodbye(probe: Probe) -> None:
         await probe.close_input()
         end = await probe.wait_end(grace)
         if end is None:
-            raise StepFailed(
-                f"the bot was {probe.still} {grace:g} s after goodbye and after its input ended",
-                expected=wanted,
-                got=probe.still,
-                reason="no_exit",
-            )
+            raise probe.not_ended(grace, "goodbye and after its input ended", wanted)
         how = "closes the connection" if probe.tcp else "exits"
         closes = "half-closes the connection" if probe.tcp else "closes stdin"
         probe.warn(f"the bot {how} when its input ends, not on goodbye (this works: the referee {closes})")
@@ -142,12 +137,7 @@ async def end_of_input(probe: Probe) -> None:
     grace = probe.limits.grace
     end = await probe.wait_end(grace)
     if end is None:
-        raise StepFailed(
-            f"the bot was {probe.still} {grace:g} s after its input ended",
-            expected=f"{probe.to_exit} within {grace:g} s of the end of its input",
-            got=probe.still,
-            reason="no_exit",
-        )
+        raise probe.not_ended(grace, "its input ended", f"{probe.to_exit} within {grace:g} s of the end of its input")
     probe.note(end.describe())
 
 
