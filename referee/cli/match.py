@@ -26,6 +26,7 @@ from referee.cli.options import (
     check_output_folder,
     exit_if_interrupted,
     parse_options,
+    pause_options,
     resolvable_host,
     run_matches,
     sandbox_for,
@@ -73,6 +74,7 @@ from referee.web.server import WebSeat, WebSeatServer
     "--connect-timeout", default=60.0, show_default=True, type=Seconds(), help="Seconds to wait for TCP bots (> 0)."
 )
 @click.option("--reconnect", is_flag=True, help="Let a TCP bot that disconnects connect again.")
+@pause_options
 @bot_limit_options
 @SANDBOX_OPTION
 @SANDBOX_BIND_OPTION
@@ -92,6 +94,7 @@ def match(
     port: int,
     connect_timeout: float,
     reconnect: bool,
+    pauses: tuple[float, float],
     limits: BotLimits,
     sandbox_mode: str,
     sandbox_binds: tuple[str, ...],
@@ -106,17 +109,15 @@ def match(
     "node sample_bots/javascript/bot.js" tcp:debugger
     """
     rules = _rules(variant, pairs, len(bots), "bots")
-    if log_path is not None:
-        check_output_file(log_path, "--log", make_folders=True)
-    if any(bot.startswith(TCP_PREFIX) for bot in bots):
-        check_listen(host, port)
-    config = MatchConfig(
-        per_decision=time_per_move,
-        bank=time_bank,
-        startup=startup,
-        policy=policy,  # type: ignore[arg-type]
+    _can_write_and_listen(bots, log_path, host, port)
+    clock = MatchConfig(per_decision=time_per_move, bank=time_bank, startup=startup)
+    config = msgspec.structs.replace(
+        clock,
+        policy=policy,
         illegal_move_cap=illegal_move_cap,
         reconnect=reconnect,
+        card_pause=pauses[0],
+        trick_pause=pauses[1],
     )
     if not all(b.startswith((TCP_PREFIX, WEB_PREFIX)) for b in bots):  # a sandbox only for started bots
         limits = msgspec.structs.replace(limits, sandbox=sandbox_for(sandbox_mode, sandbox_binds))
@@ -137,6 +138,15 @@ def match(
         refusals.flush()
     _report(outcome, as_json)
     exit_if_interrupted(outcome)
+
+
+def _can_write_and_listen(bots: tuple[str, ...], log_path: str | None, host: str, port: int) -> None:
+    """Refuse at once (before any bot starts) a log that cannot be written, or TCP seats that
+    cannot listen where asked."""
+    if log_path is not None:
+        check_output_file(log_path, "--log", make_folders=True)
+    if any(bot.startswith(TCP_PREFIX) for bot in bots):
+        check_listen(host, port)
 
 
 def _announced(

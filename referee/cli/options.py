@@ -372,6 +372,38 @@ def bot_limit_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return with_limits
 
 
+CARD_PAUSE: Final = 0.6
+"""Seconds between two cards shown to a person: each card of the others is seen as it is
+played, however fast the bots are (bots' clocks do not run during it)."""
+TRICK_PAUSE: Final = 1.5
+"""Seconds a finished trick stays in view, its winner marked, before the next lead."""
+
+
+def pause_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--card-pause`` and ``--trick-pause``, the pace of a table with a person at it (a
+    ``web:`` seat), given to the command as ``pauses=(card, trick)``. A table of bots alone
+    never pauses, so the defaults are a person's."""
+
+    @functools.wraps(command)
+    def with_pauses(*args: Any, card_pause: float, trick_pause: float, **kwargs: Any) -> Any:
+        return command(*args, pauses=(card_pause, trick_pause), **kwargs)
+
+    with_pauses = click.option(
+        "--trick-pause",
+        default=TRICK_PAUSE,
+        show_default=True,
+        type=Seconds(allow_zero=True, maximum=10.0),
+        help="With a person at the table: seconds a finished trick stays in view with its winner (0: none).",
+    )(with_pauses)
+    return click.option(
+        "--card-pause",
+        default=CARD_PAUSE,
+        show_default=True,
+        type=Seconds(allow_zero=True, maximum=10.0),
+        help="With a person at the table: seconds between cards, so each is seen as it is played (0: none).",
+    )(with_pauses)
+
+
 def sandbox_for(mode: str, binds: tuple[str, ...]) -> Sandbox | None:
     """The sandbox for the command's bots (a warning on stderr when auto finds none), or a
     one-line error (exit 1) when ``on`` cannot be had."""

@@ -16,6 +16,7 @@ from referee.cli.options import (
     check_output_file,
     exit_if_interrupted,
     parse_options,
+    pause_options,
     resolvable_host,
     run_matches,
     sandbox_for,
@@ -33,11 +34,6 @@ from referee.web.server import WebSeat, WebSeatServer
 PERSON_DECISION = 30.0
 """Seconds a person has per decision by default (a bot's default is 1 s)."""
 PERSON_BANK = 300.0
-CARD_PAUSE = 0.6
-"""Seconds between two cards shown to the person: each card of the others is seen as it is
-played, however fast the bots are (bots' clocks do not run during it)."""
-TRICK_PAUSE = 1.5
-"""Seconds a finished trick stays in view, its winner marked, before the next lead."""
 
 
 @click.command()
@@ -60,20 +56,7 @@ TRICK_PAUSE = 1.5
 @click.option(
     "--policy", type=click.Choice(POLICIES), default="forfeit", show_default=True, help="Answer to an illegal move."
 )
-@click.option(
-    "--card-pause",
-    default=CARD_PAUSE,
-    show_default=True,
-    type=Seconds(allow_zero=True, maximum=10.0),
-    help="Seconds between cards, so each is seen as it is played (0: none).",
-)
-@click.option(
-    "--trick-pause",
-    default=TRICK_PAUSE,
-    show_default=True,
-    type=Seconds(allow_zero=True, maximum=10.0),
-    help="Seconds a finished trick stays in view with its winner (0: none).",
-)
+@pause_options
 @click.option("--host", default=DEFAULT_HOST, show_default=True, callback=resolvable_host, help="Address to listen on.")
 @click.option("--port", default=0, show_default=True, type=PORT, help="Port of the page (0..65535; 0: any free).")
 @click.option(
@@ -92,8 +75,7 @@ def play(
     time_per_move: float,
     time_bank: float,
     policy: str,
-    card_pause: float,
-    trick_pause: float,
+    pauses: tuple[float, float],
     host: str,
     port: int,
     connect_timeout: float,
@@ -117,8 +99,8 @@ def play(
         per_decision=time_per_move,
         bank=time_bank,
         policy=policy,  # type: ignore[arg-type]
-        card_pause=card_pause,
-        trick_pause=trick_pause,
+        card_pause=pauses[0],
+        trick_pause=pauses[1],
     )
     server = _page_server(host, port, open_browser)
     limits = BotLimits(sandbox=sandbox_for(sandbox_mode, ()))
