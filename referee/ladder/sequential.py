@@ -22,7 +22,7 @@ Pure: no I/O; the figures that show the error rates are measured by ``referee be
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -84,10 +84,9 @@ class SprtState:
     verdict: Verdict
 
 
-def sprt_path(differences: Sequence[float], bounds: SprtBounds, min_sets: int = MIN_SETS) -> list[SprtState]:
-    """The test's state after each prefix of ``differences`` (one entry per set, in order), each
-    prefix judged on its own: for plotting the log-likelihood ratio against its bounds."""
-    states: list[SprtState] = []
+def sprt_steps(differences: Iterable[float], bounds: SprtBounds, min_sets: int = MIN_SETS) -> Iterator[SprtState]:
+    """The test's state after each set of ``differences`` (in order, read lazily, so an endless
+    stream can be tested until it decides), each prefix judged on its own."""
     mean = 0.0
     squares = 0.0  # Welford: the sum of squared deviations from the running mean
     for n, x in enumerate(differences, start=1):
@@ -96,31 +95,32 @@ def sprt_path(differences: Sequence[float], bounds: SprtBounds, min_sets: int = 
         squares += step * (x - mean)
         variance = squares / (n - 1) if n >= 2 else 0.0
         llr = _llr(n, mean, variance, bounds)
-        states.append(
-            SprtState(
-                sets=n,
-                mean=mean,
-                sd=math.sqrt(variance),
-                llr=llr,
-                lower=bounds.lower,
-                upper=bounds.upper,
-                verdict=_verdict(n, llr, bounds, min_sets),
-            )
+        yield SprtState(
+            sets=n,
+            mean=mean,
+            sd=math.sqrt(variance),
+            llr=llr,
+            lower=bounds.lower,
+            upper=bounds.upper,
+            verdict=_verdict(n, llr, bounds, min_sets),
         )
-    return states
+
+
+def sprt_path(differences: Sequence[float], bounds: SprtBounds, min_sets: int = MIN_SETS) -> list[SprtState]:
+    """The test's state after every prefix of ``differences``: for plotting the log-likelihood
+    ratio against its bounds, or a live view."""
+    return list(sprt_steps(differences, bounds, min_sets))
 
 
 def sprt(differences: Sequence[float], bounds: SprtBounds, min_sets: int = MIN_SETS) -> SprtState:
     """The sequential test run on ``differences`` in order: the state at the first set where it
     decided (sets played after a decision, e.g. by tables still busy, do not change it), or,
     without a decision, the state after every set."""
-    path = sprt_path(differences, bounds, min_sets)
-    for state in path:
+    state = SprtState(0, 0.0, 0.0, 0.0, bounds.lower, bounds.upper, "continue")
+    for state in sprt_steps(differences, bounds, min_sets):
         if state.verdict != "continue":
-            return state
-    if path:
-        return path[-1]
-    return SprtState(0, 0.0, 0.0, 0.0, bounds.lower, bounds.upper, "continue")
+            break
+    return state
 
 
 def _llr(n: int, mean: float, variance: float, bounds: SprtBounds) -> float:
