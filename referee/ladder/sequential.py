@@ -84,20 +84,41 @@ class SprtState:
     verdict: Verdict
 
 
+class RunningMoments:
+    """The count, mean and sample variance of a stream, one value at a time (Welford's update:
+    no catastrophic cancellation over thousands of sets)."""
+
+    __slots__ = ("mean", "n", "squares")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.mean = 0.0
+        self.squares = 0.0
+        """The sum of squared deviations from the running mean."""
+
+    def add(self, x: float) -> None:
+        self.n += 1
+        step = x - self.mean
+        self.mean += step / self.n
+        self.squares += step * (x - self.mean)
+
+    @property
+    def variance(self) -> float:
+        """The sample variance (``n - 1`` in the denominator); 0 below two values."""
+        return self.squares / (self.n - 1) if self.n >= 2 else 0.0
+
+
 def sprt_steps(differences: Iterable[float], bounds: SprtBounds, min_sets: int = MIN_SETS) -> Iterator[SprtState]:
     """The test's state after each set of ``differences`` (in order, read lazily, so an endless
     stream can be tested until it decides), each prefix judged on its own."""
-    mean = 0.0
-    squares = 0.0  # Welford: the sum of squared deviations from the running mean
-    for n, x in enumerate(differences, start=1):
-        step = x - mean
-        mean += step / n
-        squares += step * (x - mean)
-        variance = squares / (n - 1) if n >= 2 else 0.0
-        llr = _llr(n, mean, variance, bounds)
+    moments = RunningMoments()
+    for x in differences:
+        moments.add(x)
+        n, variance = moments.n, moments.variance
+        llr = _llr(n, moments.mean, variance, bounds)
         yield SprtState(
             sets=n,
-            mean=mean,
+            mean=moments.mean,
             sd=math.sqrt(variance),
             llr=llr,
             lower=bounds.lower,
