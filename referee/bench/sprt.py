@@ -62,6 +62,21 @@ class SetData(msgspec.Struct, frozen=True, kw_only=True):
     samples: list[SetSample]
 
 
+class SampleShape(msgspec.Struct, frozen=True, kw_only=True):
+    """What a measured sample looks like: its simulated runs keep its shape, moved to a mean."""
+
+    name: str
+    new: str
+    old: str
+    sets: int
+    mean: float
+    sd: float
+    skewness: float
+    """The third standardized moment: a long tail on one side (negative: to the left) makes the
+    sample variance small exactly when the mean is high, which the normal approximation does
+    not know (docs/testing-bots.md)."""
+
+
 class SprtCase(msgspec.Struct, frozen=True, kw_only=True):
     sample: str
     spread: float
@@ -101,6 +116,7 @@ class SprtBench(msgspec.Struct, frozen=True, kw_only=True):
     variant: str
     runs: int
     seed: int
+    samples: list[SampleShape]
     sprt: list[SprtCase]
     peeking: list[PeekCase]
     seconds: float
@@ -108,6 +124,23 @@ class SprtBench(msgspec.Struct, frozen=True, kw_only=True):
 
 def load_sets(path: Path = DATA) -> SetData:
     return msgspec.json.decode(path.read_bytes(), type=SetData)
+
+
+def shape(sample: SetSample) -> SampleShape:
+    values = sample.differences
+    n = len(values)
+    mean = math.fsum(values) / n
+    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    third = math.fsum((v - mean) ** 3 for v in values) / n
+    return SampleShape(
+        name=sample.name,
+        new=sample.new,
+        old=sample.old,
+        sets=n,
+        mean=mean,
+        sd=sd,
+        skewness=third / sd**3 if sd > 0 else 0.0,
+    )
 
 
 def _draws(centred: Sequence[float], truth: float, rng: random.Random) -> Iterator[float]:
@@ -240,6 +273,7 @@ def bench_sprt(
         variant=data.variant,
         runs=runs,
         seed=seed,
+        samples=[shape(sample) for sample in data.samples],
         sprt=cases,
         peeking=peeking,
         seconds=time.perf_counter() - started,

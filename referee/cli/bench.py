@@ -322,6 +322,11 @@ def bench_sprt_command(
 
 def _sprt_text(result: SprtBench) -> str:
     lines = [f"{result.variant}: {result.runs} runs per case (seed {result.seed}), in {result.seconds:.1f} s"]
+    lines.extend(
+        f"  sample {s.name} (NEW {s.new}, OLD {s.old}): {s.sets} sets, mean {s.mean:+.2f}, sd {s.sd:.2f}, "
+        f"skewness {s.skewness:+.2f}"
+        for s in result.samples
+    )
     if result.sprt:
         first = result.sprt[0]
         lines.append(
