@@ -37,7 +37,7 @@ from referee.ladder.sequential import (
 from referee.ladder.stats import t_quantile
 
 DATA = Path(__file__).resolve().parent / "data" / "sets-american.json"
-PAIRS: tuple[tuple[float, float], ...] = ((0.0, 2.0), (0.0, 5.0), (-1.0, 1.0))
+PAIRS: tuple[tuple[float, float], ...] = ((0.0, 1.0), (0.0, 2.0), (0.0, 5.0))
 """The (d0, d1) pairs simulated by default, in points a match."""
 MAX_SETS = 1_000_000
 """A run that has not decided by then counts as undecided (the SPRT stops with probability 1;
