@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from referee.ladder.sequential import (
+    MARGIN,
     MIN_SETS,
     SprtBounds,
     SprtBoundsError,
@@ -26,10 +27,13 @@ DIFFERENCE = st.floats(min_value=-50, max_value=50, allow_nan=False, allow_infin
 
 
 def test_wald_bounds_by_hand() -> None:
+    """Wald's bounds at half the promised rates (``MARGIN``): alpha 0.05, beta 0.1 draw them
+    at 0.025 and 0.05."""
     bounds = SprtBounds(0.0, 2.0, alpha=0.05, beta=0.1)
-    assert bounds.lower == pytest.approx(math.log(0.1 / 0.95))
-    assert bounds.upper == pytest.approx(math.log(0.9 / 0.05))
-    assert SprtBounds(0, 1).upper == pytest.approx(2.944439, abs=1e-6)
+    assert MARGIN == 0.5
+    assert bounds.lower == pytest.approx(math.log(0.05 / 0.975))
+    assert bounds.upper == pytest.approx(math.log(0.95 / 0.025))
+    assert SprtBounds(0, 1).upper == pytest.approx(math.log(0.975 / 0.025))
 
 
 @pytest.mark.parametrize(
@@ -50,8 +54,8 @@ def test_llr_by_hand() -> None:
         mean=pytest.approx(2.5),
         sd=pytest.approx(math.sqrt(5 / 3)),
         llr=pytest.approx(4.8),
-        lower=pytest.approx(-2.944439, abs=1e-6),
-        upper=pytest.approx(2.944439, abs=1e-6),
+        lower=pytest.approx(-math.log(0.975 / 0.025)),
+        upper=pytest.approx(math.log(0.975 / 0.025)),
         verdict="H1",
     )
 
