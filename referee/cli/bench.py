@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 import msgspec
 
@@ -13,6 +15,7 @@ from referee.bench.hostile import bench_hostile
 from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
 from referee.bench.openspiel import OpenSpielMissing, bench_openspiel
 from referee.bench.sandbox import bench_startup
+from referee.bench.sprt import DATA, PAIRS, SprtBench, bench_sprt, load_sets
 from referee.cli.options import (
     MATCH_COUNT,
     MAX_CONCURRENCY,
@@ -22,6 +25,7 @@ from referee.cli.options import (
     sandbox_for,
 )
 from referee.ladder.errors import LadderError
+from referee.ladder.sequential import MIN_SETS, SprtBoundsError
 from referee.rules.presets import DEFAULT_PRESET, PRESETS
 
 
@@ -258,3 +262,93 @@ def bench_channels_command(
             f"{case.raw_bits_per_second:>9.1f} {case.capacity_bits_per_second:>14.1f}"
         )
     _report(cases, as_json, "\n".join(lines))
+
+
+@bench.command("sprt")
+@click.option("--runs", default=2000, show_default=True, type=click.IntRange(10, 10_000_000), help="Runs per case.")
+@click.option(
+    "--pair",
+    "pairs",
+    multiple=True,
+    nargs=2,
+    type=float,
+    help="D0 D1: hypotheses to simulate, in points a match (repeatable; default: "
+    + ", ".join(f"{d0:g} {d1:g}" for d0, d1 in PAIRS)
+    + ").",
+)
+@click.option("--alpha", default=0.05, show_default=True, type=float, help="Promised false positive rate at D0.")
+@click.option("--beta", default=0.05, show_default=True, type=float, help="Promised false negative rate at D1.")
+@click.option(
+    "--min-sets", default=MIN_SETS, show_default=True, type=click.IntRange(2, 100_000), help="No verdict before."
+)
+@click.option("--horizon", default=1000, show_default=True, type=click.IntRange(2, 1_000_000), help="Looks up to.")
+@click.option("--seed", default=1, show_default=True, type=int)
+@click.option(
+    "--sets",
+    "sets_file",
+    default=str(DATA),
+    type=click.Path(exists=True, dir_okay=False),
+    help="Measured set differences (JSON, as the default file) to draw from.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_sprt_command(
+    runs: int,
+    pairs: tuple[tuple[float, float], ...],
+    alpha: float,
+    beta: float,
+    min_sets: int,
+    horizon: int,
+    seed: int,
+    sets_file: str,
+    as_json: bool,
+) -> None:
+    """Error rates of the sequential test (at D0 and D1) and of repeated looks at the confidence
+    sequence, by simulation from measured duplicate sets of real bots (docs/testing-bots.md)."""
+    try:
+        result = bench_sprt(
+            runs=runs,
+            seed=seed,
+            pairs=pairs or PAIRS,
+            alpha=alpha,
+            beta=beta,
+            min_sets=min_sets,
+            horizon=horizon,
+            data=load_sets(Path(sets_file)),
+        )
+    except SprtBoundsError as err:
+        raise click.UsageError(str(err)) from None
+    _report(result, as_json, _sprt_text(result))
+
+
+def _sprt_text(result: SprtBench) -> str:
+    lines = [f"{result.variant}: {result.runs} runs per case (seed {result.seed}), in {result.seconds:.1f} s"]
+    lines.extend(
+        f"  sample {s.name} (NEW {s.new}, OLD {s.old}): {s.sets} sets, mean {s.mean:+.2f}, sd {s.sd:.2f}, "
+        f"skewness {s.skewness:+.2f}"
+        for s in result.samples
+    )
+    if result.sprt:
+        first = result.sprt[0]
+        lines.append(
+            f"SPRT, alpha {first.alpha:g}, beta {first.beta:g}, no verdict before {first.min_sets} sets; "
+            "sets drawn from each sample, shifted to the true mean:"
+        )
+        lines.append(
+            f"  {'sample':<20} {'sd':>5} {'d0':>5} {'d1':>5} {'truth':>5}  wrong  {'rate':>14}  mean sets  p95"
+        )
+        lines.extend(
+            f"  {c.sample:<20} {c.spread:5.1f} {c.d0:+5.1f} {c.d1:+5.1f} {c.truth:+5.1f}  {c.wrong:<5}  "
+            f"{c.error_rate:.3f} ± {c.error_se:.3f}  {c.mean_sets:9.1f}  {c.p95_sets}"
+            + (f"  ({c.undecided} undecided)" if c.undecided else "")
+            for c in result.sprt
+        )
+    if result.peeking:
+        lines.append(
+            f"repeated looks at a true difference of 0, after every set up to {result.peeking[0].horizon}: "
+            "runs that ever excluded 0"
+        )
+        lines.extend(
+            f"  {p.sample:<20} {p.method:<22} from set {p.first_look:<3}  {p.ever_excluded:.3f} ± {p.se:.3f}"
+            for p in result.peeking
+        )
+    return "\n".join(lines)

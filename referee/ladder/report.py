@@ -6,10 +6,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from statistics import NormalDist
 
 from rich import box
 from rich.table import Table
@@ -18,7 +16,8 @@ from rich.text import Text
 from referee.ladder.errors import LadderError
 from referee.ladder.ratings import INITIAL, predict_win, skill_above
 from referee.ladder.records import ResultModes
-from referee.ladder.stats import Estimate, estimate, t_quantile
+from referee.ladder.sequential import MIN_SETS, confidence_radius, confidence_sequence
+from referee.ladder.stats import Estimate, estimate
 from referee.ladder.store import LadderStore
 
 LEVEL = 0.95
@@ -153,7 +152,14 @@ class Comparison:
     averaged over the set's rotations. Positive: a took fewer points than b on the same cards."""
     low: float
     high: float
-    """The ``LEVEL`` confidence interval of the mean difference."""
+    """The ``LEVEL`` confidence interval of the mean difference (Student's t): the estimate at
+    this number of sets, valid for one look decided in advance, not for stopping on."""
+    sequence_low: float
+    sequence_high: float
+    """The ``LEVEL`` anytime-valid confidence sequence of the mean difference
+    (:func:`referee.ladder.sequential.confidence_sequence`): it holds at every number of sets
+    at once, so stopping when it excludes zero keeps the error rate under repeated looks.
+    Infinite below ``MIN_SETS`` sets."""
     p_stronger: float
     """The probability that a's true mean difference is above zero (t distribution)."""
     predicted_win: float
@@ -161,22 +167,20 @@ class Comparison:
     skill_above: float
     """The probability that a's rated skill is above b's (from mu and sigma)."""
     sets_needed: int | None
-    """About how many complete sets with both would make the interval exclude zero at the
-    current mean and spread (``None`` when it already does, or when nothing is known)."""
+    """About how many complete sets with both would make the confidence sequence exclude zero
+    at the current mean and spread (``None`` when it already does, or when nothing is known)."""
 
     @property
     def decided(self) -> bool:
-        return self.low > 0 or self.high < 0
+        """Whether the anytime-valid interval excludes zero: safe to stop on, however often
+        the comparison was looked at before."""
+        return self.sequence_low > 0 or self.sequence_high < 0
 
 
-def compare(store: LadderStore, a: str, b: str) -> Comparison:
-    """Compare two bots of the ladder from their duplicate results and their ratings."""
-    ratings = store.ratings()
-    for name in (a, b):
-        if name not in ratings:
-            raise LadderError(f"no bot named {name!r} in this ladder (bots: {', '.join(sorted(ratings))})")
-    if a == b:
-        raise LadderError("compare two different bots")
+def set_differences(store: LadderStore, a: str, b: str) -> list[float]:
+    """One number per complete duplicate set with both bots, in set order: b's final score
+    minus a's (each averaged over its seats if it held several), averaged over the set's
+    rotations. Positive: a took fewer points than b on the same cards."""
     differences = []
     for matches in store.set_scores([a, b]).values():
         per_match = []
@@ -187,10 +191,23 @@ def compare(store: LadderStore, a: str, b: str) -> Comparison:
                 per_match.append(sum(b_scores) / len(b_scores) - sum(a_scores) / len(a_scores))
         if per_match:
             differences.append(sum(per_match) / len(per_match))
+    return differences
+
+
+def compare(store: LadderStore, a: str, b: str) -> Comparison:
+    """Compare two bots of the ladder from their duplicate results and their ratings."""
+    ratings = store.ratings()
+    for name in (a, b):
+        if name not in ratings:
+            raise LadderError(f"no bot named {name!r} in this ladder (bots: {', '.join(sorted(ratings))})")
+    if a == b:
+        raise LadderError("compare two different bots")
+    differences = set_differences(store, a, b)
     found = estimate(differences)
     low, high = found.interval(LEVEL)
+    sequence_low, sequence_high = confidence_sequence(differences, 1 - LEVEL)
     needed: int | None = None
-    if found.n >= 2 and not (low > 0 or high < 0) and found.mean != 0 and found.sd > 0:
+    if found.n >= 2 and not (sequence_low > 0 or sequence_high < 0) and found.mean != 0:
         needed = sets_to_decide(found)
     return Comparison(
         a=a,
@@ -198,6 +215,8 @@ def compare(store: LadderStore, a: str, b: str) -> Comparison:
         difference=found,
         low=low,
         high=high,
+        sequence_low=sequence_low,
+        sequence_high=sequence_high,
         p_stronger=found.probability_positive(),
         predicted_win=predict_win(ratings[a], ratings[b]),
         skill_above=skill_above(ratings[a], ratings[b]),
@@ -206,16 +225,25 @@ def compare(store: LadderStore, a: str, b: str) -> Comparison:
 
 
 def sets_to_decide(found: Estimate, level: float = LEVEL) -> int:
-    """The smallest number of sets whose confidence interval would exclude zero if the mean
-    and the spread stayed as they are (Student's t below 200 sets, the normal law above)."""
-    ratio = found.sd / abs(found.mean)
-    normal = math.ceil((NormalDist().inv_cdf(0.5 + level / 2) * ratio) ** 2)
-    if normal >= 200:
-        return normal
-    n = max(found.n + 1, 2)
-    while t_quantile(0.5 + level / 2, n - 1) * ratio / math.sqrt(n) >= 1:
-        n += 1
-    return n
+    """The smallest number of sets (more than now, and at least ``MIN_SETS``) whose confidence
+    sequence would exclude zero if the mean and the spread stayed as they are: its radius
+    shrinks as the sets grow, so a bisection finds it."""
+    low = max(found.n + 1, MIN_SETS)
+    if found.sd == 0 or abs(found.mean) > found.sd * confidence_radius(low, 1 - level):
+        return low
+    high = low
+    while abs(found.mean) <= found.sd * confidence_radius(high, 1 - level):
+        low, high = high, high * 2
+    while high - low > 1:  # radius(low) is too wide, radius(high) narrow enough
+        middle = (low + high) // 2
+        if abs(found.mean) > found.sd * confidence_radius(middle, 1 - level):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+ANYTIME = "anytime-valid: safe to check as often as you like"
 
 
 def format_comparison(c: Comparison) -> str:
@@ -230,20 +258,28 @@ def format_comparison(c: Comparison) -> str:
         )
         if d.n >= 2:
             lines.append(f"  {LEVEL:.0%} confidence interval: [{c.low:+.2f}, {c.high:+.2f}]")
+        if d.n >= MIN_SETS:
+            lines.append(
+                f"  {LEVEL:.0%} confidence sequence: [{c.sequence_low:+.2f}, {c.sequence_high:+.2f}] ({ANYTIME})"
+            )
         lines.append(f"  probability that {c.a} is stronger (fewer points on the same cards): {_percent(c.p_stronger)}")
     lines.append(f"  OpenSkill: {c.a} finishes ahead of {c.b} with probability {_percent(c.predicted_win)};")
     lines.append(f"  P(skill {c.a} > skill {c.b}) = {_percent(c.skill_above)}")
-    if d.n < 2:
-        verdict = "not enough duplicate sets yet to tell (at least 2 complete sets with both are needed)"
-    elif c.decided:
-        better, worse = (c.a, c.b) if c.low > 0 else (c.b, c.a)
-        verdict = f"{better} is stronger than {worse} ({LEVEL:.0%} confidence): you can stop"
-    elif c.sets_needed is not None:
-        verdict = f"not sure yet: about {c.sets_needed} complete sets with both would settle it at this difference"
-    else:
-        verdict = "no difference seen"
-    lines.append(f"verdict: {verdict}")
+    lines.append(f"verdict: {_verdict(c)}")
     return "\n".join(lines)
+
+
+def _verdict(c: Comparison) -> str:
+    """Stop only on the confidence sequence: the fixed-sample interval, looked at after every
+    set, excludes zero by chance far more often than 5% of the time (docs/testing-bots.md)."""
+    if c.difference.n < 2:
+        return "not enough duplicate sets yet to tell (at least 2 complete sets with both are needed)"
+    if c.decided:
+        better, worse = (c.a, c.b) if c.sequence_low > 0 else (c.b, c.a)
+        return f"{better} is stronger than {worse} ({LEVEL:.0%}, {ANYTIME}): you can stop"
+    if c.sets_needed is not None:
+        return f"not sure yet: about {c.sets_needed} complete sets with both would settle it at this difference"
+    return "no difference seen"
 
 
 def _percent(p: float) -> str:

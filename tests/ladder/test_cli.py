@@ -13,6 +13,7 @@ from click.testing import CliRunner, Result
 
 from referee.cli import main
 from referee.ladder.schedule import ScheduledMatch
+from referee.ladder.sequential import MIN_SETS
 from tests.ladder.helpers import synthetic_store
 
 BOTS = ["strong", "middle", "weak", "twin"]
@@ -65,18 +66,43 @@ def test_table_as_json_and_csv(db: Path) -> None:
     assert ladder("table", "--db", str(db), "--json", "--csv").exit_code == 2
 
 
-def test_compare_is_sure_of_a_real_difference(db: Path) -> None:
-    result = ladder("compare", "strong", "weak", "--db", str(db))
+@pytest.fixture
+def long_db(tmp_path: Path) -> Path:
+    """Enough sets for the anytime-valid interval (``MIN_SETS``) and a few more."""
+    path = tmp_path / "long.db"
+    synthetic_store(path, BOTS, MIN_SETS + 4, scores).close()
+    return path
+
+
+def test_compare_is_sure_of_a_real_difference(long_db: Path) -> None:
+    result = ladder("compare", "strong", "weak", "--db", str(long_db))
     assert result.exit_code == 0, result.output
-    assert "duplicate sets with both: 12" in result.output
+    assert f"duplicate sets with both: {MIN_SETS + 4}" in result.output
     assert "95% confidence interval" in result.output
-    assert "verdict: strong is stronger than weak (95% confidence)" in result.output
-    reverse = ladder("compare", "weak", "strong", "--db", str(db))
+    assert "95% confidence sequence: [+" in result.output
+    assert (
+        "verdict: strong is stronger than weak (95%, anytime-valid: safe to check as often as you like): you can stop"
+        in result.output
+    )
+    reverse = ladder("compare", "weak", "strong", "--db", str(long_db))
+    assert "95% confidence sequence: [-" in reverse.output
     assert "verdict: strong is stronger than weak" in reverse.output
 
 
-def test_compare_is_not_sure_of_equal_bots(db: Path) -> None:
-    result = ladder("compare", "middle", "twin", "--db", str(db))
+def test_compare_does_not_stop_on_the_fixed_interval(db: Path) -> None:
+    """12 sets: the t interval already excludes zero, but a verdict to stop on waits for the
+    confidence sequence, which needs ``MIN_SETS`` sets."""
+    result = ladder("compare", "strong", "weak", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    interval = next(line for line in result.output.splitlines() if "95% confidence interval" in line)
+    assert interval.split("[")[1].startswith("+")
+    assert "confidence sequence" not in result.output
+    assert f"verdict: not sure yet: about {MIN_SETS} complete sets with both would settle it" in result.output
+
+
+@pytest.mark.parametrize("fixture", ["db", "long_db"])
+def test_compare_is_not_sure_of_equal_bots(fixture: str, request: pytest.FixtureRequest) -> None:
+    result = ladder("compare", "middle", "twin", "--db", str(request.getfixturevalue(fixture)))
     assert result.exit_code == 0, result.output
     assert "verdict: not sure yet" in result.output or "verdict: no difference seen" in result.output
 

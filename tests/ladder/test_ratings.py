@@ -17,6 +17,7 @@ from referee.ladder.ratings import (
     skill_above,
 )
 from referee.ladder.report import sets_to_decide
+from referee.ladder.sequential import MIN_SETS, confidence_radius
 from referee.ladder.stats import Estimate, estimate, t_cdf, t_quantile
 
 
@@ -109,6 +110,10 @@ def test_estimate() -> None:
 
 
 def test_sets_to_decide() -> None:
-    # with 9 sets the t interval (8 degrees) of mean 10, sd 12 just excludes zero; with 8 not yet
-    assert sets_to_decide(Estimate(5, 10.0, 12.0)) == 9
-    assert sets_to_decide(Estimate(10, 1.0, 10.0)) == math.ceil((1.959964 * 10) ** 2)
+    """The smallest n whose confidence sequence (radius in standard deviations) would exclude
+    the mean's distance from zero, never fewer than ``MIN_SETS``."""
+    assert sets_to_decide(Estimate(5, 10.0, 12.0)) == MIN_SETS  # 10 > 12 * radius(20) = 9.0
+    n = sets_to_decide(Estimate(10, 1.0, 10.0))
+    assert 10 * confidence_radius(n) < 1.0 <= 10 * confidence_radius(n - 1)
+    assert n == 1056
+    assert sets_to_decide(Estimate(30, 3.0, 0.0)) == 31

@@ -1,0 +1,78 @@
+"""``referee bench sprt`` simulates what it says and reports it; the figures themselves are
+measured, not asserted (docs/testing-bots.md), but a small run must be sane: the test fails if
+the error rates come out wrong by a wide margin."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from click.testing import CliRunner
+
+from referee.bench.sprt import DATA, SetData, SetSample, bench_sprt, load_sets, simulate_peeking
+from referee.cli import main
+from referee.ladder.sequential import MIN_SETS
+
+SYMMETRIC = SetData(
+    variant="american",
+    made=["made up: a symmetric spread of 10 points around 0"],
+    samples=[
+        SetSample(
+            name="symmetric",
+            new="a",
+            old="b",
+            opponents=["c", "d"],
+            differences=[float(v) for v in range(-15, 16)],
+        )
+    ],
+)
+
+
+def test_the_measured_sets_are_there_and_real() -> None:
+    data = load_sets(DATA)
+    assert data.variant == "american" and data.made
+    names = [s.name for s in data.samples]
+    assert len(names) == len(set(names)) >= 2
+    for sample in data.samples:
+        assert len(sample.differences) >= 50
+        assert len(set(sample.differences)) > 10  # a spread to draw from, not a constant
+        # a set's difference averages 4 rotations of whole points: a multiple of 1/4
+        assert all((4 * d).is_integer() for d in sample.differences)
+
+
+def test_a_small_simulation_keeps_the_promised_rates_on_symmetric_sets() -> None:
+    result = bench_sprt(runs=200, seed=3, pairs=[(0.0, 3.0)], horizon=200, data=SYMMETRIC)
+    assert [(c.truth, c.wrong) for c in result.sprt] == [(0.0, "H1"), (3.0, "H0")]
+    for case in result.sprt:
+        assert case.runs == 200 and case.undecided == 0
+        assert case.error_rate < 0.15  # promised 0.05; a wrong sign or scale gives 0.5 or more
+        assert case.error_se > 0 or case.error_rate == 0
+        assert case.mean_sets >= MIN_SETS and case.p95_sets >= MIN_SETS
+    looks = {(p.method, p.first_look): p.ever_excluded for p in result.peeking}
+    assert looks[("confidence sequence", MIN_SETS)] < 0.15
+    # the fixed interval looked at after every set: the inflation the confidence sequence avoids
+    assert looks[("fixed 95% t interval", 2)] > 0.2
+
+
+def test_peeking_runs_each_way_of_looking_on_the_same_streams() -> None:
+    cases = simulate_peeking(SYMMETRIC.samples[0], horizon=MIN_SETS, runs=50, rng=random.Random(1))
+    assert [(c.method, c.first_look) for c in cases] == [
+        ("confidence sequence", MIN_SETS),
+        ("fixed 95% t interval", 2),
+        ("fixed 95% t interval", MIN_SETS),
+    ]
+    # looked at from set 2 it sees every stream the later look sees, and more
+    assert cases[1].ever_excluded >= cases[2].ever_excluded
+
+
+def test_the_command_reports_as_text_and_json() -> None:
+    args = ["bench", "sprt", "--runs", "10", "--pair", "0", "30", "--horizon", "30", "--seed", "2"]
+    text = CliRunner().invoke(main, args)
+    assert text.exit_code == 0, text.output
+    assert "SPRT, alpha 0.05, beta 0.05" in text.output and "confidence sequence" in text.output
+    found = json.loads(CliRunner().invoke(main, [*args, "--json"]).output)
+    assert {c["d1"] for c in found["sprt"]} == {30.0} and found["runs"] == 10
+    assert len(found["sprt"]) == 2 * len(load_sets().samples)
+    assert [s["name"] for s in found["samples"]] == [s.name for s in load_sets().samples]
+    refused = CliRunner().invoke(main, ["bench", "sprt", "--runs", "10", "--pair", "2", "1"])
+    assert refused.exit_code == 2 and "d0 < d1" in refused.output
