@@ -1,5 +1,5 @@
 """The tree tells the story of the data: these tests keep the layering that
-docs/architecture.md draws (protocol -> rules -> match -> log -> replay/ladder/check -> cli),
+docs/architecture.md draws (protocol -> rules -> match -> log -> replay/ladder/check -> duel -> cli),
 read from the code's own imports, and its pieces small: no class over 250 lines and no
 function over 60, read from the code's own syntax tree, unless an allow-list says why."""
 
@@ -138,6 +138,40 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("referee.sandbox", ("referee.sandbox", "referee.errors")),
+    (
+        "referee.ladder",
+        (
+            "protocol",
+            "referee.rules",
+            "referee.log_format",
+            "referee.match",
+            "referee.replay",
+            "referee.sandbox",
+            "referee.private_files",
+            "referee.names",
+            "referee.seeds",
+            "referee.errors",
+            "referee.ladder",
+        ),
+    ),
+    (
+        # above the ladder: its store, runner and statistics, never the other way round
+        "referee.duel",
+        (
+            "protocol",
+            "referee.rules",
+            "referee.log_format",
+            "referee.match",
+            "referee.replay",
+            "referee.sandbox",
+            "referee.private_files",
+            "referee.names",
+            "referee.seeds",
+            "referee.errors",
+            "referee.ladder",
+            "referee.duel",
+        ),
+    ),
 ]
 
 
