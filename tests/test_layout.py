@@ -103,6 +103,22 @@ def test_the_cycle_finder_finds_cycles() -> None:
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
+LADDER: Final = (
+    "protocol",
+    "referee.rules",
+    "referee.log_format",
+    "referee.match",
+    "referee.replay",
+    "referee.sandbox",
+    "referee.private_files",
+    "referee.names",
+    "referee.seeds",
+    "referee.errors",
+    "referee.ladder",
+)
+"""What the ladder's modules may import (the ladder's own among them); the duel's may import the
+same, and the duel's."""
+
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("protocol", ("protocol",)),
     ("referee.rules", ("protocol", "referee.rules", "referee.errors")),
@@ -138,40 +154,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("referee.sandbox", ("referee.sandbox", "referee.errors")),
-    (
-        "referee.ladder",
-        (
-            "protocol",
-            "referee.rules",
-            "referee.log_format",
-            "referee.match",
-            "referee.replay",
-            "referee.sandbox",
-            "referee.private_files",
-            "referee.names",
-            "referee.seeds",
-            "referee.errors",
-            "referee.ladder",
-        ),
-    ),
-    (
-        # above the ladder: its store, runner and statistics, never the other way round
-        "referee.duel",
-        (
-            "protocol",
-            "referee.rules",
-            "referee.log_format",
-            "referee.match",
-            "referee.replay",
-            "referee.sandbox",
-            "referee.private_files",
-            "referee.names",
-            "referee.seeds",
-            "referee.errors",
-            "referee.ladder",
-            "referee.duel",
-        ),
-    ),
+    ("referee.ladder", LADDER),
+    ("referee.duel", (*LADDER, "referee.duel")),  # above the ladder, never the other way round
 ]
 
 

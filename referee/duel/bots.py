@@ -55,7 +55,13 @@ def chosen_bot(given: str, name: str, bots: BotList | None, cwd: Path) -> BotEnt
 
 
 def default_opponent() -> BotEntry:
-    """The sample heuristic bot, named ``opponent``."""
+    """The sample heuristic bot, named ``opponent``. Raises ``LadderError`` when the sample bots
+    are not beside the referee (an install from a copy of the repository has them)."""
+    if not SAMPLE_BOTS.is_file():
+        raise LadderError(
+            f"the default opponent is the sample heuristic bot of {SAMPLE_BOTS}, which is not there (install the"
+            " referee from a copy of its repository, pip install -e .); or name the opponents with --opponents"
+        )
     entry = BotList(SAMPLE_BOTS).named(DEFAULT_OPPONENT)
     return msgspec.structs.replace(entry, name=OPPONENT)
 

@@ -5,9 +5,7 @@ and the table of NEW's running difference against each bot, with its intervals a
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import TracebackType
 
-import trio
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -15,10 +13,11 @@ from rich.text import Text
 
 from referee.duel.report import status_table, verdict_line
 from referee.duel.status import DuelStatus
+from referee.ladder.progress import LiveRedraw
 from referee.ladder.records import MatchRecord
 
 
-class DuelProgress:
+class DuelProgress(LiveRedraw):
     """A context manager around a duel's run (``referee.ladder.play.LiveView``)."""
 
     def __init__(
@@ -52,25 +51,10 @@ class DuelProgress:
         parts.append(Text(verdict_line(now)))
         return Group(*parts)
 
-    def __enter__(self) -> DuelProgress:
-        self.live.start(refresh=True)
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.live.stop()
-
     def on_result(self, record: MatchRecord) -> None:
         now = self.status()
         self.bar.update(self.task, completed=_sets(now))
         self.live.update(self._view(now), refresh=True)
-
-    async def tick(self) -> None:
-        """Redraw twice a second (the clock), until cancelled."""
-        while True:
-            await trio.sleep(0.5)
-            self.live.refresh()
 
 
 def _sets(status: DuelStatus) -> int:

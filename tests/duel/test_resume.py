@@ -19,7 +19,7 @@ import pytest
 
 from tests.duel.helpers import FIRST, RANDOM, SHORT
 from tests.ladder.helpers import ROOT, check_consistent
-from tests.ladder.test_resume import done_count, result_rows, stray, wait_for
+from tests.ladder.test_resume import count, done_count, result_rows, stray, wait_for
 
 SETS = 5
 MATCHES = SETS * 4
@@ -34,14 +34,7 @@ def duel_command(db: Path, marker: str) -> list[str]:
 
 
 def sets_scheduled(db: Path) -> int:
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.1)
-        try:
-            return int(con.execute("SELECT COUNT(*) FROM pairings").fetchone()[0])
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return 0  # not made yet, or being made
+    return count(db, "SELECT COUNT(*) FROM pairings")
 
 
 def match_under_way(db: Path) -> bool:
