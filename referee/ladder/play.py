@@ -108,7 +108,7 @@ class LiveView(Protocol):
 class RunKind(Protocol):
     """What a run's database holds and how its sets are handed out: a ladder's whole schedule
     (``LadderKind``), or a duel's sets scheduled one at a time while its test has not decided
-    (``referee.duel.kind``)."""
+    (``referee.duel.run.DuelRun``)."""
 
     def check(self, plan: LadderPlan) -> None:
         """Before anything is built or started: raise ``LadderError`` when ``plan.db`` holds
