@@ -34,10 +34,10 @@ from referee.ladder.sequential import (
     confidence_radius,
     sprt_steps,
 )
-from referee.ladder.stats import t_quantile
+from referee.ladder.stats import estimate, t_quantile
 
 DATA = Path(__file__).resolve().parent / "data" / "sets-american.json"
-PAIRS: tuple[tuple[float, float], ...] = ((0.0, 2.0), (0.0, 5.0), (-1.0, 1.0))
+PAIRS: tuple[tuple[float, float], ...] = ((0.0, 1.0), (0.0, 2.0), (0.0, 5.0))
 """The (d0, d1) pairs simulated by default, in points a match."""
 MAX_SETS = 1_000_000
 """A run that has not decided by then counts as undecided (the SPRT stops with probability 1;
@@ -127,19 +127,16 @@ def load_sets(path: Path = DATA) -> SetData:
 
 
 def shape(sample: SetSample) -> SampleShape:
-    values = sample.differences
-    n = len(values)
-    mean = math.fsum(values) / n
-    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
-    third = math.fsum((v - mean) ** 3 for v in values) / n
+    found = estimate(sample.differences)
+    third = math.fsum((v - found.mean) ** 3 for v in sample.differences) / found.n
     return SampleShape(
         name=sample.name,
         new=sample.new,
         old=sample.old,
-        sets=n,
-        mean=mean,
-        sd=sd,
-        skewness=third / sd**3 if sd > 0 else 0.0,
+        sets=found.n,
+        mean=found.mean,
+        sd=found.sd,
+        skewness=third / found.sd**3 if found.sd > 0 else 0.0,
     )
 
 
@@ -178,7 +175,7 @@ def simulate_sprt(
     rate, se = _rate(errors, runs)
     return SprtCase(
         sample=sample.name,
-        spread=math.sqrt(math.fsum(c * c for c in centred) / (len(centred) - 1)),
+        spread=estimate(sample.differences).sd,
         d0=bounds.d0,
         d1=bounds.d1,
         alpha=bounds.alpha,
