@@ -1,5 +1,5 @@
 """The tree tells the story of the data: these tests keep the layering that
-docs/architecture.md draws (protocol -> rules -> match -> log -> replay/ladder/check -> cli),
+docs/architecture.md draws (protocol -> rules -> match -> log -> replay/ladder/check -> duel -> cli),
 read from the code's own imports, and its pieces small: no class over 250 lines and no
 function over 60, read from the code's own syntax tree, unless an allow-list says why."""
 
@@ -103,6 +103,22 @@ def test_the_cycle_finder_finds_cycles() -> None:
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
+LADDER: Final = (
+    "protocol",
+    "referee.rules",
+    "referee.log_format",
+    "referee.match",
+    "referee.replay",
+    "referee.sandbox",
+    "referee.private_files",
+    "referee.names",
+    "referee.seeds",
+    "referee.errors",
+    "referee.ladder",
+)
+"""What the ladder's modules may import (the ladder's own among them); the duel's may import the
+same, and the duel's."""
+
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("protocol", ("protocol",)),
     ("referee.rules", ("protocol", "referee.rules", "referee.errors")),
@@ -138,6 +154,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     ("referee.sandbox", ("referee.sandbox", "referee.errors")),
+    ("referee.ladder", LADDER),
+    ("referee.duel", (*LADDER, "referee.duel")),  # above the ladder, never the other way round
 ]
 
 

@@ -14,6 +14,8 @@ import msgspec
 from referee import __version__
 from referee.cli.bench import bench
 from referee.cli.check import check
+from referee.cli.duel import duel, gauntlet
+from referee.cli.failures import internal_error_line
 from referee.cli.ladder import ladder
 from referee.cli.match import demo, match, serve
 from referee.cli.new import new
@@ -38,11 +40,7 @@ class RefereeGroup(click.Group):
         except Exception as err:
             if os.environ.get("REFEREE_DEBUG"):
                 raise
-            message = " ".join(str(err).split())
-            click.echo(
-                f"referee: internal error: {type(err).__name__}: {message} (set REFEREE_DEBUG=1 for the traceback)",
-                err=True,
-            )
+            click.echo(internal_error_line(err), err=True)
             sys.exit(1)
 
 
@@ -76,5 +74,5 @@ def variants(name: str | None, pairs: tuple[str, ...], as_json: bool) -> None:
             click.echo(f"{'':<{width}}  follows seeds {PRESETS[n].sources}")
 
 
-for command in (match, serve, demo, play, watch, bench, ladder, replay, check, new):
+for command in (match, serve, demo, play, watch, bench, ladder, duel, gauntlet, replay, check, new):
     main.add_command(command)

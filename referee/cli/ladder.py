@@ -22,6 +22,7 @@ from referee.cli.options import (
     TIME_PER_MOVE_OPTION,
     Seconds,
     check_output_file,
+    cluster_address,
     parse_options,
 )
 from referee.ladder.errors import LadderError
@@ -62,24 +63,6 @@ DB_OPTION = click.option(
 @click.group()
 def ladder() -> None:
     """A bot ladder: duplicate play, OpenSkill ratings, resumable (docs/ladder.md)."""
-
-
-def _cluster_address(value: str | None) -> str | None:
-    """``--cluster``: ``local:N`` (N from 1 to 64) or a scheduler address ``tcp://host:port``."""
-    if value is None:
-        return None
-    if value.startswith("local:"):
-        count = value[len("local:") :]
-        if not count.isdigit() or not 1 <= int(count) <= 64:
-            raise click.BadParameter(f"local:N needs N from 1 to 64, not {count!r}", param_hint="--cluster")
-        return f"local:{int(count)}"
-    scheme, sep, rest = value.partition("://")
-    host, colon, port = rest.rpartition(":")
-    if not sep or scheme not in ("tcp", "tls") or not colon or not host or not port.isdigit() or int(port) > 65535:
-        raise click.BadParameter(
-            f"expected tcp://HOST:PORT (a Dask scheduler) or local:N, not {value!r}", param_hint="--cluster"
-        )
-    return value
 
 
 def _open(db: str) -> LadderStore:
@@ -147,7 +130,7 @@ def _open(db: str) -> LadderStore:
     "--cluster",
     default=None,
     metavar="ADDRESS|local:N",
-    callback=lambda ctx, param, value: _cluster_address(value),
+    callback=lambda ctx, param, value: cluster_address(value),
     help="Play the matches on a Dask cluster: a scheduler's address (tcp://host:8786) or local:N for a "
     "local cluster of N worker processes (needs pip install -e '.[cluster]'; see docs/ladder.md).",
 )

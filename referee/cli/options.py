@@ -413,6 +413,24 @@ def sandbox_for(mode: str, binds: tuple[str, ...]) -> Sandbox | None:
         raise click.ClickException(str(err)) from None
 
 
+def cluster_address(value: str | None) -> str | None:
+    """``--cluster``: ``local:N`` (N from 1 to 64) or a scheduler address ``tcp://host:port``."""
+    if value is None:
+        return None
+    if value.startswith("local:"):
+        count = value[len("local:") :]
+        if not count.isdigit() or not 1 <= int(count) <= 64:
+            raise click.BadParameter(f"local:N needs N from 1 to 64, not {count!r}", param_hint="--cluster")
+        return f"local:{int(count)}"
+    scheme, sep, rest = value.partition("://")
+    host, colon, port = rest.rpartition(":")
+    if not sep or scheme not in ("tcp", "tls") or not colon or not host or not port.isdigit() or int(port) > 65535:
+        raise click.BadParameter(
+            f"expected tcp://HOST:PORT (a Dask scheduler) or local:N, not {value!r}", param_hint="--cluster"
+        )
+    return value
+
+
 REPO: Final = Path(__file__).resolve().parents[2]
 """The repository (sample bots and their bots file live here)."""
 

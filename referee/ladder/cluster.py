@@ -36,7 +36,7 @@ from protocol.ruleset import RuleSet
 from referee.ladder.bots import prepare_bots
 from referee.ladder.errors import LadderError
 from referee.ladder.records import MatchRecord
-from referee.ladder.runner import RunOptions, RunSummary, TableSlot, match_record
+from referee.ladder.runner import RunOptions, RunSummary, SetFeed, TableSlot, match_record, pending_sets
 from referee.ladder.schedule import ScheduledMatch
 from referee.ladder.store import LadderStore
 from referee.log_format import RoundScored
@@ -235,6 +235,8 @@ class ClusterRun:
         on_result: Callable[[MatchRecord], None] | None = None,
         on_refused: Callable[[str], None] | None = None,
         play: Callable[[bytes], bytes] = play_task,
+        feed: SetFeed | None = None,
+        window: int = 1,
     ) -> None:
         self.store = store
         self.rules = rules
@@ -250,6 +252,10 @@ class ClusterRun:
         self.refused: list[str] = []
         self.play = play
         """The task a worker runs (``play_task``; tests give a worker that cheats)."""
+        self.feed = feed
+        """Where the sets come from (``None``: every pending set of the store, all sent at once)."""
+        self.window = window
+        """With a ``feed``: the sets in flight at once (each of its matches a task of its own)."""
 
     def workers(self) -> int:
         return len(self.client.scheduler_info().get("workers", {}))
@@ -271,33 +277,33 @@ class ClusterRun:
         )
 
     async def run(self) -> RunSummary:
-        """Play every pending match; return when each is recorded (or raise ``LadderError``)."""
-        pending = {m.key: m for m in self.store.pending()}
-        tries: dict[str, int] = dict.fromkeys(pending, 1)
-        futures = [self._submit(m) for m in pending.values()]
-        if not futures:
+        """Play every pending match (or the sets of ``feed``, ``window`` at a time); return when
+        each is recorded (or raise ``LadderError``)."""
+        flight = _InFlight(self.feed or pending_sets(self.store), self.window if self.feed else None, self._submit)
+        flight.fill()
+        if not flight.futures:
             return self.summary
-        stream = _distributed().as_completed(list(futures), with_results=True, raise_errors=False)
+        stream = _distributed().as_completed(list(flight.futures), with_results=True, raise_errors=False)
         try:
             while True:
                 item = await trio.to_thread.run_sync(_next, stream, abandon_on_cancel=True)
                 if item is None:
                     return self.summary
                 future, value = item
-                match = pending[future.key.split("/")[1]]
+                match = flight.matches[future.key.split("/")[1]]
                 problem = self._accept(match, value)
                 if problem is None:
+                    for added in flight.done(match):
+                        stream.add(added)
                     continue
                 self.refused.append(problem)
                 if self.on_refused is not None:
                     self.on_refused(problem)
-                if tries[match.key] >= MAX_TRIES:
+                if flight.tries[match.key] >= MAX_TRIES:
                     raise LadderError(f"{problem}; refused {MAX_TRIES} times: stopping (finished matches are kept)")
-                tries[match.key] += 1
-                futures.append(self._submit(match))
-                stream.add(futures[-1])
+                stream.add(flight.again(match))
         finally:
-            await trio.to_thread.run_sync(_cancel_all, futures)
+            await trio.to_thread.run_sync(_cancel_all, flight.futures)
 
     def _submit(self, match: ScheduledMatch) -> Any:
         key = f"hearts-match/{match.key}/{os.urandom(4).hex()}"
@@ -328,6 +334,53 @@ class ClusterRun:
             if self.on_result is not None:
                 self.on_result(record)
         return None
+
+
+class _InFlight:
+    """The sets a cluster run has sent: each match's future, its tries, the matches left of
+    each set; a set is taken from the feed whenever fewer than ``window`` are in flight
+    (``None``: no limit, every set at once)."""
+
+    def __init__(self, feed: SetFeed, window: int | None, submit: Callable[[ScheduledMatch], Any]) -> None:
+        self.feed = feed
+        self.window = window
+        self.submit = submit
+        self.matches: dict[str, ScheduledMatch] = {}
+        self.tries: dict[str, int] = {}
+        self.futures: list[Any] = []
+        self.left: dict[int, set[str]] = {}
+        """The matches of each set in flight not yet recorded."""
+
+    def fill(self) -> list[Any]:
+        """Take sets from the feed up to the window and send their matches: the new futures."""
+        added: list[Any] = []
+        while self.window is None or len(self.left) < self.window:
+            group = self.feed()
+            if group is None:
+                break
+            for match in group:
+                self.matches[match.key] = match
+                self.tries[match.key] = 1
+                added.append(self.submit(match))
+            if group:
+                self.left[group[0].set_index] = {match.key for match in group}
+        self.futures += added
+        return added
+
+    def done(self, match: ScheduledMatch) -> list[Any]:
+        """A match recorded: when its set is complete, the futures of the sets sent in its place."""
+        left = self.left.get(match.set_index, set())
+        left.discard(match.key)
+        if left or match.set_index not in self.left:
+            return []
+        del self.left[match.set_index]
+        return self.fill()
+
+    def again(self, match: ScheduledMatch) -> Any:
+        """Send a refused match once more: its new future."""
+        self.tries[match.key] += 1
+        self.futures.append(self.submit(match))
+        return self.futures[-1]
 
 
 def _next(stream: Any) -> tuple[Any, object] | None:

@@ -9,7 +9,10 @@ The versions, and the commits whose code first wrote each:
    and, extended, held both).
 2. ``71f432d``: ``matches.sandboxed`` and ``matches.fresh_bots``, how each match's bots ran.
 3. ``c35a620``: the ``faults`` table and its ``faults_bot`` index, each fault explained.
-4. This referee: every seed as hex text, and the version kept in the file.
+4. ``e5bcbe2``: every seed as hex text, and the version kept in the file.
+5. This referee: the ``pairings`` table, which two bots each set of a duel or a gauntlet
+   measures (``referee.duel``; empty in a ladder). An earlier referee refuses such a database
+   rather than take a duel for a ladder and schedule sets of its own into it.
 
 Before version 4 nothing kept the version: every ladder said ``user_version`` 0 and
 ``meta.schema`` 1, and the code of versions 2 and 3 added its columns, table and index to any
@@ -94,10 +97,22 @@ def _seeds_as_text(db: sqlite3.Connection) -> None:
         db.execute(f"UPDATE {table} SET seed = printf('0x%x', seed) WHERE typeof(seed) = 'integer'")
 
 
+def _add_pairings_table(db: sqlite3.Connection) -> None:
+    """The table of a duel's or gauntlet's sets (empty in every database written before it)."""
+    db.execute(
+        """CREATE TABLE pairings (
+    set_index INTEGER PRIMARY KEY REFERENCES sets(set_index),
+    new TEXT NOT NULL REFERENCES bots(name),    -- the bot under test (a duel's or gauntlet's NEW)
+    old TEXT NOT NULL REFERENCES bots(name)     -- the bot it is measured against in this set
+)"""
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, _add_mode_columns),
     Migration(3, _add_faults_table),
     Migration(4, _seeds_as_text),
+    Migration(5, _add_pairings_table),
 )
 """In order; version 1 is where every ladder began, so it has none."""
 

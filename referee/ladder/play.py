@@ -1,6 +1,8 @@
 """Play a ladder from a bot list: build the bots, create or resume the database, hold its run
 lock, close up its files (0600, logs folder 0700, hidden from the sandbox), play the pending
-matches (with the live view or quietly). This is what ``referee ladder run`` calls."""
+matches (with the live view or quietly). This is what ``referee ladder run`` calls, and, with
+a ``RunKind`` of their own (how the database is made and its sets handed out), ``referee duel``
+and ``referee gauntlet`` (``referee.duel``)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import TracebackType
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 from rich.console import Console
@@ -20,7 +23,8 @@ from protocol.ruleset import RuleSet
 from referee.ladder.bots import prepare_bots
 from referee.ladder.errors import LadderError
 from referee.ladder.progress import LiveProgress
-from referee.ladder.runner import LadderRun, RunOptions
+from referee.ladder.records import MatchRecord
+from referee.ladder.runner import LadderRun, RunOptions, SetFeed
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.match.config import MatchConfig
 from referee.match.seats.bot_config import BotEntry
@@ -86,8 +90,62 @@ class Telling:
     warn: Callable[[str], None] | None = None
 
 
-def play_ladder(plan: LadderPlan, telling: Telling | None = None) -> LadderResult:
-    """Create or resume the ladder in ``plan.db`` and play every pending match, each with
+class LiveView(Protocol):
+    """A live view of a run (``LiveProgress`` for a ladder): a context manager around the run,
+    told of every result, redrawn by ``tick`` until cancelled."""
+
+    def __enter__(self) -> LiveView: ...
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None: ...
+
+    def on_result(self, record: MatchRecord) -> None: ...
+
+    async def tick(self) -> None: ...
+
+
+class RunKind(Protocol):
+    """What a run's database holds and how its sets are handed out: a ladder's whole schedule
+    (``LadderKind``), or a duel's sets scheduled one at a time while its test has not decided
+    (``referee.duel.run.DuelRun``)."""
+
+    def check(self, plan: LadderPlan) -> None:
+        """Before anything is built or started: raise ``LadderError`` when ``plan.db`` holds
+        another run than ``plan`` asks for."""
+
+    def open(self, plan: LadderPlan) -> tuple[LadderStore, list[str]]:
+        """Under the run lock: the store, created or resumed, and notes for the user."""
+
+    def feed(self, store: LadderStore) -> SetFeed | None:
+        """Where the tables take their sets (``None``: every pending set, in order)."""
+
+    def view(self, store: LadderStore, console: Console | None, workers: Callable[[], int] | None) -> LiveView:
+        """The live view of the run (when it is not quiet)."""
+
+
+class LadderKind:
+    """A ladder: every bot of the config against every other, its whole schedule made when the
+    database is created (or extended by a larger ``--games``)."""
+
+    def check(self, plan: LadderPlan) -> None:
+        check_same_ladder(plan.db, plan.entries, plan.rules, plan.seed)
+
+    def open(self, plan: LadderPlan) -> tuple[LadderStore, list[str]]:
+        return open_ladder(
+            plan.db, plan.entries, plan.rules, games=plan.games, seed=plan.seed, default_rules=plan.default_rules
+        )
+
+    def feed(self, store: LadderStore) -> SetFeed | None:
+        return None
+
+    def view(self, store: LadderStore, console: Console | None, workers: Callable[[], int] | None) -> LiveView:
+        return LiveProgress(store, console, workers=workers)
+
+
+def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind | None = None) -> LadderResult:
+    """Create or resume the ladder in ``plan.db`` (a duel's or a gauntlet's database with their
+    ``kind``) and play every pending match, each with
     freshly started bots (``keep_bots``: live processes kept between matches), in the sandbox of
     ``sandbox_mode`` (``referee.sandbox.bwrap.choose_sandbox``; the ladder's own files hidden in it).
     Raises ``LadderError`` (``LadderInterrupted`` on Ctrl-C), ``SandboxUnavailable``,
@@ -97,20 +155,21 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None) -> LadderResul
     (``referee.ladder.cluster``), which build the bots and choose their sandbox themselves; this
     process keeps the store and the logs."""
     telling = telling or Telling()
+    kind = kind or LadderKind()
     db = plan.db
     if plan.concurrency < 1:
         raise LadderError("--concurrency must be at least 1")
     close_up(db)  # before anything opens them: the ladder's files are the referee's own, no link
-    check_same_ladder(db, plan.entries, plan.rules, plan.seed)
+    kind.check(plan)
     if plan.cluster is not None:
-        return _play_on_cluster(plan, plan.cluster, telling)
+        return _play_on_cluster(plan, plan.cluster, telling, kind)
     sandbox = choose_sandbox(plan.sandbox_mode, telling.warn or (lambda line: None), plan.sandbox_binds)
     existed = Path(db).exists()
     private = private_files(db)
     built = prepare_bots(plan.entries, plan.cwd, sandbox.hiding(*private) if sandbox is not None else None, private)
     if not existed and Path(db).exists():  # a build may write in its folder: not the ladder's files
         raise LadderError(f"{db} appeared while the bots were built: a build wrote it; refusing to use it")
-    with _opened(plan) as (store, rules, notes):
+    with _opened(plan, kind) as (store, rules, notes):
         limits = BotLimits(
             sandbox=sandbox.hiding(*private_files(db)) if sandbox is not None else None,
             cwd=str(plan.cwd) if plan.cwd is not None else None,
@@ -125,8 +184,8 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None) -> LadderResul
             start_ahead=plan.start_ahead,
             built=built,
         )
-        run = LadderRun(store, rules, dict(store.bots()), options)
-        seconds = _drive(run, store, notes, telling)
+        run = LadderRun(store, rules, dict(store.bots()), options, feed=kind.feed(store))
+        seconds = _drive(run, store, notes, telling, kind)
         done, total = store.progress()
         restarts = dict(run.summary.restarts)
         return LadderResult(
@@ -135,13 +194,11 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None) -> LadderResul
 
 
 @contextlib.contextmanager
-def _opened(plan: LadderPlan) -> Iterator[tuple[LadderStore, RuleSet, list[str]]]:
+def _opened(plan: LadderPlan, kind: RunKind) -> Iterator[tuple[LadderStore, RuleSet, list[str]]]:
     """The ladder's store under its run lock, created or resumed, its files closed up and its
     logs folder made: the store, the ladder's rules and the notes to show."""
     with run_lock(plan.db):
-        store, notes = open_ladder(
-            plan.db, plan.entries, plan.rules, games=plan.games, seed=plan.seed, default_rules=plan.default_rules
-        )
+        store, notes = kind.open(plan)
         try:
             rules = store.settings().rules
             close_up(plan.db)
@@ -151,17 +208,19 @@ def _opened(plan: LadderPlan) -> Iterator[tuple[LadderStore, RuleSet, list[str]]
             store.close()
 
 
-def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling) -> LadderResult:
-    """``play_ladder`` on a Dask cluster: the store, its lock and the logs stay here."""
+def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: RunKind) -> LadderResult:
+    """``play_ladder`` on a Dask cluster: the store, its lock and the logs stay here. With a
+    feed of sets, ``plan.concurrency`` of them are in flight at once."""
     from referee.ladder.cluster import ClusterRun, cluster_client  # noqa: PLC0415 - Dask is optional
 
-    with _opened(plan) as (store, rules, notes):
+    with _opened(plan, kind) as (store, rules, notes):
         options = RunOptions(logs=logs_folder(plan.db), config=plan.config, cwd=plan.cwd)
         client, local = cluster_client(cluster)
         try:
             run = ClusterRun(store, rules, plan.entries, options, client=client, sandbox_mode=plan.sandbox_mode,
-                             sandbox_binds=plan.sandbox_binds, on_refused=telling.warn)  # fmt: skip
-            seconds = _drive(run, store, notes, telling, workers=run.workers)
+                             sandbox_binds=plan.sandbox_binds, on_refused=telling.warn, feed=kind.feed(store),
+                             window=plan.concurrency)  # fmt: skip
+            seconds = _drive(run, store, notes, telling, kind, workers=run.workers)
         finally:
             client.close()
             if local is not None:
@@ -175,6 +234,8 @@ def _drive(
     store: LadderStore,
     notes: Sequence[str],
     telling: Telling,
+    kind: RunKind,
+    *,
     workers: Callable[[], int] | None = None,
 ) -> float:
     """Play the run (quietly, or under the live view after printing the notes); the seconds it
@@ -186,7 +247,7 @@ def _drive(
         else:
             for note in notes:
                 (telling.console or Console()).print(Text(note))
-            with LiveProgress(store, telling.console, workers=workers) as live:
+            with kind.view(store, telling.console, workers) as live:
                 run.on_result = live.on_result
                 trio.run(_with_sigterm, run, live)
     except BaseException as error:
@@ -199,7 +260,7 @@ def _drive(
     return time.perf_counter() - start
 
 
-async def _with_sigterm(run: LadderRun | ClusterRun, live: LiveProgress | None) -> None:
+async def _with_sigterm(run: LadderRun | ClusterRun, live: LiveView | None) -> None:
     """Run the ladder (with its progress ticker); SIGTERM stops it like Ctrl-C: every bot is
     ended and the finished matches are kept."""
     try:

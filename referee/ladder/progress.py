@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import TracebackType
+from typing import Self
 
 import trio
 from rich.console import Console, Group
@@ -39,7 +40,29 @@ class RateColumn(ProgressColumn):
         return Text("- matches/s" if speed is None else f"{speed:.2f} matches/s")
 
 
-class LiveProgress:
+class LiveRedraw:
+    """A live view's frame: a context manager that shows ``live`` while a run plays and
+    redraws it twice a second (the clock) until cancelled; each kind of run draws its own."""
+
+    live: Live
+
+    def __enter__(self) -> Self:
+        self.live.start(refresh=True)
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.live.stop()
+
+    async def tick(self) -> None:
+        """Redraw twice a second (the clock and the time left), until cancelled."""
+        while True:
+            await trio.sleep(0.5)
+            self.live.refresh()
+
+
+class LiveProgress(LiveRedraw):
     """A context manager around a ladder run; pass ``on_result`` to the run."""
 
     def __init__(
@@ -77,21 +100,6 @@ class LiveProgress:
             parts.append(Text(f"bots dropped so far: {shown} (explained at the end)"))
         return Group(*parts)
 
-    def __enter__(self) -> LiveProgress:
-        self.live.start(refresh=True)
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.live.stop()
-
     def on_result(self, record: MatchRecord) -> None:
         self.bar.advance(self.task)
         self.live.update(self._view(), refresh=True)
-
-    async def tick(self) -> None:
-        """Redraw twice a second (the clock and the time left), until cancelled."""
-        while True:
-            await trio.sleep(0.5)
-            self.live.refresh()

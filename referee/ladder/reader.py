@@ -49,6 +49,14 @@ class LadderReader:
             created=meta["created"],
         )
 
+    def meta_value(self, key: str) -> object:
+        """A ``meta`` entry beside the ladder's own settings, as stored (JSON), or ``None``: a
+        duel's or gauntlet's settings are under ``duel`` (``referee.duel``), absent in a ladder."""
+        if not self.initialized:
+            return None
+        found = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if found is None else json.loads(found[0])
+
     def bots(self) -> list[tuple[str, str]]:
         """(name, command) in config order."""
         return [(n, c) for n, c in self.db.execute("SELECT name, command FROM bots ORDER BY position")]

@@ -205,6 +205,25 @@ def match_record(
     )
 
 
+SetFeed = Callable[[], Sequence[ScheduledMatch] | None]
+"""The next duplicate set to play (its matches still pending, in order), asked for each time a
+table is free; ``None``: no more. A ladder's feed hands out the pending sets of its schedule
+(``pending_sets``); a duel's schedules a set only while its test has not decided, so no set is
+started after a decision (``referee.duel.feed``)."""
+
+
+def pending_sets(store: LadderStore) -> SetFeed:
+    """A feed of the store's pending matches, a set at a time, in schedule order."""
+    groups: list[list[ScheduledMatch]] = []
+    for match in store.pending():
+        if groups and groups[-1][0].set_index == match.set_index:
+            groups[-1].append(match)
+        else:
+            groups.append([match])
+    sets = iter(groups)
+    return lambda: next(sets, None)
+
+
 class LadderRun:
     """Plays the pending matches of a store."""
 
@@ -215,6 +234,8 @@ class LadderRun:
         commands: Mapping[str, str],
         options: RunOptions,
         on_result: Callable[[MatchRecord], None] | None = None,
+        *,
+        feed: SetFeed | None = None,
     ) -> None:
         if options.concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -223,25 +244,19 @@ class LadderRun:
         self.commands = commands
         self.options = options
         self.on_result = on_result
+        self.feed = feed
+        """Where the tables take their sets (``None``: every pending set of the store, in order)."""
         self.summary = RunSummary()
 
     async def run(self) -> RunSummary:
-        """Play every pending match. Raises ``BotStartError`` when a bot command cannot be
-        started at all (the matches not played stay pending)."""
-        groups: list[list[ScheduledMatch]] = []
-        for match in self.store.pending():
-            if groups and groups[-1][0].set_index == match.set_index:
-                groups[-1].append(match)
-            else:
-                groups.append([match])
+        """Play every pending match (or the sets of ``feed``). Raises ``BotStartError`` when a
+        bot command cannot be started at all (the matches not played stay pending)."""
+        feed = self.feed or pending_sets(self.store)
         private_folder(self.options.logs)
-        send, receive = trio.open_memory_channel[list[ScheduledMatch]](0)
         try:
-            async with trio.open_nursery() as nursery, send, receive:
-                for _ in range(min(self.options.concurrency, len(groups))):
-                    nursery.start_soon(self._table, receive.clone())
-                for group in groups:
-                    await send.send(group)
+            async with trio.open_nursery() as nursery:
+                for _ in range(self.options.concurrency):
+                    nursery.start_soon(self._table, feed)
         except BaseExceptionGroup as group:
             failed = group.subgroup(BotStartError)
             if failed is not None:
@@ -249,14 +264,19 @@ class LadderRun:
             raise
         return self.summary
 
-    async def _table(self, sets: trio.MemoryReceiveChannel[list[ScheduledMatch]]) -> None:
+    async def _table(self, feed: SetFeed) -> None:
+        """One table: a set from ``feed`` each time it is free (the table's bots are started only
+        once it has one), until the feed has none."""
+        group = feed()
+        if group is None:
+            return
         async with trio.open_nursery() as nursery:
             slot = TableSlot(self.commands, nursery, self.options, self.summary)
             try:
-                async with sets:
-                    async for group in sets:
-                        for match in group:
-                            await self._play(slot, match)
+                while group is not None:
+                    for match in group:
+                        await self._play(slot, match)
+                    group = feed()
             finally:
                 await slot.close()
 

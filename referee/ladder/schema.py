@@ -9,7 +9,7 @@ import sqlite3
 
 from referee.ladder.errors import LadderError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The schema this referee writes and reads. The file keeps its own in SQLite's ``PRAGMA
 user_version`` (and, for anyone reading with plain SQL, in ``meta.schema``); the versions and
 what each added are listed in ``referee.ladder.migrations``."""
@@ -89,9 +89,16 @@ CREATE TABLE faults (
     PRIMARY KEY (match, number)
 );
 CREATE INDEX faults_bot ON faults(bot);
+CREATE TABLE pairings (
+    set_index INTEGER PRIMARY KEY REFERENCES sets(set_index),
+    new TEXT NOT NULL REFERENCES bots(name),    -- the bot under test (a duel's or gauntlet's NEW)
+    old TEXT NOT NULL REFERENCES bots(name)     -- the bot it is measured against in this set
+);
 """
-"""Every table of a new ladder. A change here needs a migration that makes the same change to
-older databases (``tests/ladder/test_migrations.py`` compares the two)."""
+"""Every table of a new ladder (``pairings`` stays empty in a ladder: each set of a duel or a
+gauntlet, ``referee.duel``, measures one bot against another). A change here needs a migration
+that makes the same change to older databases (``tests/ladder/test_migrations.py`` compares the
+two)."""
 
 
 def create_tables(db: sqlite3.Connection) -> None:

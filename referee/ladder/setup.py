@@ -140,6 +140,13 @@ def check_same_ladder(db: str | Path, entries: Sequence[BotEntry], rules: RuleSe
 def _check_same_ladder(
     db: str | Path, store: LadderStore, entries: Sequence[BotEntry], rules: RuleSet | None, seed: int | None
 ) -> None:
+    duel = store.meta_value("duel")
+    if duel is not None:
+        kind = duel.get("kind", "duel") if isinstance(duel, dict) else "duel"
+        raise LadderError(
+            f"{db} is the database of a `referee {kind}`, not a ladder: run that command again to go on, or"
+            f" give `ladder run` another --db (for example --db {_free_name(db)})"
+        )
     settings = store.settings()
     differences = bot_differences(dict(store.bots()), {e.name: e.command for e in entries})
     if rules is not None:

@@ -61,10 +61,15 @@ class LadderStore(LadderReader):
 
     # -- creating and extending ----------------------------------------------------------------
     def initialize(
-        self, settings: LadderSettings, bots: Sequence[tuple[str, str]], sets: Sequence[DuplicateSet]
+        self,
+        settings: LadderSettings,
+        bots: Sequence[tuple[str, str]],
+        sets: Sequence[DuplicateSet],
+        extra: Mapping[str, object] | None = None,
     ) -> None:
         """Create the schema, the settings, the bots and the schedule in one transaction: a
-        process killed half-way leaves an empty database, which is created again next time."""
+        process killed half-way leaves an empty database, which is created again next time.
+        ``extra``: more ``meta`` entries (a duel's settings under ``duel``)."""
         with self.transaction() as db:
             create_tables(db)
             meta = {
@@ -73,16 +78,25 @@ class LadderStore(LadderReader):
                 "rules": msgspec.to_builtins(settings.rules),
                 "games": settings.games,
                 "created": settings.created,
+                **(extra or {}),
             }
             _insert(db, "meta", [{"key": k, "value": json.dumps(v)} for k, v in meta.items()])
             _insert(db, "bots", [{"name": n, "command": c, "position": i} for i, (n, c) in enumerate(bots)])
             _insert(db, "ratings", [{"bot": n, "mu": INITIAL.mu, "sigma": INITIAL.sigma} for n, _ in bots])
             self._insert_sets(db, sets)
 
-    def extend(self, sets: Sequence[DuplicateSet], games: int) -> None:
-        """Schedule more sets (one transaction)."""
+    def extend(
+        self, sets: Sequence[DuplicateSet], games: int, pairings: Sequence[tuple[str, str]] | None = None
+    ) -> None:
+        """Schedule more sets (one transaction); ``pairings``: for a duel's sets, the bot under
+        test and the one it is measured against in each."""
         with self.transaction() as db:
             self._insert_sets(db, sets)
+            if pairings is not None:
+                rows = [
+                    {"set_index": s.index, "new": new, "old": old} for s, (new, old) in zip(sets, pairings, strict=True)
+                ]
+                _insert(db, "pairings", rows)
             db.execute("UPDATE meta SET value = ? WHERE key = 'games'", (json.dumps(games),))
 
     @staticmethod

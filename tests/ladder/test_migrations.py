@@ -39,6 +39,7 @@ KEYS = {
     "ratings": "bot",
     "rating_history": "seq, bot",
     "faults": "match, number",
+    "pairings": "set_index",
 }
 """Every table, with the key its rows are read in the order of."""
 
@@ -237,11 +238,11 @@ def sqlite_master(db: Path) -> list[tuple[str, str, str | None]]:
         return con.execute("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").fetchall()
 
 
-@pytest.mark.parametrize("version", [2, 3, 4])
+@pytest.mark.parametrize("version", [2, 3, 4, 5])
 def test_a_referee_killed_while_upgrading_leaves_the_version_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: int
 ) -> None:
-    name = "chain-dbafde3-to-1d94cdc.db" if version == 4 else "v1-dbafde3.db"
+    name = {4: "chain-dbafde3-to-1d94cdc.db", 5: "v4-e5bcbe2.db"}.get(version, "v1-dbafde3.db")
     db = earlier_ladder(name, tmp_path)
     before = dump(db)
     killed = subprocess.run([sys.executable, "-c", KILLED, str(db), str(version)], cwd=ROOT, check=False)

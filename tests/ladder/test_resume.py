@@ -40,15 +40,20 @@ def ladder_command(config: Path, db: Path) -> list[str]:
     ]
 
 
-def done_count(db: Path) -> int:
+def count(db: Path, query: str) -> int:
+    """A count read from a database another process is writing (0 while it is not made yet)."""
     try:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.1)
         try:
-            return int(con.execute("SELECT COUNT(seq) FROM matches").fetchone()[0])
+            return int(con.execute(query).fetchone()[0])
         finally:
             con.close()
     except sqlite3.Error:
         return 0  # not made yet, or being made
+
+
+def done_count(db: Path) -> int:
+    return count(db, "SELECT COUNT(seq) FROM matches")
 
 
 def wait_for(predicate: object, timeout: float = 180.0) -> None:

@@ -1,0 +1,139 @@
+"""Where a duel or a gauntlet stands: for each bot NEW is measured against, the mean difference
+over the complete sets with a fixed-sample 95% interval (Student's t: right for one look at the
+end) and a 95% confidence sequence (right however often it is looked at, as the live view
+does), the sequential test's state and verdict; for a gauntlet, the mean over the pool; and the
+exit status that sums it up for a script.
+
+Exit statuses: 0 H1 accepted (NEW better by at least D1; in a gauntlet, against every bot of
+the pool), 1 H0 accepted (NEW better by at most D0; in a gauntlet, against at least one bot of
+the pool: "better than every one of them" is then refuted), 3 stopped before a decision
+(``--max-sets`` reached, or no ``--sprt``). 2 is an error (``referee.cli``)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+
+from protocol.ruleset import RuleSet
+from referee.duel.settings import DuelSettings
+from referee.duel.tables import matches_per_set
+from referee.ladder.sequential import SprtState, Verdict, confidence_sequence, sprt
+from referee.ladder.stats import Estimate, estimate
+
+LEVEL = 0.95
+"""The level of the intervals and of the confidence sequence."""
+
+EXIT_H1 = 0
+EXIT_H0 = 1
+EXIT_UNDECIDED = 3
+
+
+@dataclass(frozen=True)
+class PairingStatus:
+    """NEW against one bot: over the complete sets, what the differences say."""
+
+    old: str
+    scheduled: int
+    """Sets scheduled against it (complete, being played, or cut off by a kill)."""
+    estimate: Estimate
+    """The mean difference (points a match, positive: NEW better) and its spread, over the
+    complete sets."""
+    interval: tuple[float, float]
+    """The fixed-sample ``LEVEL`` interval of the mean (valid at one look chosen in advance)."""
+    sequence: tuple[float, float]
+    """The ``LEVEL`` confidence sequence of the mean (valid at every look)."""
+    sprt: SprtState | None
+    """The sequential test at the set where it decided, or after the last set; ``None``
+    without ``--sprt``."""
+
+    @property
+    def sets(self) -> int:
+        return self.estimate.n
+
+    @property
+    def verdict(self) -> Verdict | None:
+        return None if self.sprt is None else self.sprt.verdict
+
+
+@dataclass(frozen=True)
+class Overall:
+    """A gauntlet's figure: the mean of NEW's mean differences over the pool (each bot counted
+    once, however many sets it took), with its ``LEVEL`` interval (normal, from the bots'
+    standard errors: the pairings' sets are independent)."""
+
+    mean: float
+    low: float
+    high: float
+    bots: int
+    """Pool bots with at least two complete sets (the others have no standard error yet)."""
+
+
+@dataclass(frozen=True)
+class DuelStatus:
+    """A duel or gauntlet as it stands."""
+
+    duel: DuelSettings
+    rules: RuleSet
+    pairings: list[PairingStatus]
+
+    @property
+    def matches_per_set(self) -> int:
+        return matches_per_set(self.duel, self.rules.players)
+
+    @property
+    def overall(self) -> Overall | None:
+        return overall(self.pairings)
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """H1 when accepted against every bot, H0 when against at least one, else
+        ``continue``; ``None`` without ``--sprt``."""
+        verdicts = [p.verdict for p in self.pairings]
+        if self.duel.sprt is None:
+            return None
+        if "H0" in verdicts:
+            return "H0"
+        if verdicts and all(v == "H1" for v in verdicts):
+            return "H1"
+        return "continue"
+
+    @property
+    def exit_status(self) -> int:
+        return {"H1": EXIT_H1, "H0": EXIT_H0}.get(self.verdict or "", EXIT_UNDECIDED)
+
+
+def pairing_status(old: str, differences: Sequence[float], scheduled: int, duel: DuelSettings) -> PairingStatus:
+    """NEW against ``old`` from its set differences, in the order the sets were completed."""
+    found = estimate(differences)
+    return PairingStatus(
+        old=old,
+        scheduled=scheduled,
+        estimate=found,
+        interval=found.interval(LEVEL),
+        sequence=confidence_sequence(differences, 1 - LEVEL),
+        sprt=None if duel.sprt is None else sprt(differences, duel.sprt),
+    )
+
+
+def duel_status(
+    duel: DuelSettings,
+    rules: RuleSet,
+    differences: Mapping[str, Sequence[float]],
+    scheduled: Mapping[str, int],
+) -> DuelStatus:
+    """Every pairing's status, in the order of ``duel.olds``."""
+    pairings = [pairing_status(old, differences.get(old, []), scheduled.get(old, 0), duel) for old in duel.olds]
+    return DuelStatus(duel=duel, rules=rules, pairings=pairings)
+
+
+def overall(pairings: Sequence[PairingStatus]) -> Overall | None:
+    """The mean over the pairings with a standard error; ``None`` when none has one yet."""
+    known = [p.estimate for p in pairings if p.estimate.n >= 2]
+    if not known:
+        return None
+    mean = math.fsum(e.mean for e in known) / len(known)
+    se = math.sqrt(math.fsum(e.se**2 for e in known)) / len(known)
+    half = NormalDist().inv_cdf(0.5 + LEVEL / 2) * se
+    return Overall(mean=mean, low=mean - half, high=mean + half, bots=len(known))

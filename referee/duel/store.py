@@ -1,0 +1,86 @@
+"""A duel's database: a ladder database (``referee.ladder.store``) whose ``meta`` holds the
+duel's settings and whose ``pairings`` table says which two bots each set measures. Its sets are
+scheduled one at a time (``schedule``, one transaction: the set, its matches and its pairing),
+and read back as one paired difference per complete set, in the order the sets were completed
+(``differences``): the order the sequential test saw them in, the same on every reading."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import msgspec
+
+from referee.duel.settings import META_KEY, DuelSettings, decode_settings, encode_settings
+from referee.duel.tables import PairedSet
+from referee.ladder.errors import LadderError
+from referee.ladder.records import LadderSettings
+from referee.ladder.schedule import ScheduledMatch
+from referee.ladder.store import LadderStore
+
+
+class DuelStore(LadderStore):
+    """One duel's or gauntlet's database, opened (upgraded if need be) like a ladder's."""
+
+    def create(self, settings: LadderSettings, duel: DuelSettings, bots: Sequence[tuple[str, str]]) -> None:
+        """The tables, the settings (the ladder's and the duel's) and the bots, no set yet: one
+        transaction, so a process killed half-way leaves an empty database."""
+        self.initialize(settings, bots, [], extra={META_KEY: encode_settings(duel)})
+
+    def duel(self) -> DuelSettings | None:
+        """The duel's settings; ``None`` for a ladder's database. Raises ``LadderError`` for
+        settings this referee cannot read."""
+        stored = self.meta_value(META_KEY)
+        if stored is None:
+            return None
+        try:
+            return decode_settings(stored)
+        except msgspec.ValidationError as err:
+            raise LadderError(f"{self.path}: the duel's settings cannot be read ({err})") from None
+
+    def schedule(self, paired: PairedSet, new: str, old: str) -> list[ScheduledMatch]:
+        """Add one set measuring ``new`` against ``old`` (its matches pending), in one
+        transaction; its matches."""
+        self.extend([paired], paired.index + 1, pairings=[(new, old)])
+        return paired.matches()
+
+    def next_index(self) -> int:
+        (count,) = self.db.execute("SELECT COALESCE(MAX(set_index) + 1, 0) FROM sets").fetchone()
+        return int(count)
+
+    def scheduled(self) -> Counter[str]:
+        """Sets scheduled (complete or not) against each bot."""
+        rows = self.db.execute("SELECT old, COUNT(*) FROM pairings GROUP BY old")
+        return Counter({str(old): int(n) for old, n in rows})
+
+    def differences(self) -> dict[str, list[float]]:
+        """For each bot NEW was measured against: one difference per complete set (every match
+        done), in the order the sets were completed (by the last match's ``seq``). A set's
+        difference is OLD's final score minus NEW's, a match, averaged over its matches: points
+        a match NEW is better by on the same cards (scores count penalty points: lower is
+        better)."""
+        rows = self.db.execute(
+            """
+            SELECT p.set_index, p.old, m.seq, SUM(CASE WHEN r.bot = p.old THEN r.score ELSE -r.score END)
+            FROM pairings p JOIN matches m ON m.set_index = p.set_index JOIN results r ON r.match = m.id
+            WHERE r.bot IN (p.new, p.old) AND p.set_index IN (
+                SELECT set_index FROM matches GROUP BY set_index HAVING COUNT(seq) = COUNT(*))
+            GROUP BY m.id
+            """
+        )
+        per_set: dict[int, tuple[str, list[int], list[int]]] = {}
+        for set_index, old, seq, difference in rows:
+            _, seqs, per_match = per_set.setdefault(int(set_index), (str(old), [], []))
+            seqs.append(int(seq))
+            per_match.append(int(difference))
+        found: dict[str, list[float]] = {}
+        for old, _, per_match in sorted(per_set.values(), key=lambda entry: max(entry[1])):
+            found.setdefault(old, []).append(sum(per_match) / len(per_match))
+        return found
+
+    def set_count(self) -> int:
+        """Complete sets, against every bot."""
+        (count,) = self.db.execute(
+            "SELECT COUNT(*) FROM (SELECT set_index FROM matches GROUP BY set_index HAVING COUNT(seq) = COUNT(*))"
+        ).fetchone()
+        return int(count)

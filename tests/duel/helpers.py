@@ -1,0 +1,65 @@
+"""Duels for tests: a duel's database with synthetic results, and the commands of real runs."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from referee.duel.feed import DuelFeed
+from referee.duel.settings import DuelSettings
+from referee.duel.store import DuelStore
+from referee.ladder.records import LadderSettings
+from referee.ladder.schedule import ScheduledMatch
+from referee.ladder.sequential import SprtBounds
+from referee.rules import ruleset
+from tests.ladder.helpers import ROOT, record_of
+
+PY = sys.executable
+RANDOM = f"{PY} {ROOT}/sample_bots/python/random_bot.py"
+HEURISTIC = f"{PY} {ROOT}/sample_bots/python/heuristic_bot.py"
+FIRST = f"{PY} {ROOT}/tests/bots/first_legal_bot.py"
+SHORT = ["--set", "end=rounds", "--set", "rounds=1"]
+"""One round a match: a duel's matches as quick as they come."""
+
+
+TEST = SprtBounds(0, 2)
+"""H0: NEW better by at most 0 points a match; H1: by at least 2."""
+
+
+def duel_settings(olds: Sequence[str] = ("old",), sprt: SprtBounds | None = TEST) -> DuelSettings:
+    kind = "duel" if len(olds) == 1 else "gauntlet"
+    return DuelSettings(kind=kind, new="new", olds=tuple(olds), opponents=("x",), sprt=sprt)
+
+
+def duel_store(path: Path, duel: DuelSettings) -> DuelStore:
+    store = DuelStore(path)
+    settings = LadderSettings(ladder_seed=4, rules=ruleset("american"), games=0, created="2026-01-01T00:00:00+00:00")
+    store.create(settings, duel, [(name, f"cmd {name}") for name in dict.fromkeys(duel.names)])
+    return store
+
+
+Scores = Callable[[ScheduledMatch], list[int]]
+
+
+def scored(new: int, old: int, other: int = 6) -> Scores:
+    """Every match: NEW takes ``new`` points, OLD ``old``, each opponent ``other``."""
+
+    def scores(match: ScheduledMatch) -> list[int]:
+        return [new if bot == "new" else old if bot.startswith("old") else other for bot in match.seats]
+
+    return scores
+
+
+def play_set(store: DuelStore, group: Sequence[ScheduledMatch], scores: Scores) -> None:
+    for match in group:
+        store.record(record_of(match, scores(match)))
+
+
+def play_until_done(feed: DuelFeed, store: DuelStore, scores: Callable[[int], Scores]) -> int:
+    """Take sets from the feed and record each at once, until it has none; sets played."""
+    played = 0
+    while (group := feed()) is not None:
+        play_set(store, group, scores(group[0].set_index))
+        played += 1
+    return played
