@@ -1,6 +1,7 @@
 """Lines a hostile bot may send, each with the reason the referee must name for it. Shared by
 the codec fuzz tests, the runner tests on scripted bots and the end-to-end tests with real
-processes (``{id}`` stands for the request id being answered)."""
+processes (``{id}`` stands for the request id being answered); and the depth of a JSON value,
+which the tests of every JSON reader compare theirs with."""
 
 from __future__ import annotations
 
@@ -39,3 +40,12 @@ HELLO_LINES: Final[dict[str, tuple[bytes, str]]] = {
     "invalid_utf8": (b'{"type":"hello","version":1,"name":"\xc0\xaf"}', "bad_json"),
 }
 """A hello: the line and the reason the handshake must fail with."""
+
+
+def depth_of(value: object) -> int:
+    """How deep a parsed JSON value nests: 0 for a scalar, 1 for a flat array or object."""
+    if isinstance(value, list):
+        return 1 + max((depth_of(v) for v in value), default=0)
+    if isinstance(value, dict):
+        return 1 + max((depth_of(v) for v in value.values()), default=0)
+    return 0

@@ -26,6 +26,8 @@ import sys
 import time
 from pathlib import Path
 
+from first_legal_bot import answer, ends
+
 ATTACKS = sys.argv[1].split(",")
 MARKER = sys.argv[2]
 PARAMS = dict(arg.split("=", 1) for arg in sys.argv[3:] if "=" in arg)
@@ -166,16 +168,8 @@ def send(obj: dict) -> None:
 
 for line in sys.stdin:
     m = json.loads(line)
-    t = m.get("type")
-    if t == "hello":
-        send({"type": "hello", "version": 1, "name": f"attacker-{MARKER}"})
-    elif t == "pass_request":
-        send({"type": "pass", "id": m["id"], "cards": m["legal"][: m["count"]]})
-    elif t == "play_request":
-        send({"type": "play", "id": m["id"], "card": m["legal"][0]})
-    elif t == "declare_request":
-        send({"type": "declare", "id": m["id"], "declare": False})
-    elif t == "moon_request":
-        send({"type": "moon", "id": m["id"], "choice": "add_to_others"})
-    elif t == "goodbye" or (t == "error" and m.get("fatal")):
+    reply = answer(m, f"attacker-{MARKER}")
+    if reply is not None:
+        send(reply)
+    elif ends(m):
         break

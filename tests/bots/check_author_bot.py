@@ -18,6 +18,8 @@ import signal
 import sys
 import time
 
+from first_legal_bot import answer, ends
+
 MODE = sys.argv[1]
 THINK = float(sys.argv[2]) if MODE == "slow" else 0.0
 # Buffered whatever PYTHONUNBUFFERED says: the mistake is the missing flush, not the setting.
@@ -48,15 +50,11 @@ for line in sys.stdin:
         time.sleep(THINK)
     if kind == "hello":
         send({"type": "hello", "version": 2 if MODE == "wrong_version" else 1, "name": f"author-{MODE}"})
-    elif kind == "pass_request":
-        send({"type": "pass", "id": message["id"], "cards": message["legal"][: message["count"]]})
     elif kind == "play_request":
         card = choose(message["legal"])
         send({"type": "play", "id": message["id"], "card": card}, flush=MODE != "no_flush_play")
-    elif kind == "declare_request":
-        send({"type": "declare", "id": message["id"], "declare": False})
-    elif kind == "moon_request":
-        send({"type": "moon", "id": message["id"], "choice": "add_to_others"})
-    elif kind == "goodbye" or (kind == "error" and message["fatal"]):
+    elif (reply := answer(message, "")) is not None:
+        send(reply)
+    elif ends(message):
         break
 out.flush()  # what a runtime does at exit: the buffered lines go out only now

@@ -11,6 +11,8 @@ import signal
 import sys
 import time
 
+from first_legal_bot import answer, ends
+
 MODE = sys.argv[1]
 TRACE = os.environ.get("HOSTILE_TRACE")
 """Modes added for tests/match/test_adversarial.py append what they did to the file
@@ -135,19 +137,13 @@ for line in sys.stdin:
     kind = message["type"]
     if MODE == "slow" and kind in ("match_start", "trick_end"):
         trace(f"{kind} seat {message['seat']}" if kind == "match_start" else kind)
-    if kind == "hello":
-        send({"type": "hello", "version": 1, "name": f"hostile-{MODE}"})
-    elif kind == "pass_request":
-        send({"type": "pass", "id": message["id"], "cards": message["legal"][: message["count"]]})
-    elif kind == "play_request":
+    if kind == "play_request":
         misbehave(message)
         misbehave_more(message)
-        send({"type": "play", "id": message["id"], "card": message["legal"][0]})
-    elif kind == "declare_request":
-        send({"type": "declare", "id": message["id"], "declare": False})
-    elif kind == "moon_request":
-        send({"type": "moon", "id": message["id"], "choice": "add_to_others"})
-    elif kind == "goodbye" or (kind == "error" and message.get("fatal")):
+    reply = answer(message, f"hostile-{MODE}")
+    if reply is not None:
+        send(reply)
+    elif ends(message):
         break
 if MODE == "linger":
     time.sleep(60)

@@ -9,6 +9,8 @@ import json
 import os
 import sys
 
+from first_legal_bot import play
+
 
 def params() -> tuple[str | None, list[str]]:
     memory = None
@@ -58,21 +60,7 @@ def main() -> None:
         except OSError as err:
             report["memory_written"] = f"error: {err.strerror}"
     print("spy " + json.dumps(report), file=sys.stderr, flush=True)
-    for line in sys.stdin:
-        m = json.loads(line)
-        t = m.get("type")
-        if t == "hello":
-            print(json.dumps({"type": "hello", "version": 1, "name": "spy"}), flush=True)
-        elif t == "pass_request":
-            print(json.dumps({"type": "pass", "id": m["id"], "cards": m["legal"][: m["count"]]}), flush=True)
-        elif t == "play_request":
-            print(json.dumps({"type": "play", "id": m["id"], "card": m["legal"][0]}), flush=True)
-        elif t == "declare_request":
-            print(json.dumps({"type": "declare", "id": m["id"], "declare": False}), flush=True)
-        elif t == "moon_request":
-            print(json.dumps({"type": "moon", "id": m["id"], "choice": "add_to_others"}), flush=True)
-        elif t == "goodbye" or (t == "error" and m.get("fatal")):
-            break
+    play("spy")
 
 
 main()

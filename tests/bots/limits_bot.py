@@ -6,16 +6,14 @@ import json
 import os
 import sys
 
+from first_legal_bot import answer, ends
+
 MODE = sys.argv[1]
+NAME = f"{os.path.basename(os.getcwd())}|{os.environ.get('HEARTS_TEST_VAR', '-')}"
 for line in sys.stdin:
     m = json.loads(line)
     t = m["type"]
-    if t == "hello":
-        name = f"{os.path.basename(os.getcwd())}|{os.environ.get('HEARTS_TEST_VAR', '-')}"
-        print(json.dumps({"type": "hello", "version": 1, "name": name}), flush=True)
-    elif t == "pass_request":
-        print(json.dumps({"type": "pass", "id": m["id"], "cards": m["legal"][: m["count"]]}), flush=True)
-    elif t == "play_request":
+    if t == "play_request":
         if MODE == "cpu":
             while True:
                 pass
@@ -25,6 +23,8 @@ for line in sys.stdin:
         if MODE in ("files", "files_1000"):
             handles = None  # the last request's files are closed first: at most this many open at once
             handles = [open(os.devnull) for _ in range(200 if MODE == "files" else 1000)]  # noqa: SIM115
-        print(json.dumps({"type": "play", "id": m["id"], "card": m["legal"][0]}), flush=True)
-    elif t == "goodbye" or (t == "error" and m.get("fatal")):
+    reply = answer(m, NAME)
+    if reply is not None:
+        print(json.dumps(reply), flush=True)
+    elif ends(m):
         break

@@ -11,6 +11,8 @@ Any further arguments are ignored (tests pass a marker to find stray processes).
 import json
 import sys
 
+from first_legal_bot import answer, ends
+
 WHEN = sys.argv[1]
 with open(sys.argv[2], "rb") as file:
     LINE = file.read()
@@ -29,22 +31,12 @@ def reply(obj: dict) -> None:
 for raw in sys.stdin.buffer:
     m = json.loads(raw)
     t = m.get("type")
-    if t == "hello":
-        if WHEN == "hello":
-            send(LINE)
-        else:
-            reply({"type": "hello", "version": 1, "name": "line-bot"})
-    elif t == "pass_request":
-        reply({"type": "pass", "id": m["id"], "cards": m["legal"][: m["count"]]})
-    elif t == "play_request":
-        if WHEN == "every" or (WHEN == "play" and not sent):
-            sent = True
-            send(LINE.replace(b"{id}", str(m["id"]).encode()).replace(b"{card}", m["legal"][0].encode()))
-        else:
-            reply({"type": "play", "id": m["id"], "card": m["legal"][0]})
-    elif t == "declare_request":
-        reply({"type": "declare", "id": m["id"], "declare": False})
-    elif t == "moon_request":
-        reply({"type": "moon", "id": m["id"], "choice": "add_to_others"})
-    elif t == "goodbye" or (t == "error" and m.get("fatal")):
+    if t == "hello" and WHEN == "hello":
+        send(LINE)
+    elif t == "play_request" and (WHEN == "every" or (WHEN == "play" and not sent)):
+        sent = True
+        send(LINE.replace(b"{id}", str(m["id"]).encode()).replace(b"{card}", m["legal"][0].encode()))
+    elif (first := answer(m, "line-bot")) is not None:
+        reply(first)
+    elif ends(m):
         break

@@ -14,6 +14,8 @@ import os
 import signal
 import sys
 
+from first_legal_bot import answer, ends
+
 MODE = sys.argv[1]
 # block-buffered whatever the environment says (PYTHONUNBUFFERED, python -u), as a pipe is by default
 out = os.fdopen(sys.stdout.fileno(), "w", buffering=1 << 16, closefd=False)
@@ -42,17 +44,13 @@ for line in sys.stdin:
     t = m["type"]
     if t == "hello":
         send({"type": "hello", "version": 2 if MODE == "wrong_version" else 1, "name": f"mistake-{MODE}"})
-    elif t == "pass_request":
-        send({"type": "pass", "id": m["id"], "cards": m["legal"][: m["count"]]})
     elif t == "play_request":
         if MODE == "debug_print":
             out.write(f"my hand is {m['legal']}\n")
             out.flush()
         else:
             send({"type": "play", "id": m["id"], "card": choose(m["legal"])}, flush=MODE != "no_flush")
-    elif t == "declare_request":
-        send({"type": "declare", "id": m["id"], "declare": False})
-    elif t == "moon_request":
-        send({"type": "moon", "id": m["id"], "choice": "add_to_others"})
-    elif t == "goodbye" or (t == "error" and m.get("fatal")):
+    elif (reply := answer(m, "")) is not None:
+        send(reply)
+    elif ends(m):
         break

@@ -17,6 +17,8 @@ import os
 import sys
 import time
 
+from first_legal_bot import answer, ends
+
 MODE = sys.argv[1]
 MARKER = sys.argv[2] if len(sys.argv) > 2 else "-"
 COUNT = int(sys.argv[3]) if len(sys.argv) > 3 else 0
@@ -87,13 +89,11 @@ for line in sys.stdin:
                     child(hold_files)
             except OSError as err:  # its process bound: hold what it has
                 print(f"FORK {err}", file=sys.stderr, flush=True)
-        print(json.dumps({"type": "hello", "version": 1, "name": f"{MODE}"}), flush=True)
-    elif t == "pass_request":
-        print(json.dumps({"type": "pass", "id": m["id"], "cards": m["legal"][: m["count"]]}), flush=True)
-    elif t == "play_request":
-        if not played:
-            played = True
-            attack_at_play()
-        print(json.dumps({"type": "play", "id": m["id"], "card": m["legal"][0]}), flush=True)
-    elif t == "goodbye" or (t == "error" and m.get("fatal")):
+    elif t == "play_request" and not played:
+        played = True
+        attack_at_play()
+    reply = answer(m, MODE)
+    if reply is not None:
+        print(json.dumps(reply), flush=True)
+    elif ends(m):
         break

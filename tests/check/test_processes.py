@@ -6,7 +6,8 @@ import uuid
 
 import pytest
 
-from tests.check.helpers import GOOD, by_verdict, check, check_hostile, hostile, stray
+from tests.check.helpers import GOOD, by_verdict, check, check_hostile, hostile
+from tests.shared import stray
 
 
 @pytest.mark.parametrize(

@@ -4,39 +4,19 @@ valid protocol messages."""
 
 from __future__ import annotations
 
-import shlex
-import sys
-
 import pytest
 
 from protocol.codec import decode_referee
-from referee.check.probe import Limits
-from referee.match.seats.bot_config import BotEntry, read_bots, runnable
-from referee.match.seats.building import build
-from tests.check.helpers import GOOD, ROOT, by_verdict, check, needs_bwrap, sandbox, step
-
-BOTS = {e.name: e for e in read_bots(ROOT / "sample_bots" / "bots.toml")}
-ROOMY = Limits(per_decision=30.0, bank=60.0, startup=60.0, grace=10.0)
-"""A clock no sample bot can miss on a busy machine: these tests judge what the bots say, not
-how fast (the search bot answered within the default clock on a quiet machine and took up to
-5.9 s on a loaded one). How they fare on the default clock is measured with ``referee check``
-itself, figures in docs/performance.md."""
-
-
-def command(entry: BotEntry) -> str:
-    if not runnable(entry):
-        pytest.skip(f"{entry.name} needs a tool that is not installed here")
-    folder = build(entry, ROOT).folder  # from ROOT, a command run in a bot's folder names it
-    words = [str(folder / word) if word.startswith("./") else word for word in shlex.split(entry.command)]
-    return shlex.join(words).replace("python3 ", f"{sys.executable} ", 1)
+from tests.check.helpers import GOOD, ROOMY, by_verdict, check, failures, needs_bwrap, sandbox, step
+from tests.sample_bots.bot_matches import BOTS
+from tests.sample_bots.bot_matches import sample_bot_command as command
 
 
 @needs_bwrap
 @pytest.mark.parametrize("name", list(BOTS))
 def test_every_sample_bot_passes_in_the_sandbox(name: str) -> None:
     report = check(command(BOTS[name]), limits=ROOMY, jobs=3, sandbox=sandbox())
-    failed = [(s.name, s.message, s.expected, s.got) for s in report.steps if s.verdict == "fail"]
-    assert failed == []
+    assert failures(report) == []
     assert by_verdict(report, "skip") == []
     assert report.exit_code == 0 and report.summary.ok
     assert report.summary.steps == 46

@@ -27,12 +27,9 @@ from referee.check.positions import Opponents
 from referee.check.probe import Limits, Probe
 from referee.check.table import ScriptedTable
 from referee.match.config import MatchConfig
-from referee.match.log import MatchLog
-from referee.match.runner import MatchRunner
-from referee.match.seats.connection import handshake
 from referee.rules import PRESETS, Match, Round, ruleset
 from referee.rules.wire import bot_card, bot_cards
-from tests.match.scripted import MemoryLink, ScriptedBot, connect
+from tests.match.scripted import MemoryLink, ScriptedBot, connect, play_on
 
 T = TypeVar("T")
 NAME = "alike"
@@ -132,14 +129,7 @@ async def in_a_match(rules: RuleSet, seed: int, seat: int) -> list[bytes]:
     config = MatchConfig()
     async with trio.open_nursery() as nursery:
         connections = [await connect(bot, nursery) for bot in bots]
-        for connection in connections:
-            await handshake(connection, config.startup)
-        runner = MatchRunner(
-            connections, rules, seed=seed, config=config, log=MatchLog(None), nursery=nursery, match_id=MATCH_ID
-        )
-        outcome = await runner.run()
-        for connection in connections:
-            await connection.link.close()
+        outcome = await play_on(connections, rules, seed=seed, config=config, nursery=nursery, match_id=MATCH_ID)
     assert [s.status for s in outcome.seats] == ["ok"] * rules.players
     return after_handshake(bots[seat])
 

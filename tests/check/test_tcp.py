@@ -21,7 +21,8 @@ from referee.check.probe import Limits
 from referee.check.results import CheckReport
 from referee.check.runner import run_check, select
 from referee.cli import main
-from tests.check.helpers import FAST, GOOD, ROOT, by_verdict, step, stray
+from tests.check.helpers import FAST, GOOD, ROOT, by_verdict, step
+from tests.shared import stray
 
 RANDOM_BOT = "sample_bots/python/random_bot.py"
 INSTRUCTIONS = re.compile(

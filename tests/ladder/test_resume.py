@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.ladder.helpers import BOTS, ROOT, bot_list, check_consistent
+from tests.shared import stray
 
 GAMES = 3
 MATCHES = GAMES * 4
@@ -38,6 +39,23 @@ def ladder_command(config: Path, db: Path) -> list[str]:
         "17",
         "--quiet",
     ]
+
+
+def marked_ladder(tmp_path: Path) -> tuple[str, Path, Path]:
+    """Four bots whose commands carry a new marker (to find what a run left behind): the
+    marker, their bot list and the ladder's database."""
+    marker = f"marker-{uuid.uuid4().hex}"
+    names = ["first", "random", "heuristic", "random2"]
+    commands = {n: f"{BOTS[n.rstrip('2')]} {marker}" for n in names}
+    return marker, bot_list(tmp_path, names, **commands), tmp_path / "ladder.db"
+
+
+def run_to_the_end(config: Path, db: Path) -> None:
+    """The ladder run again, to its end (the resume)."""
+    again = subprocess.run(
+        ladder_command(config, db), cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert again.returncode == 0, again.stdout + again.stderr
 
 
 def count(db: Path, query: str) -> int:
@@ -62,11 +80,6 @@ def wait_for(predicate: object, timeout: float = 180.0) -> None:
     while not predicate():  # type: ignore[operator]
         assert time.monotonic() < deadline, "the ladder did not get there in time"
         time.sleep(0.01)
-
-
-def stray(marker: str) -> list[str]:
-    found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False)
-    return found.stdout.split()
 
 
 def scheduled(db: Path) -> bool:
@@ -95,11 +108,7 @@ def result_rows(db: Path) -> list[tuple[object, ...]]:
 
 @pytest.mark.parametrize("moment", ["at_once", "schedule_stored", "after_first_match", "mid_match"])
 def test_sigkill_at_any_moment_then_resume(moment: str, tmp_path: Path) -> None:
-    marker = f"marker-{uuid.uuid4().hex}"
-    names = ["first", "random", "heuristic", "random2"]
-    commands = {n: f"{BOTS[n.rstrip('2')]} {marker}" for n in names}
-    config = bot_list(tmp_path, names, **commands)
-    db = tmp_path / "ladder.db"
+    marker, config, db = marked_ladder(tmp_path)
     process = subprocess.Popen(ladder_command(config, db), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         if moment == "at_once":
@@ -127,10 +136,7 @@ def test_sigkill_at_any_moment_then_resume(moment: str, tmp_path: Path) -> None:
         check_consistent(db)
     kept = result_rows(db)
 
-    again = subprocess.run(
-        ladder_command(config, db), cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
-    )
-    assert again.returncode == 0, again.stdout + again.stderr
+    run_to_the_end(config, db)
     counts = check_consistent(db)
     assert counts == {"done": MATCHES, "total": MATCHES}
     assert result_rows(db)[: len(kept)] == kept  # what was done before the kill is untouched
@@ -146,11 +152,7 @@ def test_sigkill_at_any_moment_then_resume(moment: str, tmp_path: Path) -> None:
 
 
 def test_sigterm_stops_the_ladder_cleanly_and_it_resumes(tmp_path: Path) -> None:
-    marker = f"marker-{uuid.uuid4().hex}"
-    names = ["first", "random", "heuristic", "random2"]
-    commands = {n: f"{BOTS[n.rstrip('2')]} {marker}" for n in names}
-    config = bot_list(tmp_path, names, **commands)
-    db = tmp_path / "ladder.db"
+    marker, config, db = marked_ladder(tmp_path)
     process = subprocess.Popen(ladder_command(config, db), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         wait_for(lambda: done_count(db) >= 1)
@@ -164,9 +166,6 @@ def test_sigterm_stops_the_ladder_cleanly_and_it_resumes(tmp_path: Path) -> None
     assert b"interrupted" in err and b"kept" in err
     assert stray(marker) == []  # the ladder ended its bots itself
     kept = result_rows(db)
-    again = subprocess.run(
-        ladder_command(config, db), cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
-    )
-    assert again.returncode == 0, again.stdout + again.stderr
+    run_to_the_end(config, db)
     assert check_consistent(db) == {"done": MATCHES, "total": MATCHES}
     assert result_rows(db)[: len(kept)] == kept

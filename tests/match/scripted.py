@@ -4,14 +4,20 @@ through trio memory streams, so time-outs run on ``MockClock`` without real proc
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import trio
 import trio.testing
 
-from referee.match.seats.connection import BotConnection
+from protocol.ruleset import RuleSet
+from referee.match.config import MatchConfig
+from referee.match.log import MatchLog
+from referee.match.outcome import MatchOutcome
+from referee.match.runner import MatchRunner
+from referee.match.seats.connection import BotConnection, handshake
 from referee.match.seats.link import BotLink
+from tests.bots.first_legal_bot import answer
 
 Reply = Callable[[dict[str, Any]], Awaitable[list[bytes] | None]]
 """A bot's brain: given a decoded referee message, the raw lines to send back (``None``: hang
@@ -36,21 +42,29 @@ class MemoryLink(BotLink):
 
 
 def first_legal(message: dict[str, Any]) -> list[bytes]:
-    """The reply of a well-behaved bot that takes the first legal option."""
-    kind = message["type"]
-    if kind == "hello":
-        return [json.dumps({"type": "hello", "version": 1, "name": "first"}).encode()]
-    if kind == "pass_request":
-        return [
-            json.dumps({"type": "pass", "id": message["id"], "cards": message["legal"][: message["count"]]}).encode()
-        ]
-    if kind == "play_request":
-        return [json.dumps({"type": "play", "id": message["id"], "card": message["legal"][0]}).encode()]
-    if kind == "declare_request":
-        return [json.dumps({"type": "declare", "id": message["id"], "declare": False}).encode()]
-    if kind == "moon_request":
-        return [json.dumps({"type": "moon", "id": message["id"], "choice": "add_to_others"}).encode()]
-    return []
+    """The reply of a well-behaved bot that takes the first legal option (as
+    tests/bots/first_legal_bot.py does)."""
+    reply = answer(message, "first")
+    return [] if reply is None else [json.dumps(reply).encode()]
+
+
+class Lines:
+    """The lines that come on a stream, one at a time, without their newline: what a bot
+    reads from the referee (in memory here, over TCP in the socket tests)."""
+
+    def __init__(self, stream: trio.abc.ReceiveStream) -> None:
+        self.stream = stream
+        self.buffer = b""
+
+    async def next(self) -> bytes | None:
+        """The next line; ``None`` once the stream ends (a line without its newline is lost)."""
+        while b"\n" not in self.buffer:
+            data = await self.stream.receive_some(65536)
+            if not data:
+                return None
+            self.buffer += data
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line
 
 
 async def good(message: dict[str, Any]) -> list[bytes] | None:
@@ -67,30 +81,24 @@ class ScriptedBot:
         self.lines: list[bytes] = []
 
     async def serve(self, stream: trio.abc.HalfCloseableStream) -> None:
-        buffer = b""
+        lines = Lines(stream)
         try:
-            while True:
-                data = await stream.receive_some(65536)
-                if not data:
+            while (line := await lines.next()) is not None:
+                message = json.loads(line)
+                self.received.append(message)
+                self.lines.append(line)
+                if message["type"] == "goodbye" or (message["type"] == "error" and message["fatal"]):
+                    await stream.aclose()
                     return
-                buffer += data
-                while b"\n" in buffer:
-                    line, buffer = buffer.split(b"\n", 1)
-                    message = json.loads(line)
-                    self.received.append(message)
-                    self.lines.append(line)
-                    if message["type"] == "goodbye" or (message["type"] == "error" and message["fatal"]):
-                        await stream.aclose()
-                        return
-                    replies = await self.brain(message)
-                    if replies is None:
-                        await stream.aclose()
-                        return
-                    for reply in replies:
-                        try:
-                            await stream.send_all(reply + b"\n")
-                        except (trio.BrokenResourceError, trio.ClosedResourceError):
-                            break  # the referee hung up; read what it said before that
+                replies = await self.brain(message)
+                if replies is None:
+                    await stream.aclose()
+                    return
+                for reply in replies:
+                    try:
+                        await stream.send_all(reply + b"\n")
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        break  # the referee hung up; read what it said before that
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return
 
@@ -99,3 +107,25 @@ async def connect(bot: ScriptedBot, nursery: trio.Nursery, max_line: int = 64 * 
     ours, theirs = trio.testing.memory_stream_pair()
     nursery.start_soon(bot.serve, theirs)
     return BotConnection(link=MemoryLink(ours, max_line), command="scripted")
+
+
+async def play_on(
+    connections: Sequence[BotConnection],
+    rules: RuleSet,
+    *,
+    seed: int,
+    config: MatchConfig,
+    nursery: trio.Nursery,
+    log: MatchLog | None = None,
+    match_id: str | None = None,
+) -> MatchOutcome:
+    """One match on connections made in ``nursery``: every bot shakes hands, the runner plays
+    the match (``log``: none by default), then every link is closed."""
+    for connection in connections:
+        await handshake(connection, config.startup)
+    log = log or MatchLog(None)
+    runner = MatchRunner(connections, rules, seed=seed, config=config, log=log, nursery=nursery, match_id=match_id)
+    outcome = await runner.run()
+    for connection in connections:
+        await connection.link.close()
+    return outcome

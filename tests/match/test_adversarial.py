@@ -18,13 +18,9 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import os
 import random
 import re
-import signal
-import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,9 +36,11 @@ from referee.match.outcome import MatchOutcome
 from referee.match.play import TableOptions, play_match
 from referee.match.runner import MatchRunner
 from referee.match.seats.connection import handshake, say_goodbye
-from referee.match.seats.tcp import TcpSeat
 from referee.rules import PRESETS, ruleset
-from tests.match.scripted import Reply, ScriptedBot, connect, first_legal
+from tests.bots.first_legal_bot import answer
+from tests.match.listening import listening_match
+from tests.match.scripted import Lines, Reply, ScriptedBot, connect, first_legal
+from tests.shared import kill_strays, wait_gone
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -72,21 +70,6 @@ def hostile(mode: str, marker: str) -> str:
 
 def good(marker: str) -> str:
     return f"{PY} {ROOT}/tests/bots/first_legal_bot.py {marker}"
-
-
-def stray(marker: str) -> list[int]:
-    """Processes whose command line holds the marker."""
-    found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False)
-    return [int(pid) for pid in found.stdout.split()]
-
-
-def wait_gone(marker: str, timeout: float = 2.0) -> list[int]:
-    """The processes with the marker still there after up to ``timeout`` seconds (a group
-    member killed by the referee may take a moment to disappear)."""
-    deadline = time.monotonic() + timeout
-    while (left := stray(marker)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
 
 
 def read_log(path: Path) -> list[dict[str, Any]]:
@@ -157,13 +140,6 @@ def play_hostile(mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, con
     finally:
         kill_strays(marker)
     return Played(outcome, read_log(log), leftover, trace)
-
-
-def kill_strays(marker: str) -> None:
-    """Clean-up after a failed test: SIGKILL whatever still carries the marker."""
-    for pid in stray(marker):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
 
 
 def assert_seat_zero_dropped(played: Played, reason: str) -> None:
@@ -367,46 +343,41 @@ class RawClient:
             await stream.aclose()
 
     async def _converse(self, stream: trio.SocketStream, nursery: trio.Nursery) -> None:
-        buffer = b""
+        lines = Lines(stream)
         plays = 0
         while True:
             try:
-                data = await stream.receive_some(65536)
+                line = await lines.next()
             except (trio.BrokenResourceError, trio.ClosedResourceError):
-                data = b""
-            if not data:
+                line = None
+            if line is None:
                 self.closed = True
                 return
-            buffer += data
-            while b"\n" in buffer:
-                line, buffer = buffer.split(b"\n", 1)
-                message = json.loads(line)
-                self.received.append(message)
-                if self.misbehave == "silent":
-                    continue
-                kind = message["type"]
-                out: bytes | None = None
-                if kind == "hello":
-                    out = _line({"type": "hello", "version": 1, "name": "raw", "token": self.token})
-                elif kind == "pass_request":
-                    out = _line({"type": "pass", "id": message["id"], "cards": message["legal"][: message["count"]]})
-                elif kind == "play_request":
-                    plays += 1
-                    await trio.sleep(self.think)
-                    out = _line({"type": "play", "id": message["id"], "card": message["legal"][0]})
-                    if plays == self.at:
-                        if self.misbehave == "hang_up":
-                            return
-                        if self.misbehave == "garbage":
-                            out = b"\x00\xff garbage \xfe\n"
-                        elif self.misbehave == "wrong_id":
-                            out = _line({"type": "play", "id": message["id"] + 1, "card": message["legal"][0]})
-                        elif self.misbehave == "huge_line":
-                            nursery.start_soon(self._push_huge_line, stream)
-                            out = None
-                if out is not None:
-                    with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-                        await stream.send_all(out)
+            message = json.loads(line)
+            self.received.append(message)
+            if self.misbehave == "silent":
+                continue
+            kind = message["type"]
+            reply = answer(message, "raw")
+            if reply is not None and kind == "hello":
+                reply = {**reply, "token": self.token}
+            out = None if reply is None else _line(reply)
+            if kind == "play_request":
+                plays += 1
+                await trio.sleep(self.think)
+                if plays == self.at:
+                    if self.misbehave == "hang_up":
+                        return
+                    if self.misbehave == "garbage":
+                        out = b"\x00\xff garbage \xfe\n"
+                    elif self.misbehave == "wrong_id":
+                        out = _line({"type": "play", "id": message["id"] + 1, "card": message["legal"][0]})
+                    elif self.misbehave == "huge_line":
+                        nursery.start_soon(self._push_huge_line, stream)
+                        out = None
+            if out is not None:
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                    await stream.send_all(out)
 
     async def _push_huge_line(self, stream: trio.SocketStream) -> None:
         piece = b"x" * 65536
@@ -445,41 +416,21 @@ async def tcp_match(
     marker = new_marker()
     log = tmp_path / "m.jsonl"
     seats = [f"tcp:raw:{TOKEN}", good(marker), good(marker), good(marker)]
-    result: list[MatchOutcome] = []
+    options = TableOptions(config=config, cwd=ROOT, connect_timeout=connect_timeout)
     try:
         with trio.fail_after(HANG_GUARD):
-            async with trio.open_nursery() as nursery:
-                listening = trio.Event()
-                address: list[tuple[str, int]] = []
-
-                def on_listening(addr: tuple[str, int], _: list[TcpSeat]) -> None:
-                    address.append(addr)
-                    listening.set()
-
-                async def referee() -> None:
-                    outcome = await play_match(
-                        seats,
-                        SHORT,
-                        seed=5,
-                        log_path=log,
-                        options=TableOptions(
-                            config=config, cwd=ROOT, on_listening=on_listening, connect_timeout=connect_timeout
-                        ),
-                    )
-                    result.append(outcome)
+            async with listening_match(seats, SHORT, seed=5, options=options, log_path=log) as match:
 
                 async def later(client: RawClient, delay: float) -> None:
                     await trio.sleep(delay)
-                    await client.run(address[0])
+                    await client.run(match.address)
 
-                nursery.start_soon(referee)
-                await listening.wait()
                 for client, delay in clients:
-                    nursery.start_soon(later, client, delay)
+                    match.nursery.start_soon(later, client, delay)
         leftover = wait_gone(marker)
     finally:
         kill_strays(marker)
-    return TcpPlayed(result[0], read_log(log), leftover)
+    return TcpPlayed(match.outcome, read_log(log), leftover)
 
 
 def assert_tcp_seat_dropped(played: TcpPlayed, client: RawClient, reason: str) -> None:

@@ -9,9 +9,7 @@ write the tricks they were told of to ``$HOSTILE_TRACE.<pid>``.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -25,29 +23,12 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
+from tests.shared import kill_strays, wait_gone
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 _SCRIPT = Path(sys.executable).parent / "referee"
 REFEREE = [str(_SCRIPT)] if _SCRIPT.exists() else [PY, "-c", "from referee.cli import main; main()"]
-
-
-def stray(marker: str) -> list[int]:
-    found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False)
-    return [int(pid) for pid in found.stdout.split()]
-
-
-def wait_gone(marker: str, timeout: float) -> list[int]:
-    deadline = time.monotonic() + timeout
-    while (left := stray(marker)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
-
-
-def kill_strays(marker: str) -> None:
-    for pid in stray(marker):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
 
 
 def wait_for(condition: Callable[[], bool], timeout: float) -> None:

@@ -23,13 +23,12 @@ from protocol.ruleset import RuleSet
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
-from referee.match.runner import MatchRunner
 from referee.match.seats.connection import BotConnection, handshake
 from referee.names import MAX_NAME
 from referee.replay import read_log, verify
 from referee.rules import ruleset
 from tests.hostile_lines import HELLO_LINES, PLAY_LINES
-from tests.match.scripted import MemoryLink, ScriptedBot, first_legal
+from tests.match.scripted import MemoryLink, ScriptedBot, first_legal, play_on
 
 ONE_ROUND = ruleset("american", {"end": "rounds", "rounds": 1})
 CONFIG = MatchConfig(per_decision=1.0, bank=2.0, startup=5.0)
@@ -75,12 +74,7 @@ async def play(
             links.append(link)
             command = commands[i] if commands else f"bot{i}"
             connections.append(BotConnection(link=link, command=command))
-        for connection in connections:
-            await handshake(connection, config.startup)
-        runner = MatchRunner(connections, rules, seed=5, config=config, log=log, nursery=nursery)
-        outcome = await runner.run()
-        for connection in connections:
-            await connection.link.close()
+        outcome = await play_on(connections, rules, seed=5, config=config, log=log, nursery=nursery)
     log.close()
     return outcome, links, log_path
 

@@ -4,7 +4,6 @@ reason is named, the others are unaffected and no process is left behind."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import uuid
 from pathlib import Path
@@ -15,16 +14,12 @@ import trio
 from referee.match.config import MatchConfig
 from referee.match.play import TableOptions, play_match
 from referee.rules import ruleset
+from tests.shared import stray
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = f"{sys.executable} tests/bots/first_legal_bot.py"
 SHORT = ruleset("american", {"end": "rounds", "rounds": 1})
 FAST = MatchConfig(per_decision=0.5, bank=0.5, startup=5.0, grace=0.3)
-
-
-def stray(marker: str) -> list[str]:
-    found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False)
-    return found.stdout.split()
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from referee.match.outcome import MatchOutcome
 from referee.match.runner import MatchRunner
 from referee.match.seats.connection import BotConnection, handshake, say_goodbye
 from referee.rules import ruleset
-from tests.match.scripted import MemoryLink, ScriptedBot, connect, first_legal
+from tests.match.scripted import MemoryLink, ScriptedBot, connect, first_legal, play_on
 
 SHORT = ruleset("american", {"end": "rounds", "rounds": 2})
 
@@ -42,12 +42,7 @@ async def run(
     log = MatchLog(log_path)
     async with trio.open_nursery() as nursery:
         connections = [await connect(bot, nursery, max_line) for bot in bots]
-        for connection in connections:
-            await handshake(connection, config.startup)
-        runner = MatchRunner(connections, rules, seed=11, config=config, log=log, nursery=nursery)
-        outcome = await runner.run()
-        for connection in connections:
-            await connection.link.close()
+        outcome = await play_on(connections, rules, seed=11, config=config, log=log, nursery=nursery)
     log.close()
     return outcome
 

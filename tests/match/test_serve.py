@@ -4,15 +4,14 @@ the same connections."""
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 from referee.seeds import series_seed
+from tests.match.listening import random_bots_for, seats_announced
 
 ROOT = Path(__file__).resolve().parents[2]
-SEAT = re.compile(r"tcp seat (\d) (\w+): connect to ([\d.]+):(\d+) with token (\S+)")
 
 
 def test_serve_plays_matches_for_connected_bots(tmp_path: Path) -> None:
@@ -43,31 +42,7 @@ def test_serve_plays_matches_for_connected_bots(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert serve.stderr is not None
-    seats = []
-    while len(seats) < 4:
-        line = serve.stderr.readline()
-        assert line, "serve ended before announcing its seats"
-        if found := SEAT.search(line):
-            seats.append(found.groups())
-    bots = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "sample_bots/python/random_bot.py",
-                "--seed",
-                seat,
-                "--tcp",
-                f"{host}:{port}",
-                "--token",
-                token,
-            ],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for seat, _, host, port, token in seats
-    ]
+    bots = random_bots_for(seats_announced(serve))
     out, _ = serve.communicate(timeout=60)
     assert serve.returncode == 0
     results = [json.loads(line) for line in out.splitlines()]

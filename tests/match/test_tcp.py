@@ -18,6 +18,9 @@ from referee.match.outcome import MatchOutcome
 from referee.match.play import TableOptions, play_match
 from referee.match.seats.tcp import TcpSeat, TcpSeatServer
 from referee.rules import ruleset
+from tests.bots.first_legal_bot import answer
+from tests.match.listening import listening_match
+from tests.match.scripted import Lines
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = f"{sys.executable} tests/bots/first_legal_bot.py"
@@ -39,36 +42,26 @@ class Client:
 
     async def run(self, address: tuple[str, int]) -> None:
         stream = await trio.open_tcp_stream(*address)
-        buffer = b""
+        lines = Lines(stream)
         plays = 0
         try:
-            while True:
-                data = await stream.receive_some(65536)
-                if not data:
-                    return
-                buffer += data
-                while b"\n" in buffer:
-                    line, buffer = buffer.split(b"\n", 1)
-                    message = json.loads(line)
-                    self.received.append(message)
-                    kind = message["type"]
-                    if self.silent or kind == "goodbye" or (kind == "error" and message["fatal"]):
-                        if not self.silent:
-                            return
-                        continue
-                    reply: dict[str, Any] | None = None
-                    if kind == "hello":
-                        reply = {"type": "hello", "version": 1, "name": "raw", "token": self.token}
-                    elif kind == "pass_request":
-                        reply = {"type": "pass", "id": message["id"], "cards": message["legal"][: message["count"]]}
-                    elif kind == "play_request":
-                        plays += 1
-                        if self.hang_up_after is not None and plays > self.hang_up_after:
-                            return
-                        reply = {"type": "play", "id": message["id"], "card": message["legal"][0]}
-                        await trio.sleep(self.think)
-                    if reply is not None:
-                        await stream.send_all(json.dumps(reply).encode() + b"\n")
+            while (line := await lines.next()) is not None:
+                message = json.loads(line)
+                self.received.append(message)
+                kind = message["type"]
+                if self.silent or kind == "goodbye" or (kind == "error" and message["fatal"]):
+                    if not self.silent:
+                        return
+                    continue
+                if kind == "play_request":
+                    plays += 1
+                    if self.hang_up_after is not None and plays > self.hang_up_after:
+                        return
+                    await trio.sleep(self.think)
+                reply = answer(message, "raw")
+                if reply is not None:
+                    reply = {**reply, "token": self.token} if kind == "hello" else reply
+                    await stream.send_all(json.dumps(reply).encode() + b"\n")
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             return
         finally:
@@ -89,39 +82,18 @@ async def match_with(
     """Seat 0 (and more with ``tcp_seats``) is TCP with a known token; ``clients`` connect
     after the given delays; the other seats are local first-legal bots."""
     seats = [f"tcp:s{i}:{token}{i}" for i in range(tcp_seats)] + [GOOD] * (4 - tcp_seats)
-    result: list[MatchOutcome] = []
-    async with trio.open_nursery() as nursery:
-        listening = trio.Event()
-        address: list[tuple[str, int]] = []
-
-        def on_listening(addr: tuple[str, int], _: list[TcpSeat]) -> None:
-            address.append(addr)
-            listening.set()
-
-        async def referee() -> None:
-            result.append(
-                await play_match(
-                    seats,
-                    SHORT,
-                    seed=4,
-                    options=TableOptions(
-                        config=config, cwd=ROOT, on_listening=on_listening, connect_timeout=connect_timeout
-                    ),
-                )
-            )
-
-        nursery.start_soon(referee)
-        await listening.wait()
+    options = TableOptions(config=config, cwd=ROOT, connect_timeout=connect_timeout)
+    async with listening_match(seats, SHORT, seed=4, options=options) as match:
 
         async def later(client: Client | list[Client], delay: float) -> None:
             await trio.sleep(delay)
             for one in client if isinstance(client, list) else [client]:  # one after the other
-                await one.run(address[0])
+                await one.run(match.address)
                 await trio.sleep(0.2)
 
         for client, delay in clients:
-            nursery.start_soon(later, client, delay)
-    return result[0]
+            match.nursery.start_soon(later, client, delay)
+    return match.outcome
 
 
 async def test_a_tcp_bot_plays_a_whole_match() -> None:

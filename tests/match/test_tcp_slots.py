@@ -22,20 +22,20 @@ import trio
 import trio.testing
 
 from referee.match.config import MatchConfig
-from referee.match.outcome import MatchOutcome
-from referee.match.play import TableOptions, play_match
+from referee.match.play import TableOptions
 from referee.match.seats import tcp
 from referee.match.seats.connection import BotConnection, say_goodbye
 from referee.match.seats.connection import handshake as connection_handshake
 from referee.match.seats.link import Failure
 from referee.match.seats.tcp import Refusal, RefusalReport, TcpSeat, TcpSeatServer, address_key, describe
 from referee.names import printable
+from tests.match.listening import listening_match, random_bots_for, seats_announced
+from tests.match.scripted import Lines
 from tests.match.test_tcp import GOOD, ROOT, SHORT, Client
 
 CONFIG = MatchConfig(per_decision=2.0, bank=2.0, startup=10.0, grace=0.3)
 HOSTILE = b"[" * 1000 + b"]" * 1000 + b"\n"
 """A 2 KB line nested 1000 deep, sent instead of a hello."""
-SEAT_LINE = re.compile(r"tcp seat (\d) (\w+): connect to ([\d.]+):(\d+) with token (\S+)")
 
 
 @pytest.fixture
@@ -45,13 +45,11 @@ def autojump_clock() -> trio.testing.MockClock:
 
 async def first_line(stream: trio.SocketStream) -> dict[str, Any]:
     """The first line the referee sends on a connection."""
-    buffer = b""
-    while b"\n" not in buffer:
-        data = await stream.receive_some(65536)
-        if not data:
-            raise AssertionError(f"connection closed after {buffer!r}")
-        buffer += data
-    message: dict[str, Any] = json.loads(buffer.split(b"\n", 1)[0])
+    lines = Lines(stream)
+    line = await lines.next()
+    if line is None:
+        raise AssertionError(f"connection closed after {lines.buffer!r}")
+    message: dict[str, Any] = json.loads(line)
     return message
 
 
@@ -61,6 +59,20 @@ async def lines_until_closed(stream: trio.SocketStream) -> list[dict[str, Any]]:
         while data := await stream.receive_some(65536):
             buffer += data
     return [json.loads(line) for line in buffer.splitlines() if line]
+
+
+async def start_kit(nursery: trio.Nursery, command: list[str]) -> tuple[trio.Process, bytearray]:
+    """A kit's bot started from the repository root, its stderr collected as it comes."""
+    process = await trio.lowlevel.open_process(command, cwd=ROOT, stderr=subprocess.PIPE)
+    stderr = bytearray()
+
+    async def drain() -> None:
+        assert process.stderr is not None
+        while data := await process.stderr.receive_some(65536):
+            stderr.extend(data)
+
+    nursery.start_soon(drain)
+    return process, stderr
 
 
 async def hello_with(stream: trio.SocketStream, token: str | None) -> list[dict[str, Any]]:
@@ -199,15 +211,7 @@ async def test_an_honest_kit_bot_gets_its_seat_while_idle_connections_reconnect(
             await start_attack(attack, server, address)
             command = [sys.executable, "sample_bots/python/random_bot.py", "--seed", "1",
                        "--tcp", f"{address[0]}:{address[1]}", "--token", seat.token, "--retry-for", "10"]  # fmt: skip
-            process = await trio.lowlevel.open_process(command, cwd=ROOT, stderr=subprocess.PIPE)
-            stderr = bytearray()
-
-            async def drain() -> None:
-                assert process.stderr is not None
-                while data := await process.stderr.receive_some(65536):
-                    stderr.extend(data)
-
-            nursery.start_soon(drain)
+            process, stderr = await start_kit(nursery, command)
             async with trio.open_nursery() as race:  # seated, or the kit gave up (a failure, not a hang)
 
                 async def first_of(wait: Callable[[], Awaitable[object]]) -> None:
@@ -409,41 +413,17 @@ async def test_a_deeply_nested_line_before_authenticating_is_refused_and_the_mat
     refused: list[Refusal] = []
     attacker: list[dict[str, Any]] = []
     honest = Client("secret-token")
-    outcome: list[MatchOutcome] = []
-    async with trio.open_nursery() as nursery:
-        listening = trio.Event()
-        address: list[tuple[str, int]] = []
-
-        def on_listening(addr: tuple[str, int], _: list[TcpSeat]) -> None:
-            address.append(addr)
-            listening.set()
-
-        async def referee() -> None:
-            outcome.append(
-                await play_match(
-                    ["tcp:t:secret-token", GOOD, GOOD, GOOD],
-                    SHORT,
-                    seed=3,
-                    options=TableOptions(
-                        config=CONFIG,
-                        cwd=ROOT,
-                        on_listening=on_listening,
-                        on_refusal=refused.append,
-                        connect_timeout=20.0,
-                    ),
-                )
-            )
-
-        nursery.start_soon(referee)
-        await listening.wait()
-        stream = await trio.open_tcp_stream(*address[0])
+    seats = ["tcp:t:secret-token", GOOD, GOOD, GOOD]
+    options = TableOptions(config=CONFIG, cwd=ROOT, on_refusal=refused.append, connect_timeout=20.0)
+    async with listening_match(seats, SHORT, seed=3, options=options) as match:
+        stream = await trio.open_tcp_stream(*match.address)
         assert (await first_line(stream))["type"] == "hello"
         await stream.send_all(HOSTILE)
         attacker.extend(await lines_until_closed(stream))
-        await honest.run(address[0])
+        await honest.run(match.address)
     assert [m["type"] for m in attacker] == ["error"] and attacker[0]["fatal"] is True
     assert [r.reason for r in refused] == [attacker[0]["code"]]
-    assert [s.status for s in outcome[0].seats] == ["ok"] * 4
+    assert [s.status for s in match.outcome.seats] == ["ok"] * 4
     assert "match_end" in [m["type"] for m in honest.received]
 
 
@@ -497,27 +477,13 @@ def test_serve_prints_each_refusal_on_stderr() -> None:
          "n", "e", "s", "w"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    assert serve.stderr is not None
-    seats: list[tuple[str, ...]] = []
-    while len(seats) < 4:
-        line = serve.stderr.readline()
-        assert line, "serve ended before announcing its seats"
-        if found := SEAT_LINE.search(line):
-            seats.append(found.groups())
+    seats = seats_announced(serve)
     host, port = seats[0][2], seats[0][3]
     wrong = raw_hello(host, port, b'{"type":"hello","version":1,"name":"x","token":"nope"}\n')
     evil = raw_hello(host, port, b'{"type":"\\u001b[2J\\r\\nhacked","version":1}\n')
     deep = raw_hello(host, port, HOSTILE)
     assert [m["type"] for m in wrong + evil + deep] == ["error"] * 3
-    bots = [
-        subprocess.Popen(
-            [sys.executable, "sample_bots/python/random_bot.py", "--seed", seat, "--tcp", f"{h}:{p}", "--token", token],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for seat, _, h, p, token in seats
-    ]
+    bots = random_bots_for(seats)
     _, err = serve.communicate(timeout=60)
     assert serve.returncode == 0
     assert all(bot.wait(timeout=10) == 0 for bot in bots)
@@ -537,38 +503,15 @@ async def test_a_kit_refused_busy_retries_and_gets_in(kit: str) -> None:
         pytest.skip("node is not installed")
     refused: list[Refusal] = []
     kit_refused = trio.Event()
-    outcome: list[MatchOutcome] = []
 
     def on_refusal(refusal: Refusal) -> None:
         refused.append(refusal)
         if refusal.reason == "busy":
             kit_refused.set()
 
-    async with trio.open_nursery() as nursery:
-        listening = trio.Event()
-        tokens: list[str] = []
-        address: list[tuple[str, int]] = []
-
-        def on_listening(addr: tuple[str, int], seats: list[TcpSeat]) -> None:
-            address.append(addr)
-            tokens.append(seats[0].token)
-            listening.set()
-
-        async def referee() -> None:
-            outcome.append(
-                await play_match(
-                    ["tcp:kit", GOOD, GOOD, GOOD],
-                    SHORT,
-                    seed=6,
-                    options=TableOptions(
-                        config=CONFIG, cwd=ROOT, on_listening=on_listening, on_refusal=on_refusal, connect_timeout=30.0
-                    ),
-                )
-            )
-
-        nursery.start_soon(referee)
-        await listening.wait()
-        host, port = address[0]
+    options = TableOptions(config=CONFIG, cwd=ROOT, on_refusal=on_refusal, connect_timeout=30.0)
+    async with listening_match(["tcp:kit", GOOD, GOOD, GOOD], SHORT, seed=6, options=options) as match:
+        host, port = match.address
         # an attacker on the kit's own address holds its handshake slots until the kit is refused
         idle = [await trio.open_tcp_stream(host, port) for _ in range(tcp.MAX_PENDING_PER_ADDRESS)]
         for stream in idle:
@@ -578,20 +521,12 @@ async def test_a_kit_refused_busy_retries_and_gets_in(kit: str) -> None:
             if kit == "python"
             else ["node", "sample_bots/javascript/bot.js"]
         )
-        command = [*program, "--tcp", f"{host}:{port}", "--token", tokens[0], "--retry-for", "30"]
-        process = await trio.lowlevel.open_process(command, cwd=ROOT, stderr=subprocess.PIPE)
-        stderr = bytearray()
-
-        async def drain() -> None:
-            assert process.stderr is not None
-            while data := await process.stderr.receive_some(65536):
-                stderr.extend(data)
-
-        nursery.start_soon(drain)
+        command = [*program, "--tcp", f"{host}:{port}", "--token", match.seats[0].token, "--retry-for", "30"]
+        process, stderr = await start_kit(match.nursery, command)
         await kit_refused.wait()
         for stream in idle:
             await stream.aclose()
         assert await process.wait() == 0
-    assert [s.status for s in outcome[0].seats] == ["ok"] * 4
+    assert [s.status for s in match.outcome.seats] == ["ok"] * 4
     assert refused[0].reason == "busy" and "per address" in refused[0].message
     assert b"busy" in stderr and b"trying again in" in stderr

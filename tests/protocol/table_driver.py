@@ -1,14 +1,18 @@
 """A tiny synchronous table for testing bots without the referee's runner: it deals with the
 pure rules engine (``referee.rules``), sends each seat the protocol v1 messages a referee
-would send, and checks every reply (its type, its id, its legality) with assertions.
+would send (built by ``referee.rules.telling``, as the referee builds them), and checks every
+reply (its type, its id, its legality) with assertions.
 
 A seat is any callable taking a referee message and returning the bot's reply (or ``None``):
-``Session(bot).handle`` for an in-process bot, or a pipe to a bot subprocess.
+``Session(bot).handle`` for an in-process bot, a ``tests.bot_process.BotProcess`` for a bot
+program on pipes, or ``random_seat(rng)`` for a seat the engine plays at random.
 """
 
 from __future__ import annotations
 
 import itertools
+import random
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -16,19 +20,26 @@ from protocol.cards import parse_card
 from protocol.messages import (
     BotMessage,
     Declare,
+    DeclareRequest,
     Moon,
+    MoonRequest,
     Pass,
+    PassRequest,
     Play,
+    PlayRequest,
     RefereeMessage,
     SeatOutcome,
     TimeControl,
     TimeLeft,
 )
-from protocol.ruleset import RuleSet
+from protocol.ruleset import MoonChoice, RuleSet
 from referee.rules import Match, Round, telling
 from referee.rules.round import DECLARE, MOON, PASS, PLAY
 
 Seat = Callable[[RefereeMessage], BotMessage | None]
+Inspect = Callable[[int, Round, list[int]], None]
+"""``inspect(seat, round, scores)``: a look at the table when ``seat`` has answered a play
+request, before its card is applied (``scores``: the match's before the round)."""
 TIME = TimeLeft(decision_ms=1000, bank_ms=10000)
 CLOCK = TimeControl(per_decision_ms=1000, bank_ms=10000, startup_ms=5000)
 
@@ -40,24 +51,77 @@ class Outcome:
     rounds: int
     points: list[int] = field(default_factory=list)
     """Card points taken per seat over the whole match (before moons and phases)."""
-    decisions: int = 0
+    decisions: list[int] = field(default_factory=list)
+    """Requests answered, per seat."""
 
 
+# -- every reply, checked ----------------------------------------------------------------------
+def check_pass(reply: BotMessage | None, request: PassRequest) -> list[str]:
+    """A legal answer to ``request``: its id, as many cards as asked, each from the hand."""
+    assert isinstance(reply, Pass), reply
+    assert reply.id == request.id
+    assert len(reply.cards) == request.count, reply
+    assert not Counter(reply.cards) - Counter(request.legal), f"{reply.cards} not from {request.legal}"
+    return reply.cards
+
+
+def check_play(reply: BotMessage | None, request: PlayRequest) -> str:
+    """A legal answer to ``request``: its id and a legal card."""
+    assert isinstance(reply, Play), reply
+    assert reply.id == request.id
+    assert reply.card in request.legal, f"played {reply.card}, legal {request.legal}"
+    return reply.card
+
+
+def check_declare(reply: BotMessage | None, request: DeclareRequest) -> bool:
+    assert isinstance(reply, Declare), reply
+    assert reply.id == request.id
+    return reply.declare
+
+
+def check_moon(reply: BotMessage | None, request: MoonRequest) -> MoonChoice:
+    """A legal answer to ``request``: its id and one of the options offered."""
+    assert isinstance(reply, Moon), reply
+    assert reply.id == request.id
+    assert reply.choice in request.options, reply
+    return reply.choice
+
+
+def random_seat(rng: random.Random) -> Seat:
+    """A seat that answers every request at random from what it offers (and declares one time
+    in five). One ``rng`` may serve several seats: the draws follow the order of the requests."""
+
+    def answer(message: RefereeMessage) -> BotMessage | None:
+        if isinstance(message, PassRequest):
+            return Pass(id=message.id, cards=rng.sample(message.legal, message.count))
+        if isinstance(message, DeclareRequest):
+            return Declare(id=message.id, declare=rng.random() < 0.2)
+        if isinstance(message, PlayRequest):
+            return Play(id=message.id, card=rng.choice(message.legal))
+        if isinstance(message, MoonRequest):
+            return Moon(id=message.id, choice=rng.choice(message.options))
+        return None
+
+    return answer
+
+
+# -- a match -----------------------------------------------------------------------------------
 def play_match(
     rules: RuleSet,
     seed: int,
     seats: Sequence[Seat],
     *,
     max_rounds: int | None = None,
-    inspect: Callable[[int, Round], None] | None = None,
+    inspect: Inspect | None = None,
+    match_id: str = "m1",
 ) -> Outcome:
-    """Play one match; every seat's replies are checked. ``max_rounds`` stops early;
-    ``inspect(seat, round)`` runs after each play reply, before the card is applied."""
+    """Play one match; every seat's replies are checked. ``max_rounds`` stops early (the match
+    then ends as ``interrupted``, as a referee's would); ``inspect`` runs at each play reply."""
     n = rules.players
     assert len(seats) == n
     match = Match(rules, seed)
     ids = itertools.count(1)
-    outcome = Outcome(scores=[], winners=[], rounds=0, points=[0] * n)
+    outcome = Outcome(scores=[], winners=[], rounds=0, points=[0] * n, decisions=[0] * n)
 
     def tell(seat: int, message: RefereeMessage) -> None:
         assert seats[seat](message) is None, f"seat {seat} replied to {type(message).__name__}"
@@ -66,17 +130,13 @@ def play_match(
         for seat in range(n):
             tell(seat, message)
 
-    def ask(seat: int, request: RefereeMessage, kind: type[BotMessage]) -> BotMessage:
-        rid = getattr(request, "id", None)
-        reply = seats[seat](request)
-        assert isinstance(reply, kind), f"seat {seat}: expected {kind.__name__}, got {reply!r}"
-        assert getattr(reply, "id", None) == rid, f"seat {seat}: reply {reply!r} does not echo id {rid}"
-        outcome.decisions += 1
-        return reply
+    def ask(seat: int, request: RefereeMessage) -> BotMessage | None:
+        outcome.decisions[seat] += 1
+        return seats[seat](request)
 
     names = [f"p{s}" for s in range(n)]
     for seat in range(n):
-        tell(seat, telling.match_start("m1", seat, names, rules, CLOCK))
+        tell(seat, telling.match_start(match_id, seat, names, rules, CLOCK))
     number = 0
     while not match.over and (max_rounds is None or number < max_rounds):
         round_ = match.next_round()
@@ -84,28 +144,24 @@ def play_match(
             tell(seat, telling.round_start(round_, seat, number, match.scores))
         if round_.phase == PASS:
             for seat in range(n):
-                reply = ask(seat, telling.pass_request(round_, seat, next(ids), TIME), Pass)
-                assert isinstance(reply, Pass)
-                assert len(reply.cards) == rules.pass_count, reply
-                round_.pass_cards(seat, [parse_card(c) for c in reply.cards])
+                request = telling.pass_request(round_, seat, next(ids), TIME)
+                given = check_pass(ask(seat, request), request)
+                round_.pass_cards(seat, [parse_card(c) for c in given])
             for seat in range(n):
                 tell(seat, telling.passed(round_, seat))
         while round_.phase == DECLARE:
             seat = round_.turn
-            reply = ask(seat, telling.declare_request(round_, next(ids), TIME), Declare)
-            assert isinstance(reply, Declare)
-            round_.declare(seat, reply.declare)
-            tell_all(telling.declared(seat, reply.declare))
+            declare = telling.declare_request(round_, next(ids), TIME)
+            declared = check_declare(ask(seat, declare), declare)
+            round_.declare(seat, declared)
+            tell_all(telling.declared(seat, declared))
         while round_.phase == PLAY:
             seat = round_.turn
             number_ = round_.trick_number
             play = telling.play_request(round_, next(ids), TIME)
-            reply = ask(seat, play, Play)
-            assert isinstance(reply, Play)
-            assert reply.card in play.legal, f"seat {seat} played {reply.card}, legal {play.legal}"
+            card = parse_card(check_play(ask(seat, play), play))
             if inspect is not None:
-                inspect(seat, round_)
-            card = parse_card(reply.card)
+                inspect(seat, round_, list(match.scores))
             round_.play(seat, card)
             tell_all(telling.card_played(seat, card, number_))
             end = telling.trick_end(round_, number_)
@@ -113,9 +169,8 @@ def play_match(
                 tell_all(end)
         if round_.phase == MOON:
             seat = round_.turn
-            reply = ask(seat, telling.moon_request(round_, next(ids), TIME), Moon)
-            assert isinstance(reply, Moon)
-            round_.choose_moon(seat, reply.choice)
+            moon = telling.moon_request(round_, next(ids), TIME)
+            round_.choose_moon(seat, check_moon(ask(seat, moon), moon))
         result = match.record(round_)
         for seat, points in enumerate(result.points_taken):
             outcome.points[seat] += points
@@ -125,6 +180,9 @@ def play_match(
     outcome.scores = list(match.scores)
     if match.result is not None:
         outcome.winners = list(match.result.winners)
-        outcomes = [SeatOutcome(seat=s, name=name, status="ok") for s, name in enumerate(names)]
-        tell_all(telling.match_end(match, "m1", outcomes))
+    tell_all(
+        telling.match_end(
+            match, match_id, [SeatOutcome(seat=s, name=name, status="ok") for s, name in enumerate(names)]
+        )
+    )
     return outcome

@@ -14,17 +14,9 @@ from hypothesis import strategies as st
 
 from protocol.codec import MAX_DEPTH, MAX_LINE, MAX_MESSAGE, ProtocolError, decode_bot, decode_referee, nesting_depth
 from protocol.messages import Play
-from tests.hostile_lines import HELLO_LINES, PLAY_LINES
+from tests.hostile_lines import HELLO_LINES, PLAY_LINES, depth_of
 
 CODES = {"bad_json", "unknown_message", "protocol_violation", "line_too_long"}
-
-
-def depth_of(value: object) -> int:
-    if isinstance(value, list):
-        return 1 + max((depth_of(v) for v in value), default=0)
-    if isinstance(value, dict):
-        return 1 + max((depth_of(v) for v in value.values()), default=0)
-    return 0
 
 
 @pytest.mark.parametrize("case", sorted(PLAY_LINES))

@@ -18,61 +18,63 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import stat
 import subprocess
-import sys
-import time
-from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-import trio
 
-from protocol import codec
 from protocol.bot import deck_codes, trick_winner
-from protocol.messages import BotHello, Declare, DeclareRequest, Goodbye, Hello, Moon, MoonRequest, PassRequest, Play
+from protocol.messages import (
+    BotHello,
+    Declare,
+    Goodbye,
+    Hello,
+    Moon,
+    Play,
+)
 from protocol.ruleset import RuleSet
-from referee.check.probe import Limits
 from referee.check.results import CheckReport
-from referee.check.runner import run_check
-from referee.match.config import MatchConfig
-from referee.match.outcome import MatchOutcome
-from referee.match.play import TableOptions, play_match
+from referee.match.play import TableOptions
+from referee.match.seats.tcp import TcpSeat
 from referee.rules import SeatView, ruleset
-from tests.check.helpers import by_verdict, needs_bwrap, sandbox, step
+from tests.bot_process import Start
+from tests.check.helpers import by_verdict, failures, needs_bwrap, sandbox, step
 from tests.hostile_lines import HELLO_LINES, PLAY_LINES
-from tests.sample_bots.test_js_c_bots import (
+from tests.protocol.table_driver import check_pass, check_play
+from tests.sample_bots.bot_matches import ROOMY_MATCH, check_kit, entries, play, python_bot
+from tests.sample_bots.kit_driver import (
     HAND,
-    LEFT,
-    TIMEOUT,
-    BotProcess,
-    check_pass,
-    check_play,
+    assert_states,
+    cards_unseen,
+    declare_request,
     drive_match,
     handshake,
     match_start,
+    moon_request,
+    pass_request,
+    passed_from_hand,
     play_request,
+    probe_state,
     round_start,
+    states_written,
     to_dict,
+    voids_shown,
+    winning_seat,
 )
+from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, serve_one_decision, tcp_bots
 from tests.shared import verified
 
 ROOT = Path(__file__).resolve().parents[2]
 GO_FOLDER = ROOT / "sample_bots" / "go"
 BUILD_TIMEOUT = 600.0
 """Seconds a build may take: a first build on a cold cache compiles the standard library."""
-ROOMY = Limits(per_decision=30.0, bank=60.0, startup=60.0, grace=10.0)
-"""The check's clock, as tests/check/test_sample_bots.py has it: these tests judge what the bot
-says, not how fast."""
-ROOMY_MATCH = MatchConfig(per_decision=30.0, bank=60.0, startup=60.0, grace=10.0)
-"""The same for whole matches."""
-HANG_GUARD = 600.0
-"""Seconds after which a whole match or check is taken to hang."""
-PYTHON_BOTS = {name: f"{sys.executable} {ROOT}/sample_bots/python/{name}_bot.py" for name in ("random", "heuristic")}
+TIMEOUT = 30.0
+"""Seconds to wait for a connection or an exit: a hang guard."""
+PYTHON_BOTS = {name: python_bot(name) for name in ("random", "heuristic")}
 
 PROBE = """\
 // A bot that reports the kit's state at every play (tests/sample_bots/test_kit_go.py).
@@ -221,23 +223,7 @@ def test_the_kit_builds_and_vets_clean(go_build: GoBuild) -> None:
 def go_check(go_build: GoBuild, *, variant: str = "american", sandboxed: bool) -> CheckReport:
     """``referee check ./bot`` run from the bot's folder, as a bot list with ``folder`` and
     ``command = "./bot"`` runs it."""
-
-    async def run() -> CheckReport:
-        with trio.fail_after(HANG_GUARD):
-            return await run_check(
-                "./bot",
-                variant=variant,
-                limits=ROOMY,
-                jobs=3,
-                cwd=go_build.folder,
-                sandbox=sandbox() if sandboxed else None,
-            )
-
-    return trio.run(run)
-
-
-def failures(report: CheckReport) -> list[tuple[str, str, str | None, str | None]]:
-    return [(s.name, s.message, s.expected, s.got) for s in report.steps if s.verdict == "fail"]
+    return check_kit("./bot", go_build.folder, variant=variant, sandbox=sandbox() if sandboxed else None)
 
 
 @needs_bwrap
@@ -281,20 +267,6 @@ KIT_COMPLAINTS = ("panicked", "returned", "cannot read", "ignoring", "without", 
 has none of it (the kit would otherwise hide an illegal answer from the referee)."""
 
 
-def log_entries(log: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in log.read_text().splitlines()]
-
-
-def play(seats: list[str], rules: RuleSet, log: Path, seed: int) -> MatchOutcome:
-    async def guarded() -> MatchOutcome:
-        with trio.fail_after(HANG_GUARD):
-            return await play_match(
-                seats, rules, seed=seed, log_path=log, options=TableOptions(config=ROOMY_MATCH, cwd=ROOT)
-            )
-
-    return trio.run(guarded)
-
-
 @pytest.mark.parametrize(
     ("variant", "opponents"),
     [
@@ -310,15 +282,16 @@ def test_whole_matches_against_the_python_bots(
     fault or fallback and verifies move by move, and the Go bot's stderr holds no complaint of
     the kit, so every answer was the bot's own and legal."""
     log = tmp_path / "match.jsonl"
-    outcome = play([go_build.bot, *(PYTHON_BOTS[o] for o in opponents)], ruleset(variant), log, seed=11)
+    seats = [go_build.bot, *(PYTHON_BOTS[o] for o in opponents)]
+    outcome = play(seats, ruleset(variant), 11, TableOptions(config=ROOMY_MATCH, cwd=ROOT), log)
     assert [s.status for s in outcome.seats] == ["ok"] * len(outcome.seats)
     assert outcome.faults == []
     assert outcome.reason in ("target_reached", "reached_zero", "nobody_can_reach_zero", "rounds_played")
     assert outcome.seats[0].name == "go-ducker"
-    entries = log_entries(log)
-    assert [e for e in entries if e["type"] in ("fault", "fallback")] == []
+    lines = entries(log)
+    assert [e for e in lines if e["type"] in ("fault", "fallback")] == []
     assert verified(log) == "verified"
-    stderr = next(e for e in entries if e["type"] == "stderr" and e["seat"] == 0)
+    stderr = next(e for e in lines if e["type"] == "stderr" and e["seat"] == 0)
     text = json.dumps(stderr)
     assert not [word for word in KIT_COMPLAINTS if word in text], text
 
@@ -326,27 +299,9 @@ def test_whole_matches_against_the_python_bots(
 # ---------------------------------------------------------------------------------------------
 # The bot and the kit on pipes
 # ---------------------------------------------------------------------------------------------
-@pytest.fixture
-def start(tmp_path: Path) -> Iterator[Callable[[list[str]], BotProcess]]:
-    started: list[BotProcess] = []
-
-    def start_bot(command: list[str]) -> BotProcess:
-        bot = BotProcess(command, tmp_path / f"stderr-{len(started)}.txt")
-        started.append(bot)
-        return bot
-
-    yield start_bot
-    for bot in started:
-        bot.close()
-
-
-def test_the_bot_passes_its_highest_cards(start: Callable[[list[str]], BotProcess], go_build: GoBuild) -> None:
+def test_the_bot_passes_its_highest_cards(start: Start, go_build: GoBuild) -> None:
     bot = start([go_build.bot])
-    handshake(bot)
-    bot.send(match_start())
-    bot.send(round_start())
-    request = PassRequest(id=1, count=3, legal=list(HAND), to_seat=2, time=LEFT)
-    assert sorted(check_pass(bot.ask(request), request)) == sorted(["AS", "AH", "KC"])
+    assert passed_from_hand(bot) == ["AH", "AS", "KC"]
 
 
 @pytest.mark.parametrize(
@@ -363,7 +318,7 @@ def test_the_bot_passes_its_highest_cards(start: Callable[[list[str]], BotProces
     ],
 )
 def test_the_bot_ducks_with_its_most_dangerous_card(
-    start: Callable[[list[str]], BotProcess], go_build: GoBuild, trick: list[str], legal: list[str], expected: str
+    start: Start, go_build: GoBuild, trick: list[str], legal: list[str], expected: str
 ) -> None:
     """The sample's play, which an author starts from: it reads the state's trick (from the
     request) through WouldWin and the points through CardPoints."""
@@ -374,9 +329,7 @@ def test_the_bot_ducks_with_its_most_dangerous_card(
     assert check_play(bot.ask(request), request) == expected
 
 
-def test_ids_beyond_float_precision_are_echoed_exactly(
-    start: Callable[[list[str]], BotProcess], go_build: GoBuild
-) -> None:
+def test_ids_beyond_float_precision_are_echoed_exactly(start: Start, go_build: GoBuild) -> None:
     """2**53 + 1 and 2**63 - 1 do not survive a float64: the kit decodes ids as int64."""
     bot = start([go_build.bot])
     handshake(bot)
@@ -388,9 +341,7 @@ def test_ids_beyond_float_precision_are_echoed_exactly(
         assert reply.id == request_id
 
 
-def test_illegal_answers_and_panics_are_replaced(
-    start: Callable[[list[str]], BotProcess], go_build: GoBuild, tmp_path: Path
-) -> None:
+def test_illegal_answers_and_panics_are_replaced(start: Start, go_build: GoBuild, tmp_path: Path) -> None:
     """A bot whose choices are illegal or panic still answers legally, with the kit's
     default, and says why on stderr; its next decisions are its own again."""
     folder = tmp_path / "faulty"
@@ -404,7 +355,7 @@ def test_illegal_answers_and_panics_are_replaced(
     handshake(bot)
     bot.send(match_start())
     bot.send(round_start())
-    passing = PassRequest(id=1, count=3, legal=list(HAND), to_seat=2, time=LEFT)
+    passing = pass_request(1)
     assert check_pass(bot.ask(passing), passing) == HAND[:3]  # it passed one card: the first three
     panics = play_request(2, ["3D", "8D"], ["TD"])
     assert check_play(bot.ask(panics), panics) == "3D"  # it panicked: the first legal card
@@ -412,9 +363,9 @@ def test_illegal_answers_and_panics_are_replaced(
     assert check_play(bot.ask(illegal), illegal) == "4S"  # it played the 2C: not legal
     lower = play_request(4, ["4S", "QS"], ["9S"])
     assert check_play(bot.ask(lower), lower) == "QS"  # its own answer, "qs", written as the referee does
-    declare = DeclareRequest(id=5, declarations=[None] * 4, points=10, time=LEFT)
+    declare = declare_request(5)
     assert bot.ask(declare) == Declare(id=5, declare=False)  # it panicked: no declaration
-    moon = MoonRequest(id=6, options=["subtract_from_shooter"], points=26, time=LEFT)
+    moon = moon_request(6, ["subtract_from_shooter"])
     assert bot.ask(moon) == Moon(id=6, choice="subtract_from_shooter")  # "win" is no option
     bot.send(Goodbye())
     assert bot.wait_exit() == 0
@@ -463,31 +414,18 @@ def expected_state(view: SeatView, scores: list[int], rules: RuleSet) -> dict[st
     """What the probe should report, from the engine's view of the seat and the Python kit's
     helpers (the deck and the trick winner)."""
     n = rules.players
-    played = [c for t in view.tricks for c in t.cards] + view.trick
-    unseen = Counter(deck_codes(rules))
-    unseen.subtract(view.hand)
-    unseen.subtract(played)
-    voids: list[set[str]] = [set() for _ in range(n)]
-    for cards, leader in [*((t.cards, t.leader) for t in view.tricks), (view.trick, view.trick_leader)]:
-        for index, card in enumerate(cards):
-            if card[-1] != cards[0][-1]:  # did not follow the led suit
-                voids[(leader + index) % n].add(cards[0][-1])
-    winner = trick_winner(view.trick, rules.identical_cards)
+    winner = winning_seat(view, rules)
     return {
-        "hand": sorted(view.hand),
-        "pointsTaken": view.points_taken,
-        "scores": scores,
-        "seat": view.seat,
-        "events": {"trick": view.trick, "heartsBroken": view.hearts_broken, "trickNumber": len(view.tricks)},
+        **probe_state(view, scores),
         "tricks": [[t.leader, t.cards, -1 if t.winner is None else t.winner, t.points] for t in view.tricks],
-        "unseen": sorted(unseen.elements()),
+        "unseen": cards_unseen(view, rules),
         "deck": deck_codes(rules),
-        "voids": ["".join(s for s in "CDSH" if s in v) for v in voids],
+        "voids": ["".join(s for s in "CDSH" if s in v) for v in voids_shown(view)],
         "wouldWin": {
             card: trick_winner([*view.trick, card], rules.identical_cards) == len(view.trick) for card in view.legal
         },
         "declarations": view.declared,
-        "winningSeat": -1 if winner is None else (view.trick_leader + winner) % n,
+        "winningSeat": -1 if winner is None else winner,
         "trickPoints": sum(rules.card_points.get(c, 0) for c in view.trick),
         "numPlayers": n,
         "phase": view.match_phase,
@@ -500,9 +438,7 @@ def expected_state(view: SeatView, scores: list[int], rules: RuleSet) -> dict[st
     "preset",
     ["american", "american-3", "double-deck", "achterhoeks", "dutch", "black-maria", "omnibus", "american-moon-choice"],
 )
-def test_the_kit_keeps_the_table_state(
-    start: Callable[[list[str]], BotProcess], go_build: GoBuild, preset: str
-) -> None:
+def test_the_kit_keeps_the_table_state(start: Start, go_build: GoBuild, preset: str) -> None:
     """At every play of a few rounds driven by the rules engine (two matches on one
     connection, another seat each), the probe's state is the engine's view of its seat:
     hand, trick, tricks, points, scores, voids, the unseen cards, WouldWin and more."""
@@ -518,13 +454,7 @@ def test_the_kit_keeps_the_table_state(
         drive_match(bot, rules, seat=seat, seed=7 + number, max_rounds=3, on_play_request=record, match_id=f"m{number}")
     bot.send(Goodbye())
     assert bot.wait_exit() == 0
-    seen = [json.loads(line[6:]) for line in bot.stderr.splitlines() if line.startswith("STATE ")]
-    for state in seen:
-        state["hand"] = sorted(state["hand"])
-        state["unseen"] = sorted(state["unseen"])
-    assert len(seen) == len(expected) > 0
-    for number, (got, want) in enumerate(zip(seen, expected, strict=True)):
-        assert got == want, f"decision {number}"
+    assert_states(states_written(bot.stderr, sort=("hand", "unseen")), expected)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -609,7 +539,7 @@ def hostile_lines() -> list[bytes]:
     return lines
 
 
-def test_hostile_lines_do_not_stop_the_bot(start: Callable[[list[str]], BotProcess], go_build: GoBuild) -> None:
+def test_hostile_lines_do_not_stop_the_bot(start: Start, go_build: GoBuild) -> None:
     """After each hostile line comes a real request, which must get its right answer. A line
     the kit can still read as a request or a hello may be answered too, with a valid message
     (the kit is lenient, not strict); nothing else may come out, and the bot must live on and
@@ -640,80 +570,22 @@ def test_hostile_lines_do_not_stop_the_bot(start: Callable[[list[str]], BotProce
 # ---------------------------------------------------------------------------------------------
 # TCP
 # ---------------------------------------------------------------------------------------------
-@dataclass
-class TcpBot:
-    """The Go bot started as a TCP client, its stderr in a file."""
-
-    proc: subprocess.Popen[bytes]
-    stderr_path: Path
-
-    @property
-    def stderr(self) -> str:
-        return self.stderr_path.read_text(errors="replace")
-
-    def wait(self) -> int:
-        try:
-            return self.proc.wait(timeout=TIMEOUT * 3)
-        except subprocess.TimeoutExpired:
-            pytest.fail(f"the bot did not exit; stderr:\n{self.stderr}")
-
-
 @pytest.fixture
-def tcp_bot(tmp_path: Path, go_build: GoBuild) -> Iterator[Callable[..., TcpBot]]:
-    started: list[TcpBot] = []
-
-    def launch(*args: str, env: dict[str, str] | None = None) -> TcpBot:
-        stderr_path = tmp_path / f"tcp-stderr-{len(started)}.txt"
-        with stderr_path.open("wb") as stderr:
-            proc = subprocess.Popen(
-                [go_build.bot, *args],
-                cwd=go_build.folder,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=stderr,
-                env={**go_build.env, **(env or {})},
-            )
-        bot = TcpBot(proc, stderr_path)
-        started.append(bot)
-        return bot
-
-    yield launch
-    for bot in started:
-        if bot.proc.poll() is None:
-            bot.proc.kill()
-        bot.proc.wait(timeout=TIMEOUT)
-        if bot.proc.stdout is not None:
-            bot.proc.stdout.close()
-
-
-def serve_one_decision(server: socket.socket, token: str) -> None:
-    """Accept the bot, check its hello's token, ask for one play and say goodbye."""
-    connection, _ = server.accept()
-    with connection, connection.makefile("rb") as reader:
-        connection.settimeout(TIMEOUT)
-        connection.sendall(codec.encode(Hello()))
-        hello = codec.decode_bot(reader.readline().rstrip(b"\n"))
-        assert isinstance(hello, BotHello)
-        assert hello.token == token
-        assert hello.name == "go-ducker"
-        connection.sendall(codec.encode(match_start()))
-        request = play_request(5, ["2D", "AD"], ["9D"])
-        connection.sendall(codec.encode(request))
-        assert check_play(codec.decode_bot(reader.readline().rstrip(b"\n")), request) == "2D"
-        connection.sendall(codec.encode(Goodbye()))
-        assert reader.read() == b"", "the bot closes the connection after goodbye"
+def tcp_bot(tmp_path: Path, go_build: GoBuild) -> Iterator[LaunchTcp]:
+    """The Go bot started as a TCP client with arguments, from its folder."""
+    with tcp_bots([go_build.bot], go_build.folder, tmp_path, TIMEOUT) as launch:
+        yield launch
 
 
 @pytest.mark.parametrize("given", ["flag", "inline", "file", "environment"])
-def test_the_kit_over_tcp_sends_its_token(tcp_bot: Callable[..., TcpBot], tmp_path: Path, given: str) -> None:
+def test_the_kit_over_tcp_sends_its_token(tcp_bot: LaunchTcp, tmp_path: Path, given: str) -> None:
     """The token from --token, --token=, --token-file (first line) or HEARTS_TOKEN goes in
     the hello; the protocol goes over the socket, never stdout; goodbye ends the bot with 0."""
     token_file = tmp_path / "token"
     token_file.write_text("s3cret-file\nsecond line\n")
     token_file.chmod(0o600)
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        server.settimeout(TIMEOUT)
-        address = f"127.0.0.1:{server.getsockname()[1]}"
+    with Listener(TIMEOUT) as referee:
+        address = referee.address
         args, env, token = {
             "flag": (["--tcp", address, "--token", "s3cret"], None, "s3cret"),
             "inline": ([f"--tcp={address}", "--token=s3cret=x"], None, "s3cret=x"),
@@ -721,34 +593,26 @@ def test_the_kit_over_tcp_sends_its_token(tcp_bot: Callable[..., TcpBot], tmp_pa
             "environment": (["--tcp", address], {"HEARTS_TOKEN": "s3cret-env"}, "s3cret-env"),
         }[given]
         bot = tcp_bot(*args, env=env)
-        serve_one_decision(server, token)
+        with referee.accept() as connection:
+            serve_one_decision(connection, token, "go-ducker")
         assert bot.wait() == 0
-    assert bot.proc.stdout is not None
-    assert bot.proc.stdout.read() == b""
+    assert bot.stdout == b""
 
 
-def test_the_kit_retries_until_the_referee_seats_it(tcp_bot: Callable[..., TcpBot]) -> None:
+def test_the_kit_retries_until_the_referee_seats_it(tcp_bot: LaunchTcp) -> None:
     """Not listening yet, then ``busy`` before the hello, then a connection dropped after the
     bot's hello but before its seat: three retries, each logged, then the match."""
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))  # bound, not listening: connections are refused
-        server.settimeout(TIMEOUT)
-        bot = tcp_bot("--tcp", f"127.0.0.1:{server.getsockname()[1]}", "--token", "t0k")
-        deadline = time.monotonic() + TIMEOUT * 3  # a guard against a hang only
-        while "cannot connect" not in bot.stderr:
-            assert time.monotonic() < deadline, bot.stderr
-            assert bot.proc.poll() is None, bot.stderr
-            time.sleep(0.05)
-        server.listen()
-        connection, _ = server.accept()
-        with connection:
-            connection.sendall(b'{"type":"error","code":"busy","message":"too many","fatal":true}\n')
-        connection, _ = server.accept()
-        with connection, connection.makefile("rb") as reader:
-            connection.settimeout(TIMEOUT)
-            connection.sendall(codec.encode(Hello()))
-            assert isinstance(codec.decode_bot(reader.readline().rstrip(b"\n")), BotHello)
-        serve_one_decision(server, "t0k")
+    with Listener(TIMEOUT, listening=False) as referee:  # bound, not listening: connections are refused
+        bot = tcp_bot("--tcp", referee.address, "--token", "t0k")
+        bot.wait_for("cannot connect")
+        referee.listen()
+        with referee.accept() as connection:
+            connection.send_raw(b'{"type":"error","code":"busy","message":"too many","fatal":true}\n')
+        with referee.accept() as connection:
+            connection.send(Hello())
+            connection.receive_hello()
+        with referee.accept() as connection:
+            serve_one_decision(connection, "t0k", "go-ducker")
         assert bot.wait() == 0
     stderr = bot.stderr
     assert stderr.count("trying again in") == 3, stderr
@@ -757,42 +621,36 @@ def test_the_kit_retries_until_the_referee_seats_it(tcp_bot: Callable[..., TcpBo
 
 
 @pytest.mark.parametrize("code", ["bad_token", "seat_taken"])
-def test_a_refused_token_is_final(tcp_bot: Callable[..., TcpBot], code: str) -> None:
+def test_a_refused_token_is_final(tcp_bot: LaunchTcp, code: str) -> None:
     """``bad_token`` and ``seat_taken`` are not retried: the bot exits 1 and never connects
     again (after its exit no connection waits in the listen queue)."""
-    with socket.create_server(("127.0.0.1", 0)) as server:
-        server.settimeout(TIMEOUT)
-        bot = tcp_bot("--tcp", f"127.0.0.1:{server.getsockname()[1]}", "--token", "wrong")
-        connection, _ = server.accept()
-        with connection, connection.makefile("rb") as reader:
-            connection.settimeout(TIMEOUT)
-            connection.sendall(codec.encode(Hello()))
-            assert isinstance(codec.decode_bot(reader.readline().rstrip(b"\n")), BotHello)
+    with Listener(TIMEOUT) as referee:
+        bot = tcp_bot("--tcp", referee.address, "--token", "wrong")
+        with referee.accept() as connection:
+            connection.send(Hello())
+            connection.receive_hello()
             error = {"type": "error", "code": code, "message": "no", "fatal": True, "request_id": None}
-            connection.sendall(json.dumps(error).encode() + b"\n")
+            connection.send_raw(json.dumps(error).encode() + b"\n")
             assert bot.wait() == 1
-        server.setblocking(False)
-        with pytest.raises(BlockingIOError):
-            server.accept()
+        assert referee.nobody_waiting()
     assert "trying again" not in bot.stderr
     assert f"referee error {code} (fatal): no" in bot.stderr
 
 
-def test_no_retries_with_retry_for_zero(tcp_bot: Callable[..., TcpBot]) -> None:
-    with socket.socket() as closed:
-        closed.bind(("127.0.0.1", 0))
-        bot = tcp_bot("--tcp", f"127.0.0.1:{closed.getsockname()[1]}", "--retry-for", "0")
+def test_no_retries_with_retry_for_zero(tcp_bot: LaunchTcp) -> None:
+    with Listener(TIMEOUT, listening=False) as closed:
+        bot = tcp_bot("--tcp", closed.address, "--retry-for", "0")
         assert bot.wait() == 1
     assert "giving up after 0s" in bot.stderr
     assert "trying again" not in bot.stderr
 
 
 @pytest.mark.parametrize("args", [["--tcp"], ["--tcp", "nowhere"], ["--tcp", "h:1", "--retry-for", "-1"]])
-def test_a_bad_command_line_exits_2(tcp_bot: Callable[..., TcpBot], args: list[str]) -> None:
+def test_a_bad_command_line_exits_2(tcp_bot: LaunchTcp, args: list[str]) -> None:
     assert tcp_bot(*args).wait() == 2
 
 
-def test_a_match_over_tcp_against_the_referee(go_build: GoBuild, tmp_path: Path) -> None:
+def test_a_match_over_tcp_against_the_referee(tcp_bot: LaunchTcp, tmp_path: Path) -> None:
     """The real referee with a ``tcp:`` seat: the bot, given the token in a file, connects,
     plays two rounds and exits 0 on goodbye; every seat ``ok``."""
     token_file = tmp_path / "token"
@@ -800,46 +658,17 @@ def test_a_match_over_tcp_against_the_referee(go_build: GoBuild, tmp_path: Path)
     token_file.chmod(0o600)
     seats = ["tcp:go:go-tcp-token", PYTHON_BOTS["random"], PYTHON_BOTS["heuristic"], PYTHON_BOTS["random"]]
     rules = ruleset("american", {"end": "rounds", "rounds": 2})
-    results: list[MatchOutcome] = []
-    exits: list[subprocess.CompletedProcess[bytes]] = []
+    started: list[TcpBot] = []
 
-    async def run() -> None:
-        with trio.fail_after(HANG_GUARD):
-            async with trio.open_nursery() as nursery:
-                listening = trio.Event()
-                address: list[tuple[str, int]] = []
+    def on_listening(address: tuple[str, int], _: list[TcpSeat]) -> None:
+        started.append(tcp_bot("--tcp", f"{address[0]}:{address[1]}", "--token-file", str(token_file)))
 
-                def on_listening(addr: tuple[str, int], _: object) -> None:
-                    address.append(addr)
-                    listening.set()
-
-                async def referee() -> None:
-                    results.append(
-                        await play_match(
-                            seats,
-                            rules,
-                            seed=5,
-                            options=TableOptions(config=ROOMY_MATCH, cwd=ROOT, on_listening=on_listening),
-                        )
-                    )
-
-                nursery.start_soon(referee)
-                await listening.wait()
-                host, port = address[0]
-                command = [go_build.bot, "--tcp", f"{host}:{port}", "--token-file", str(token_file)]
-                exits.append(
-                    await trio.run_process(
-                        command, cwd=go_build.folder, capture_stdout=True, capture_stderr=True, check=False
-                    )
-                )
-
-    trio.run(run)
-    outcome = results[0]
+    outcome = play(seats, rules, 5, TableOptions(config=ROOMY_MATCH, cwd=ROOT, on_listening=on_listening))
     assert [s.status for s in outcome.seats] == ["ok"] * 4
     assert outcome.seats[0].name == "go-ducker"
     assert outcome.faults == []
-    assert exits[0].returncode == 0, exits[0].stderr
-    assert exits[0].stdout == b""
+    assert started[0].wait() == 0, started[0].stderr
+    assert started[0].stdout == b""
 
 
 def test_the_repository_holds_no_build_product_of_these_tests() -> None:

@@ -19,59 +19,55 @@ import json
 import os
 import random
 import shutil
-import socket
 import subprocess
-import sys
-import time
-from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-import trio
 
 from protocol import codec
-from protocol.bot import deck_codes
-from protocol.bot import trick_winner as python_trick_winner
 from protocol.messages import (
-    BotHello,
     Declare,
-    DeclareRequest,
     Error,
     Goodbye,
     Hello,
     Moon,
-    MoonRequest,
-    PassRequest,
     Play,
 )
-from referee.check.probe import Limits
 from referee.check.results import CheckReport
-from referee.check.runner import run_check
-from referee.match.config import MatchConfig
-from referee.match.outcome import MatchOutcome
-from referee.match.play import TableOptions, play_match
+from referee.match.play import TableOptions
 from referee.match.seats.bot_config import BotEntry
 from referee.match.seats.building import build as build_bot
 from referee.match.seats.tcp import TcpSeat
 from referee.rules import SeatView, ruleset
 from referee.sandbox.bwrap import Sandbox
-from tests.check.helpers import needs_bwrap, sandbox
-from tests.sample_bots.test_js_c_bots import (
+from tests.bot_process import BotProcess, Start
+from tests.check.helpers import failures, needs_bwrap, sandbox
+from tests.hostile_lines import depth_of
+from tests.protocol.table_driver import check_pass, check_play
+from tests.sample_bots.bot_matches import ROOMY_MATCH, check_kit, entries, play, python_bot
+from tests.sample_bots.kit_driver import (
     BIG_ID,
     HAND,
-    LEFT,
-    BotProcess,
-    check_pass,
-    check_play,
+    assert_states,
+    cards_unseen,
+    declare_request,
     drive_match,
     handshake,
     match_start,
+    moon_request,
+    pass_request,
+    passed_from_hand,
     play_request,
+    probe_state,
     round_start,
+    states_written,
+    voids_shown,
+    winning_seat,
 )
+from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, serve_one_decision, tcp_bots
 from tests.shared import verified
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,11 +78,6 @@ COMMAND = "java -jar bot.jar"
 """The command of the docs, run from inside the folder."""
 TIMEOUT = 60.0
 """Seconds to wait for a reply, an exit or a connection: a hang guard, not a verdict on speed."""
-ROOMY = Limits(per_decision=30.0, bank=60.0, startup=60.0, grace=10.0)
-"""The clock of tests/check/test_sample_bots.py: the check judges what the bot says, not how
-fast a JVM starts on a busy machine."""
-ROOMY_MATCH = MatchConfig(per_decision=30.0, bank=60.0, startup=60.0, grace=10.0)
-PYTHON_BOTS = ROOT / "sample_bots" / "python"
 
 pytestmark = pytest.mark.skipif(
     any(shutil.which(tool) is None for tool in ("javac", "jar", "java")),
@@ -279,22 +270,7 @@ def probe_command(folder: Path, probes: Path, name: str, *args: str) -> list[str
 
 
 @pytest.fixture
-def start(tmp_path: Path) -> Iterator[Callable[[list[str]], BotProcess]]:
-    """Start bot processes (the helper of the JavaScript and C tests) and end them after."""
-    started: list[BotProcess] = []
-
-    def start_bot(command: list[str]) -> BotProcess:
-        bot = BotProcess(command, tmp_path / f"stderr-{len(started)}.txt")
-        started.append(bot)
-        return bot
-
-    yield start_bot
-    for bot in started:
-        bot.close()
-
-
-@pytest.fixture
-def sample(folder: Path, start: Callable[[list[str]], BotProcess]) -> BotProcess:
+def sample(folder: Path, start: Start) -> BotProcess:
     """The sample bot on pipes (its jar named by path: it does not care where it runs)."""
     return start(["java", "-jar", str(folder / "bot.jar")])
 
@@ -331,11 +307,7 @@ def test_the_folder_holds_sources_only_and_the_jdk_suffices() -> None:
 # ---------------------------------------------------------------------------------------------
 def check(folder: Path, *, variant: str = "american", box: Sandbox | None = None) -> CheckReport:
     """``referee check`` of the documented command, run from inside the built folder."""
-    return trio.run(lambda: run_check(COMMAND, variant=variant, limits=ROOMY, jobs=3, cwd=folder, sandbox=box))
-
-
-def failures(report: CheckReport) -> list[tuple[str, str, str, str]]:
-    return [(s.name, s.message, s.expected, s.got) for s in report.steps if s.verdict == "fail"]
+    return check_kit(COMMAND, folder, variant=variant, sandbox=box)
 
 
 @needs_bwrap
@@ -385,12 +357,9 @@ def test_referee_check_passes_in_other_variants(folder: Path, variant: str) -> N
 # ---------------------------------------------------------------------------------------------
 # Whole matches
 # ---------------------------------------------------------------------------------------------
-def python_bot(name: str, seed: int) -> str:
-    return f"{sys.executable} {PYTHON_BOTS / name}_bot.py" + (f" --seed {seed}" if name == "random" else "")
-
-
-def log_entries(log: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in log.read_text().splitlines()]
+def opponent(name: str, seat: int) -> str:
+    """A Python sample bot for ``seat`` (a random one seeded with its seat)."""
+    return python_bot(name, seat if name == "random" else None)
 
 
 @pytest.mark.parametrize(
@@ -404,28 +373,17 @@ def test_whole_matches_against_the_python_bots(folder: Path, tmp_path: Path, var
     bot never needs a fallback)."""
     rules = ruleset(variant)
     others = itertools.cycle(["random", "heuristic"])
-    seats = [COMMAND if s == seat else python_bot(next(others), s) for s in range(rules.players)]
+    seats = [COMMAND if s == seat else opponent(next(others), s) for s in range(rules.players)]
     log = tmp_path / "match.jsonl"
-
-    async def guarded() -> MatchOutcome:
-        with trio.fail_after(600):  # a hang guard
-            return await play_match(
-                seats,
-                rules,
-                seed=11,
-                log_path=log,
-                options=TableOptions(config=ROOMY_MATCH, cwd=ROOT, folders={seat: folder}),
-            )
-
-    outcome = trio.run(guarded)
+    outcome = play(seats, rules, 11, TableOptions(config=ROOMY_MATCH, cwd=ROOT, folders={seat: folder}), log)
     assert [s.status for s in outcome.seats] == ["ok"] * rules.players, outcome.faults
     assert outcome.seats[seat].name == "java-ducker"
     assert outcome.faults == []
     assert outcome.reason in ("target_reached", "reached_zero", "nobody_can_reach_zero", "rounds_played")
-    entries = log_entries(log)
-    assert [e for e in entries if e["type"] == "fault"] == []
+    lines = entries(log)
+    assert [e for e in lines if e["type"] == "fault"] == []
     assert verified(log) == "verified"
-    stderr = next(e for e in entries if e["type"] == "stderr" and e["seat"] == seat)
+    stderr = next(e for e in lines if e["type"] == "stderr" and e["seat"] == seat)
     assert stderr["text"] == "" and stderr["exit_code"] == 0
 
 
@@ -433,11 +391,7 @@ def test_whole_matches_against_the_python_bots(folder: Path, tmp_path: Path, var
 # The sample bot's play
 # ---------------------------------------------------------------------------------------------
 def test_the_sample_bot_passes_its_highest_cards(sample: BotProcess) -> None:
-    handshake(sample)
-    sample.send(match_start())
-    sample.send(round_start())
-    request = PassRequest(id=BIG_ID, count=3, legal=list(HAND), to_seat=2, time=LEFT)
-    assert sorted(check_pass(sample.ask(request), request)) == ["AH", "AS", "KC"]
+    assert passed_from_hand(sample) == ["AH", "AS", "KC"]
 
 
 SAMPLE_PLAYS = [
@@ -472,34 +426,18 @@ def test_the_sample_bot_ducks_and_discards(sample: BotProcess) -> None:
 def expected_state(view: SeatView, scores: list[int], rules: Any) -> dict[str, Any]:
     """What the kit should know at a play request, from the engine's view of the seat."""
     n = view.players
-    voids: list[set[str]] = [set() for _ in range(n)]
-    played: list[str] = []
-    for leader, cards in [(t.leader, t.cards) for t in view.tricks] + [(view.trick_leader, view.trick)]:
-        played += cards
-        for index, card in enumerate(cards):
-            if card[-1] != cards[0][-1]:
-                voids[(leader + index) % n].add(cards[0][-1])
-    unseen = Counter(deck_codes(rules))
-    unseen.subtract(view.hand)
-    unseen.subtract(played)
-    winning = python_trick_winner(view.trick, rules.identical_cards)
+    winning = winning_seat(view, rules)
     return {
-        "hand": sorted(view.hand),
-        "pointsTaken": view.points_taken,
-        "scores": scores,
-        "seat": view.seat,
-        "events": {"trick": view.trick, "heartsBroken": view.hearts_broken, "trickNumber": len(view.tricks)},
-        "unseen": sorted(unseen.elements()),
-        "voids": ["".join(s for s in "CDSH" if s in seat_voids) for seat_voids in voids],
-        "winning": -1 if winning is None else (view.trick_leader + winning) % n,
+        **probe_state(view, scores),
+        "unseen": cards_unseen(view, rules),
+        "voids": ["".join(s for s in "CDSH" if s in seat_voids) for seat_voids in voids_shown(view)],
+        "winning": -1 if winning is None else winning,
         "stillToPlay": [(view.trick_leader + i) % n for i in range(len(view.trick), n)],
     }
 
 
 @pytest.mark.parametrize("preset", ["american", "double-deck", "black-maria", "dutch"])
-def test_the_kit_keeps_the_table_state(
-    folder: Path, probes: Path, start: Callable[[list[str]], BotProcess], preset: str
-) -> None:
+def test_the_kit_keeps_the_table_state(folder: Path, probes: Path, start: Start, preset: str) -> None:
     """At every play request the kit's state (hand, points, scores, the trick as the events left
     it, the cards unseen, the voids shown, who is winning, who is still to play) is what the
     engine says the seat knows, over several rounds: passing, the double deck's cancelled
@@ -518,32 +456,24 @@ def test_the_kit_keeps_the_table_state(
     )
     bot.send(Goodbye())
     assert bot.wait_exit() == 0
-    seen = [json.loads(line[6:]) for line in bot.stderr.splitlines() if line.startswith("STATE ")]
-    for state in seen:
-        state["hand"] = sorted(state["hand"])
-        state["unseen"] = sorted(state["unseen"])
-    assert len(seen) == len(expected) > 0
-    for number, (got, want) in enumerate(zip(seen, expected, strict=True)):
-        assert got == want, f"decision {number}"
+    assert_states(states_written(bot.stderr, sort=("hand", "unseen")), expected)
 
 
-def test_illegal_answers_and_exceptions_cost_a_decision_not_the_match(
-    folder: Path, probes: Path, start: Callable[[list[str]], BotProcess]
-) -> None:
+def test_illegal_answers_and_exceptions_cost_a_decision_not_the_match(folder: Path, probes: Path, start: Start) -> None:
     """Each mistake is logged to stderr and replaced by a legal default; a card in lower case is
     read as its code; a debug print lands on stderr, not in the protocol."""
     bot = start(probe_command(folder, probes, "BadBot"))
     handshake(bot)
     bot.send(match_start())
     bot.send(round_start())
-    ask_pass = PassRequest(id=1, count=3, legal=list(HAND), to_seat=2, time=LEFT)
+    ask_pass = pass_request(1)
     assert check_pass(bot.ask(ask_pass), ask_pass) == HAND[:3]
     lead = play_request(2, ["2C", "5C"], [])
     assert check_play(bot.ask(lead), lead) == "2C"
     follow = play_request(3, ["3D", "8D"], ["TD"])
     assert check_play(bot.ask(follow), follow) == "8D"
-    assert bot.ask(DeclareRequest(id=4, declarations=[None] * 4, points=10, time=LEFT)) == Declare(id=4, declare=False)
-    moon = MoonRequest(id=5, options=["subtract_from_shooter", "add_to_others"], points=26, time=LEFT)
+    assert bot.ask(declare_request(4)) == Declare(id=4, declare=False)
+    moon = moon_request(5, ["subtract_from_shooter", "add_to_others"])
     assert bot.ask(moon) == Moon(id=5, choice="add_to_others")
     bot.send(Goodbye())
     assert bot.wait_exit() == 0
@@ -559,14 +489,12 @@ def test_illegal_answers_and_exceptions_cost_a_decision_not_the_match(
         assert needle in log
 
 
-def test_a_strict_bot_ends_on_its_exception(
-    folder: Path, probes: Path, start: Callable[[list[str]], BotProcess]
-) -> None:
+def test_a_strict_bot_ends_on_its_exception(folder: Path, probes: Path, start: Start) -> None:
     """strict() true is for development: the exception shows at once instead of a fallback."""
     bot = start(probe_command(folder, probes, "BadBot", "--strict"))
     handshake(bot)
     bot.send(match_start())
-    bot.send(PassRequest(id=1, count=3, legal=list(HAND), to_seat=2, time=LEFT))
+    bot.send(pass_request(1))
     assert bot.wait_exit() != 0
     assert "IllegalStateException: no pass today" in bot.stderr
 
@@ -666,14 +594,6 @@ def no_lone_surrogates(value: Any) -> Any:
     return value
 
 
-def depth(value: Any) -> int:
-    if isinstance(value, list):
-        return 1 + max((depth(v) for v in value), default=0)
-    if isinstance(value, dict):
-        return 1 + max((depth(v) for v in value.values()), default=0)
-    return 0
-
-
 def strict_loads(text: str) -> Any:
     """Python's json, without the NaN and Infinity it accepts and JSON does not, and with
     numbers as Decimal: exact, and free of Python's limit on the digits of an int."""
@@ -735,7 +655,7 @@ def test_the_json_reader_and_writer_agree_with_python(folder: Path, probes: Path
         except ValueError:
             assert result.startswith("ERR "), (text, result)
             continue
-        if depth(want) > 64:
+        if depth_of(want) > 64:
             assert result.startswith("ERR nested deeper than 64"), (text, result)
             continue
         assert result.startswith("OK "), (text, result)
@@ -746,184 +666,77 @@ def test_the_json_reader_and_writer_agree_with_python(folder: Path, probes: Path
 # ---------------------------------------------------------------------------------------------
 # TCP
 # ---------------------------------------------------------------------------------------------
-class FakeReferee:
-    """A listening socket that plays the referee's side by hand, one connection at a time."""
-
-    def __init__(self, port: int = 0) -> None:
-        self.server = socket.create_server(("127.0.0.1", port))
-        self.server.settimeout(TIMEOUT)
-        self.port: int = self.server.getsockname()[1]
-        self.connection: socket.socket | None = None
-        self.reader: Any = None
-
-    def accept(self) -> None:
-        self.close_connection()
-        self.connection, _ = self.server.accept()
-        self.connection.settimeout(TIMEOUT)
-        self.reader = self.connection.makefile("rb")
-
-    def send(self, message: Any) -> None:
-        assert self.connection is not None
-        self.connection.sendall(codec.encode(message))
-
-    def receive(self) -> Any:
-        line = self.reader.readline()
-        assert line.endswith(b"\n"), line
-        return codec.decode_bot(line.rstrip(b"\n"))
-
-    def close_connection(self) -> None:
-        if self.reader is not None:
-            self.reader.close()
-        if self.connection is not None:
-            self.connection.close()
-        self.connection = self.reader = None
-
-    def close(self) -> None:
-        self.close_connection()
-        self.server.close()
-
-
-def start_tcp_bot(
-    folder: Path, tmp_path: Path, port: int, *args: str, env: dict[str, str] | None = None
-) -> subprocess.Popen[bytes]:
-    environment = {k: v for k, v in os.environ.items() if k != "HEARTS_TOKEN"} | (env or {})
-    with (tmp_path / "stderr.txt").open("ab") as stderr:
-        return subprocess.Popen(
-            ["java", "-jar", "bot.jar", "--tcp", f"127.0.0.1:{port}", *args],
-            cwd=folder,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            env=environment,
-        )
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait(timeout=TIMEOUT)
-    if proc.stdout is not None:
-        proc.stdout.close()
-
-
-def play_one_request(referee: FakeReferee, token: str) -> None:
-    """The handshake with the token, one play, goodbye."""
-    referee.send(Hello())
-    hello = referee.receive()
-    assert isinstance(hello, BotHello)
-    assert hello.token == token
-    assert hello.name == "java-ducker"
-    referee.send(match_start())
-    request = play_request(5, ["2D", "AD"], ["9D"])
-    referee.send(request)
-    assert check_play(referee.receive(), request) == "2D"
-    referee.send(Goodbye())
+@pytest.fixture
+def tcp_bot(folder: Path, tmp_path: Path) -> Iterator[LaunchTcp]:
+    """The sample bot started as a TCP client with arguments, from its folder."""
+    with tcp_bots(["java", "-jar", "bot.jar"], folder, tmp_path, TIMEOUT) as launch:
+        yield launch
 
 
 @pytest.mark.parametrize("source", ["option", "file", "environment"])
-def test_the_kit_over_tcp_with_a_token(folder: Path, tmp_path: Path, source: str) -> None:
+def test_the_kit_over_tcp_with_a_token(tcp_bot: LaunchTcp, tmp_path: Path, source: str) -> None:
     """The token from --token, from the first line of --token-file, or from $HEARTS_TOKEN goes
     in the hello; the protocol goes over the socket, never to stdout."""
     token_file = tmp_path / "token"
     token_file.write_text("s3cret\nsecond line\n")
     token_file.chmod(0o600)
     args = {"option": ["--token", "s3cret"], "file": ["--token-file", str(token_file)], "environment": []}[source]
-    referee = FakeReferee()
-    proc = start_tcp_bot(folder, tmp_path, referee.port, *args, env={"HEARTS_TOKEN": "s3cret"} if not args else None)
-    try:
-        referee.accept()
-        play_one_request(referee, "s3cret")
-        assert proc.wait(timeout=TIMEOUT) == 0
-        assert proc.stdout is not None
-        assert proc.stdout.read() == b"", "the protocol goes over the socket, not stdout"
-    finally:
-        stop(proc)
-        referee.close()
+    with Listener(TIMEOUT) as referee:
+        bot = tcp_bot("--tcp", referee.address, *args, env={"HEARTS_TOKEN": "s3cret"} if not args else None)
+        with referee.accept() as connection:
+            serve_one_decision(connection, "s3cret", "java-ducker")
+        assert bot.wait() == 0
+    assert bot.stdout == b"", "the protocol goes over the socket, not stdout"
 
 
-def wait_for_stderr(tmp_path: Path, proc: subprocess.Popen[bytes], needle: str) -> None:
-    """Until the bot's stderr holds needle (the deadline is a hang guard; no timing is judged)."""
-    log = tmp_path / "stderr.txt"
-    deadline = time.monotonic() + TIMEOUT
-    while needle not in log.read_text(errors="replace"):
-        assert proc.poll() is None, log.read_text(errors="replace")
-        assert time.monotonic() < deadline, f"no {needle!r} on the bot's stderr"
-        time.sleep(0.05)
-
-
-def test_the_kit_retries_a_referee_that_is_not_there_busy_or_drops_it(folder: Path, tmp_path: Path) -> None:
+def test_the_kit_retries_a_referee_that_is_not_there_busy_or_drops_it(tcp_bot: LaunchTcp) -> None:
     """Refused (nobody listening yet), then ``busy``, then a connection closed before the seat:
     each is tried again after a pause, logged, and the fourth connection plays."""
-    with socket.create_server(("127.0.0.1", 0)) as probe:
-        port = probe.getsockname()[1]  # free now; nobody listens on it until the bot has tried
-    proc = start_tcp_bot(folder, tmp_path, port, "--token", "t0k")
-    referee: FakeReferee | None = None
-    try:
-        wait_for_stderr(tmp_path, proc, "cannot connect to")
-        referee = FakeReferee(port)
-        referee.accept()
-        referee.send(Error(code="busy", message="too many connections in their handshake", fatal=True))
-        referee.accept()  # the bot came back
-        referee.send(Hello())
-        assert isinstance(referee.receive(), BotHello)
-        referee.accept()  # dropped before the seat (closed without a word): it comes back again
-        play_one_request(referee, "t0k")
-        assert proc.wait(timeout=TIMEOUT) == 0
-    finally:
-        stop(proc)
-        if referee is not None:
-            referee.close()
-    log = (tmp_path / "stderr.txt").read_text()
+    with Listener(TIMEOUT, listening=False) as referee:  # bound, not listening: connections are refused
+        bot = tcp_bot("--tcp", referee.address, "--token", "t0k")
+        bot.wait_for("cannot connect to")
+        referee.listen()
+        with referee.accept() as connection:
+            connection.send(Error(code="busy", message="too many connections in their handshake", fatal=True))
+        with referee.accept() as connection:  # the bot came back; dropped before its seat, without a word
+            connection.send(Hello())
+            connection.receive_hello()
+        with referee.accept() as connection:  # it came back again
+            serve_one_decision(connection, "t0k", "java-ducker")
+        assert bot.wait() == 0
+    log = bot.stderr
     assert "the referee is busy (too many connections in their handshake); trying again in" in log
     assert "the referee closed the connection; trying again in" in log
     assert "Connection refused); trying again in" in log
 
 
 @pytest.mark.parametrize("code", ["bad_token", "seat_taken"])
-def test_a_refused_token_is_final(folder: Path, tmp_path: Path, code: str) -> None:
+def test_a_refused_token_is_final(tcp_bot: LaunchTcp, code: str) -> None:
     """No retry: the bot exits 1 after the error and has not connected again."""
-    referee = FakeReferee()
-    proc = start_tcp_bot(folder, tmp_path, referee.port, "--token", "wrong")
-    try:
-        referee.accept()
-        referee.send(Hello())
-        assert isinstance(referee.receive(), BotHello)
-        referee.send(Error(code=code, message="no seat has this token", fatal=True))
-        assert proc.wait(timeout=TIMEOUT) == 1
-        referee.server.setblocking(False)
-        with pytest.raises(BlockingIOError):
-            referee.server.accept()  # nobody knocked again before the bot exited
-    finally:
-        stop(proc)
-        referee.close()
-    assert f"referee error {code} (fatal): no seat has this token" in (tmp_path / "stderr.txt").read_text()
+    with Listener(TIMEOUT) as referee:
+        bot = tcp_bot("--tcp", referee.address, "--token", "wrong")
+        with referee.accept() as connection:
+            connection.send(Hello())
+            connection.receive_hello()
+            connection.send(Error(code=code, message="no seat has this token", fatal=True))
+            assert bot.wait() == 1
+        assert referee.nobody_waiting()  # nobody knocked again before the bot exited
+    assert f"referee error {code} (fatal): no seat has this token" in bot.stderr
 
 
-def test_a_real_referee_seats_the_kit_over_tcp(folder: Path, tmp_path: Path) -> None:
+def test_a_real_referee_seats_the_kit_over_tcp(tcp_bot: LaunchTcp) -> None:
     """``referee match tcp:java:TOKEN ...`` as the referee runs it: the kit connects with the
     token from its environment, plays two rounds and exits 0 on goodbye."""
     token = "java-seat-token"
     rules = ruleset("american", {"end": "rounds", "rounds": 2})
-    seats = [f"tcp:java:{token}", *(python_bot("random", s) for s in (1, 2, 3))]
-    started: list[subprocess.Popen[bytes]] = []
+    seats = [f"tcp:java:{token}", *(opponent("random", s) for s in (1, 2, 3))]
+    started: list[TcpBot] = []
 
     def on_listening(address: tuple[str, int], _: list[TcpSeat]) -> None:
-        started.append(start_tcp_bot(folder, tmp_path, address[1], env={"HEARTS_TOKEN": token}))
+        started.append(tcp_bot("--tcp", f"127.0.0.1:{address[1]}", env={"HEARTS_TOKEN": token}))
 
-    async def guarded() -> MatchOutcome:
-        with trio.fail_after(300):  # a hang guard
-            return await play_match(
-                seats,
-                rules,
-                seed=3,
-                options=TableOptions(config=ROOMY_MATCH, cwd=ROOT, on_listening=on_listening, connect_timeout=TIMEOUT),
-            )
-
-    try:
-        outcome = trio.run(guarded)
-        assert [s.status for s in outcome.seats] == ["ok"] * 4
-        assert outcome.seats[0].name == "java-ducker"
-        assert started[0].wait(timeout=TIMEOUT) == 0
-    finally:
-        for proc in started:
-            stop(proc)
+    options = TableOptions(config=ROOMY_MATCH, cwd=ROOT, on_listening=on_listening, connect_timeout=TIMEOUT)
+    outcome = play(seats, rules, 3, options)
+    assert [s.status for s in outcome.seats] == ["ok"] * 4
+    assert outcome.seats[0].name == "java-ducker"
+    assert started[0].wait() == 0

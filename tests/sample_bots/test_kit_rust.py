@@ -15,49 +15,43 @@ a clock no bot misses on a loaded machine.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import socket
 import subprocess
-import sys
-import time
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
-import trio
 
-from protocol import codec
-from protocol.bot import deck_codes, trick_winner
-from protocol.messages import BotHello, Goodbye, Hello, PassRequest
+from protocol.messages import Goodbye, Hello
 from protocol.ruleset import RuleSet
-from referee.check.probe import Limits
 from referee.check.results import CheckReport
-from referee.check.runner import run_check
 from referee.match.config import MatchConfig
-from referee.match.play import TableOptions, play_match
+from referee.match.play import TableOptions
 from referee.match.seats.tcp import TcpSeat
 from referee.rules import SeatView, ruleset
-from tests.check.helpers import needs_bwrap, sandbox
-from tests.sample_bots.test_js_c_bots import (
+from tests.bot_process import Start
+from tests.check.helpers import failures, needs_bwrap, sandbox
+from tests.protocol.table_driver import check_play
+from tests.sample_bots.bot_matches import check_kit, entries, play, python_bot
+from tests.sample_bots.kit_driver import (
     BIG_ID,
     ENGINE_PRESETS,
-    HAND,
-    LEFT,
-    BotProcess,
-    check_pass,
-    check_play,
+    assert_states,
+    cards_unseen,
     drive_match,
     handshake,
     match_start,
+    passed_from_hand,
     play_request,
-    round_start,
+    states_written,
+    voids_shown,
+    winning_seat,
 )
+from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, serve_one_decision, tcp_bots
 from tests.shared import verified
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,9 +62,6 @@ BUILD_TIMEOUT = 900.0
 """Seconds a cargo command may take: a cold release build on a loaded machine is slow."""
 TIMEOUT = 30.0
 """Seconds to wait for a line, a connection or an exit: a guard against hangs only."""
-ROOMY = Limits(per_decision=30.0, bank=60.0, startup=60.0, grace=10.0)
-"""The check's clock for these tests: they judge what the bot says, not how fast (see
-tests/check/test_sample_bots.py)."""
 CONFIG = MatchConfig(per_decision=5.0, bank=30.0, startup=20.0)
 SHORT = ruleset("american", {"end": "rounds", "rounds": 1})
 
@@ -225,6 +216,11 @@ class RustBuild:
         )
 
 
+@pytest.fixture
+def reply_timeout() -> float:
+    return TIMEOUT
+
+
 @pytest.fixture(scope="session")
 def rust_build(tmp_path_factory: pytest.TempPathFactory) -> RustBuild:
     """One release build per session (it is slow), in a copy of the folder: a ``target/`` left
@@ -255,22 +251,6 @@ def rust_examples(rust_build: RustBuild) -> RustBuild:
     result = rust_build.cargo_run("build", "--release", "--offline", "--examples")
     assert result.returncode == 0, result.stderr
     return rust_build
-
-
-@pytest.fixture
-def start(tmp_path: Path) -> Iterator[Any]:
-    """Start programs as ``BotProcess``es (stdin/stdout, stderr to a file); all are killed at
-    the end of the test."""
-    started: list[BotProcess] = []
-
-    def start_bot(program: Path) -> BotProcess:
-        bot = BotProcess([str(program)], tmp_path / f"stderr-{len(started)}.txt")
-        started.append(bot)
-        return bot
-
-    yield start_bot
-    for bot in started:
-        bot.close()
 
 
 def test_the_kit_builds_without_warnings(rust_build: RustBuild) -> None:
@@ -305,12 +285,7 @@ def test_the_kits_unit_tests_pass(rust_build: RustBuild) -> None:
 # ---------------------------------------------------------------------------------------------
 def check_rust(build: RustBuild, variant: str, sandboxed: bool) -> CheckReport:
     """``referee check ./target/release/hearts-bot`` from the bot's folder, as an author runs it."""
-    chosen = sandbox() if sandboxed else None
-    return trio.run(lambda: run_check(COMMAND, variant=variant, limits=ROOMY, jobs=3, cwd=build.folder, sandbox=chosen))
-
-
-def failures(report: CheckReport) -> list[tuple[str, str, str | None, str | None]]:
-    return [(s.name, s.message, s.expected, s.got) for s in report.steps if s.verdict == "fail"]
+    return check_kit(COMMAND, build.folder, variant=variant, sandbox=sandbox() if sandboxed else None)
 
 
 @needs_bwrap
@@ -338,11 +313,6 @@ def test_check_passes_without_the_sandbox(rust_build: RustBuild, variant: str) -
 # ---------------------------------------------------------------------------------------------
 # Whole matches through the referee
 # ---------------------------------------------------------------------------------------------
-def python_bot(name: str, seed: int | None = None) -> str:
-    command = f"{sys.executable} sample_bots/python/{name}_bot.py"
-    return command if seed is None else f"{command} --seed {seed}"
-
-
 @pytest.mark.parametrize(
     ("variant", "seats", "rust_seat"),
     [
@@ -361,21 +331,15 @@ def test_whole_matches_against_the_python_bots(
     commands.insert(rust_seat, COMMAND)
     rules = ruleset(variant)
     log = tmp_path / "match.jsonl"
-    outcome = trio.run(
-        lambda: play_match(
-            commands,
-            rules,
-            seed=11,
-            log_path=log,
-            options=TableOptions(config=CONFIG, cwd=ROOT, folders={rust_seat: rust_build.folder}),
-        )
+    outcome = play(
+        commands, rules, 11, TableOptions(config=CONFIG, cwd=ROOT, folders={rust_seat: rust_build.folder}), log
     )
     assert [s.status for s in outcome.seats] == ["ok"] * rules.players, outcome.seats
     assert outcome.seats[rust_seat].name == "rust-ducker"
     assert outcome.reason in ("target_reached", "reached_zero", "rounds_played")
-    entries = [json.loads(line) for line in log.read_text().splitlines()]
-    assert entries[0]["type"] == "header" and entries[0]["rules"]["name"] == variant
-    assert not [e for e in entries if e["type"] in ("fault", "fallback")]
+    lines = entries(log)
+    assert lines[0]["type"] == "header" and lines[0]["rules"]["name"] == variant
+    assert not [e for e in lines if e["type"] in ("fault", "fallback")]
     assert verified(log) == "verified"
 
 
@@ -384,18 +348,6 @@ def test_whole_matches_against_the_python_bots(
 # ---------------------------------------------------------------------------------------------
 def expected_state(view: SeatView, scores: list[int], rules: RuleSet) -> dict[str, Any]:
     """What the probe should print: the engine's view of the seat, in the probe's terms."""
-    n = view.players
-    voids: list[set[str]] = [set() for _ in range(n)]
-    played: list[str] = []
-    for leader, cards in [*((t.leader, t.cards) for t in view.tricks), (view.trick_leader, view.trick)]:
-        played += cards
-        for index, card in enumerate(cards):
-            if card[-1] != cards[0][-1]:
-                voids[(leader + index) % n].add(cards[0][-1])
-    winning = trick_winner(view.trick, rules.identical_cards)
-    unseen = Counter(deck_codes(rules))
-    unseen.subtract(view.hand)
-    unseen.subtract(played)
     return {
         "seat": view.seat,
         "hand": sorted(view.hand),
@@ -406,19 +358,19 @@ def expected_state(view: SeatView, scores: list[int], rules: RuleSet) -> dict[st
         "declared": view.declared,
         "winners": [t.winner for t in view.tricks],
         "leader": view.trick_leader,
-        "winning": None if winning is None else (view.trick_leader + winning) % n,
-        "voids": [sorted(v) for v in voids],
-        "unseen": sorted(unseen.elements()),
+        "winning": winning_seat(view, rules),
+        "voids": [sorted(v) for v in voids_shown(view)],
+        "unseen": cards_unseen(view, rules),
         "events": {"trick": view.trick, "hearts_broken": view.hearts_broken, "trick_number": len(view.tricks)},
     }
 
 
 @pytest.mark.parametrize("preset", ["american", "double-deck", "achterhoeks", "dutch", "black-maria", "omnibus"])
-def test_the_kit_keeps_the_table_state(rust_examples: RustBuild, start: Any, preset: str) -> None:
+def test_the_kit_keeps_the_table_state(rust_examples: RustBuild, start: Start, preset: str) -> None:
     """At every play the probe's state (hand, scores, points, passes, declarations, tricks,
     voids, the cards unseen, the trick as the events left it) equals the engine's view; its
     stray ``println!`` reached stderr, not the protocol."""
-    bot: BotProcess = start(rust_examples.example("probe"))
+    bot = start([str(rust_examples.example("probe"))])
     handshake(bot)
     expected: list[dict[str, Any]] = []
     rules = ruleset(preset)
@@ -432,18 +384,16 @@ def test_the_kit_keeps_the_table_state(rust_examples: RustBuild, start: Any, pre
     )
     bot.send(Goodbye())
     assert bot.wait_exit() == 0
-    seen = [json.loads(line[6:]) for line in bot.stderr.splitlines() if line.startswith("STATE ")]
-    assert len(seen) == len(expected) > 0
-    for number, (got, want) in enumerate(zip(seen, expected, strict=True)):
-        assert got == want, f"decision {number}"
+    seen = states_written(bot.stderr)
+    assert_states(seen, expected)
     assert bot.stderr.count("stray output: the kit must send it to stderr") == len(seen)
 
 
 @pytest.mark.parametrize("preset", [*ENGINE_PRESETS, "american-moon-choice"])
-def test_panics_and_illegal_answers_are_replaced(rust_examples: RustBuild, start: Any, preset: str) -> None:
+def test_panics_and_illegal_answers_are_replaced(rust_examples: RustBuild, start: Start, preset: str) -> None:
     """A bot that panics or answers illegally in every method still answers every request
     legally and stays alive; the kit says on stderr what it replaced."""
-    bot: BotProcess = start(rust_examples.example("buggy"))
+    bot = start([str(rust_examples.example("buggy"))])
     handshake(bot)
     rules = ruleset(preset)
     assert drive_match(bot, rules, seat=1, seed=5, max_rounds=3) > 0
@@ -460,13 +410,9 @@ def test_panics_and_illegal_answers_are_replaced(rust_examples: RustBuild, start
 # ---------------------------------------------------------------------------------------------
 # The sample bot's choices
 # ---------------------------------------------------------------------------------------------
-def test_the_sample_bot_passes_its_highest_cards(rust_build: RustBuild, start: Any) -> None:
-    bot: BotProcess = start(rust_build.bot)
-    handshake(bot)
-    bot.send(match_start())
-    bot.send(round_start())
-    request = PassRequest(id=BIG_ID, count=3, legal=list(HAND), to_seat=2, time=LEFT)
-    assert sorted(check_pass(bot.ask(request), request)) == sorted(["AS", "AH", "KC"])
+def test_the_sample_bot_passes_its_highest_cards(rust_build: RustBuild, start: Start) -> None:
+    bot = start([str(rust_build.bot)])
+    assert passed_from_hand(bot) == ["AH", "AS", "KC"]
 
 
 @pytest.mark.parametrize(
@@ -482,9 +428,9 @@ def test_the_sample_bot_passes_its_highest_cards(rust_build: RustBuild, start: A
     ],
 )
 def test_the_sample_bot_ducks(
-    rust_build: RustBuild, start: Any, trick: list[str], legal: list[str], expected: str
+    rust_build: RustBuild, start: Start, trick: list[str], legal: list[str], expected: str
 ) -> None:
-    bot: BotProcess = start(rust_build.bot)
+    bot = start([str(rust_build.bot)])
     handshake(bot)
     bot.send(match_start())
     request = play_request(BIG_ID + 1, legal, trick)
@@ -529,220 +475,117 @@ HOSTILE_LINES = [
 """Lines no referee sends: none may crash the bot, make it exit or make it write a line."""
 
 
-class RawBot(BotProcess):
-    """A ``BotProcess`` that can also read a reply as plain JSON (ids beyond 64 bits)."""
-
-    def receive_json(self) -> dict[str, Any]:
-        line = self._lines.get(timeout=TIMEOUT)
-        assert line is not None, f"the bot closed its output; stderr:\n{self.stderr[-3000:]}"
-        data: dict[str, Any] = json.loads(line)
-        return data
-
-
-def test_hostile_lines_do_not_crash_the_bot(rust_build: RustBuild, tmp_path: Path) -> None:
+def test_hostile_lines_do_not_crash_the_bot(rust_build: RustBuild, start: Start) -> None:
     """Deep nesting, huge numbers, every escape, invalid UTF-8, a BOM, an over-long line and
     requests that cannot be answered are logged and ignored; the next request is answered with
     its id echoed exactly, even one beyond 64 bits."""
-    bot = RawBot([str(rust_build.bot)], tmp_path / "stderr.txt")
-    try:
-        handshake(bot)
-        bot.send(match_start())
-        for line in HOSTILE_LINES:
-            bot.send_raw(line + b"\n")
-        bot.send_raw(b"\r\n")
-        for request_id in ("9223372036854775807", "18446744073709551617", "1" + "0" * 40):
-            fields = '"legal":["3D","8D"],"trick":["TD"],"leader":0,"trick_number":1,"hearts_broken":false'
-            time_left = '"time":{"decision_ms":1000,"bank_ms":10000}'
-            bot.send_raw(f'{{"type":"play_request","id":{request_id},{fields},{time_left}}}\r\n'.encode())
-            reply = bot.receive_json()  # the first line since the hello: nothing stray came before
-            assert reply["type"] == "play" and reply["card"] in ("3D", "8D")
-            assert str(reply["id"]) == request_id
-        assert bot.proc.poll() is None
-        bot.send(Goodbye())
-        assert bot.wait_exit() == 0
-        assert "nested too deep" in bot.stderr and "longer than 65536 bytes" in bot.stderr
-        assert "panicked" not in bot.stderr
-    finally:
-        bot.close()
+    bot = start([str(rust_build.bot)])
+    handshake(bot)
+    bot.send(match_start())
+    for line in HOSTILE_LINES:
+        bot.send_raw(line + b"\n")
+    bot.send_raw(b"\r\n")
+    for request_id in ("9223372036854775807", "18446744073709551617", "1" + "0" * 40):
+        fields = '"legal":["3D","8D"],"trick":["TD"],"leader":0,"trick_number":1,"hearts_broken":false'
+        time_left = '"time":{"decision_ms":1000,"bank_ms":10000}'
+        bot.send_raw(f'{{"type":"play_request","id":{request_id},{fields},{time_left}}}\r\n'.encode())
+        reply = bot.receive_json()  # the first line since the hello: nothing stray came before
+        assert reply["type"] == "play" and reply["card"] in ("3D", "8D")
+        assert str(reply["id"]) == request_id
+    assert bot.proc.poll() is None
+    bot.send(Goodbye())
+    assert bot.wait_exit() == 0
+    assert "nested too deep" in bot.stderr and "longer than 65536 bytes" in bot.stderr
+    assert "panicked" not in bot.stderr
 
 
 # ---------------------------------------------------------------------------------------------
 # TCP
 # ---------------------------------------------------------------------------------------------
-class Listener:
-    """A scripted referee on a loopback socket: accepts the kit's connections one at a time."""
-
-    def __init__(self, port: int = 0) -> None:
-        self.server = socket.create_server(("127.0.0.1", port))
-        self.server.settimeout(TIMEOUT)
-        self.port: int = self.server.getsockname()[1]
-
-    def accept(self) -> tuple[socket.socket, IO[bytes]]:
-        connection, _ = self.server.accept()
-        connection.settimeout(TIMEOUT)
-        return connection, connection.makefile("rb")
-
-    def no_more_connections(self) -> bool:
-        """After the bot exited: it did not come back (a connection would be waiting)."""
-        self.server.setblocking(False)
-        try:
-            connection, _ = self.server.accept()
-        except BlockingIOError:
-            return True
-        connection.close()
-        return False
-
-    def close(self) -> None:
-        self.server.close()
+@pytest.fixture
+def tcp_bot(rust_build: RustBuild, tmp_path: Path) -> Iterator[LaunchTcp]:
+    """The sample bot started as a TCP client with arguments, from its folder."""
+    with tcp_bots([COMMAND], rust_build.folder, tmp_path, TIMEOUT) as launch:
+        yield launch
 
 
-def read_hello(reader: IO[bytes]) -> BotHello:
-    hello = codec.decode_bot(reader.readline().rstrip(b"\n"))
-    assert isinstance(hello, BotHello), hello
-    return hello
-
-
-def play_one_request(connection: socket.socket, reader: IO[bytes], token: str | None) -> None:
-    """Hello (with the token), a match start, one request answered with its id, goodbye."""
-    connection.sendall(codec.encode(Hello()))
-    assert read_hello(reader).token == token
-    connection.sendall(codec.encode(match_start()))
-    request = play_request(BIG_ID, ["2D", "AD"], ["9D"])
-    connection.sendall(codec.encode(request))
-    assert check_play(codec.decode_bot(reader.readline().rstrip(b"\n")), request) == "2D"
-    connection.sendall(codec.encode(Goodbye()))
-    assert reader.readline() == b"", "the bot closes the connection after goodbye"
-
-
-@contextlib.contextmanager
-def tcp_bot(
-    build: RustBuild, tmp_path: Path, *args: str, env: dict[str, str] | None = None
-) -> Iterator[subprocess.Popen[bytes]]:
-    """The sample bot started with ``args``, from its folder, stderr to ``tmp_path/stderr.txt``."""
-    with (tmp_path / "stderr.txt").open("wb") as stderr:
-        proc = subprocess.Popen(
-            [COMMAND, *args],
-            cwd=build.folder,
-            env={**os.environ, **(env or {})},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-        )
-        try:
-            yield proc
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait(timeout=TIMEOUT)
-            if proc.stdout is not None:
-                proc.stdout.close()
-
-
-def test_the_kit_over_tcp_with_a_token(rust_build: RustBuild, tmp_path: Path) -> None:
+def test_the_kit_over_tcp_with_a_token(tcp_bot: LaunchTcp) -> None:
     """``--tcp HOST:PORT --token T``: the token is in the hello, the protocol goes over the
     socket (nothing on stdout) and goodbye ends the bot with status 0."""
-    listener = Listener()
-    try:
-        with tcp_bot(rust_build, tmp_path, "--tcp", f"127.0.0.1:{listener.port}", "--token", "s3cret") as proc:
-            connection, reader = listener.accept()
-            with connection, reader:
-                play_one_request(connection, reader, "s3cret")
-            assert proc.wait(timeout=TIMEOUT) == 0
-            assert proc.stdout is not None and proc.stdout.read() == b""
-    finally:
-        listener.close()
+    with Listener(TIMEOUT) as listener:
+        bot = tcp_bot("--tcp", listener.address, "--token", "s3cret")
+        with listener.accept() as connection:
+            serve_one_decision(connection, "s3cret", "rust-ducker")
+        assert bot.wait() == 0
+    assert bot.stdout == b""
 
 
-def test_busy_and_early_hang_ups_are_retried(rust_build: RustBuild, tmp_path: Path) -> None:
+def test_busy_and_early_hang_ups_are_retried(tcp_bot: LaunchTcp) -> None:
     """Before the seat, a connection closed at once, a ``busy`` refusal instead of the hello,
     and a ``busy`` drop after the hello are all tried again; the fourth connection plays."""
-    listener = Listener()
     busy = b'{"type":"error","code":"busy","message":"%s","fatal":true,"request_id":null,"rule":null}\n'
-    try:
-        with tcp_bot(rust_build, tmp_path, "--tcp", f"127.0.0.1:{listener.port}", env={"HEARTS_TOKEN": "t0k"}) as proc:
-            connection, reader = listener.accept()
-            connection.close()
-            reader.close()
-            connection, reader = listener.accept()
-            with connection, reader:
-                connection.sendall(busy % b"too many connections in their handshake; try again")
-            connection, reader = listener.accept()
-            with connection, reader:
-                connection.sendall(codec.encode(Hello()))
-                assert read_hello(reader).token == "t0k"  # from $HEARTS_TOKEN
-                connection.sendall(busy % b"dropped: another connection needed the slot")
-            connection, reader = listener.accept()
-            with connection, reader:
-                play_one_request(connection, reader, "t0k")
-            assert proc.wait(timeout=TIMEOUT) == 0
-        stderr = (tmp_path / "stderr.txt").read_text()
-        assert stderr.count("trying again in") == 3, stderr
-        assert "the referee closed the connection" in stderr
-        assert "the referee is busy (too many connections" in stderr
-        assert "the referee is busy (dropped: another" in stderr
-    finally:
-        listener.close()
+    with Listener(TIMEOUT) as listener:
+        bot = tcp_bot("--tcp", listener.address, env={"HEARTS_TOKEN": "t0k"})
+        listener.accept().close()
+        with listener.accept() as connection:
+            connection.send_raw(busy % b"too many connections in their handshake; try again")
+        with listener.accept() as connection:
+            connection.send(Hello())
+            assert connection.receive_hello().token == "t0k"  # from $HEARTS_TOKEN
+            connection.send_raw(busy % b"dropped: another connection needed the slot")
+        with listener.accept() as connection:
+            serve_one_decision(connection, "t0k", "rust-ducker")
+        assert bot.wait() == 0
+    stderr = bot.stderr
+    assert stderr.count("trying again in") == 3, stderr
+    assert "the referee closed the connection" in stderr
+    assert "the referee is busy (too many connections" in stderr
+    assert "the referee is busy (dropped: another" in stderr
 
 
 @pytest.mark.parametrize("code", ["bad_token", "seat_taken"])
-def test_a_refused_token_is_final(rust_build: RustBuild, tmp_path: Path, code: str) -> None:
+def test_a_refused_token_is_final(tcp_bot: LaunchTcp, tmp_path: Path, code: str) -> None:
     """``bad_token`` and ``seat_taken`` end the bot (status 1) without another try."""
-    listener = Listener()
     token_file = tmp_path / "token"
     token_file.write_text("from-a-file\nsecond line\n")
-    try:
-        with tcp_bot(
-            rust_build, tmp_path, "--tcp", f"127.0.0.1:{listener.port}", "--token-file", str(token_file)
-        ) as proc:
-            connection, reader = listener.accept()
-            with connection, reader:
-                connection.sendall(codec.encode(Hello()))
-                assert read_hello(reader).token == "from-a-file"
-                error = {"type": "error", "code": code, "message": "no", "fatal": True, "request_id": None}
-                connection.sendall(json.dumps(error).encode() + b"\n")
-                assert reader.readline() == b""
-            assert proc.wait(timeout=TIMEOUT) == 1
-        assert listener.no_more_connections()
-        assert f"referee error {code} (fatal)" in (tmp_path / "stderr.txt").read_text()
-    finally:
-        listener.close()
+    with Listener(TIMEOUT) as listener:
+        bot = tcp_bot("--tcp", listener.address, "--token-file", str(token_file))
+        with listener.accept() as connection:
+            connection.send(Hello())
+            assert connection.receive_hello().token == "from-a-file"
+            error = {"type": "error", "code": code, "message": "no", "fatal": True, "request_id": None}
+            connection.send_raw(json.dumps(error).encode() + b"\n")
+            assert connection.hung_up()
+        assert bot.wait() == 1
+        assert listener.nobody_waiting()
+    assert f"referee error {code} (fatal)" in bot.stderr
 
 
-def test_a_referee_not_yet_listening_is_waited_for(rust_build: RustBuild, tmp_path: Path) -> None:
+def test_a_referee_not_yet_listening_is_waited_for(tcp_bot: LaunchTcp) -> None:
     """A refused connection is retried until the referee listens; with ``--retry-for 0`` the
     bot gives up at the first refusal."""
-    free = Listener()
-    port = free.port
-    free.close()  # nobody listens on this port now
-    with tcp_bot(rust_build, tmp_path, "--tcp", f"127.0.0.1:{port}", "--retry-for", "0") as proc:
-        assert proc.wait(timeout=TIMEOUT) == 1
-    assert "giving up after 0 s" in (tmp_path / "stderr.txt").read_text()
+    with Listener(TIMEOUT, listening=False) as listener:  # bound, not listening: connections are refused
+        impatient = tcp_bot("--tcp", listener.address, "--retry-for", "0")
+        assert impatient.wait() == 1
+        assert "giving up after 0 s" in impatient.stderr
 
-    with tcp_bot(rust_build, tmp_path, f"--tcp=127.0.0.1:{port}", "--token=late", "--retry-for=300") as proc:
-        deadline = time.monotonic() + TIMEOUT
-        while "trying again in" not in (tmp_path / "stderr.txt").read_text():
-            assert time.monotonic() < deadline and proc.poll() is None, "the bot did not retry"
-            time.sleep(0.05)
-        listener = Listener(port)
-        try:
-            connection, reader = listener.accept()
-            with connection, reader:
-                play_one_request(connection, reader, "late")
-            assert proc.wait(timeout=TIMEOUT) == 0
-        finally:
-            listener.close()
+        bot = tcp_bot(f"--tcp={listener.address}", "--token=late", "--retry-for=300")
+        bot.wait_for("trying again in")
+        listener.listen()
+        with listener.accept() as connection:
+            serve_one_decision(connection, "late", "rust-ducker")
+        assert bot.wait() == 0
 
 
 @pytest.mark.parametrize("token_from", ["environment", "file"])
-def test_a_tcp_seat_plays_a_whole_match(rust_build: RustBuild, tmp_path: Path, token_from: str) -> None:
+def test_a_tcp_seat_plays_a_whole_match(tcp_bot: LaunchTcp, tmp_path: Path, token_from: str) -> None:
     """``referee match tcp:NAME`` with the token kept off the command line: in the bot's
     environment or in a 0600 file."""
-    started: list[subprocess.Popen[bytes]] = []
-    stderr = (tmp_path / "bot-stderr.txt").open("wb")
+    started: list[TcpBot] = []
 
     def on_listening(address: tuple[str, int], seats: list[TcpSeat]) -> None:
-        args = [COMMAND, "--tcp", f"{address[0]}:{address[1]}"]
-        env = dict(os.environ)
+        args = ["--tcp", f"{address[0]}:{address[1]}"]
+        env = {}
         if token_from == "file":
             token_file = tmp_path / "token"
             token_file.write_text(seats[0].token + "\n")
@@ -750,24 +593,11 @@ def test_a_tcp_seat_plays_a_whole_match(rust_build: RustBuild, tmp_path: Path, t
             args += ["--token-file", str(token_file)]
         else:
             env["HEARTS_TOKEN"] = seats[0].token
-        started.append(subprocess.Popen(args, cwd=rust_build.folder, env=env, stdin=subprocess.DEVNULL, stderr=stderr))
+        started.append(tcp_bot(*args, env=env))
 
     others = [python_bot("random", 1), python_bot("random", 2), python_bot("heuristic")]
-    try:
-        outcome = trio.run(
-            lambda: play_match(
-                ["tcp:rust", *others],
-                SHORT,
-                seed=2,
-                options=TableOptions(config=CONFIG, cwd=ROOT, on_listening=on_listening, connect_timeout=TIMEOUT),
-            )
-        )
-        assert started[0].wait(timeout=TIMEOUT) == 0
-    finally:
-        for proc in started:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait(timeout=TIMEOUT)
-        stderr.close()
+    options = TableOptions(config=CONFIG, cwd=ROOT, on_listening=on_listening, connect_timeout=TIMEOUT)
+    outcome = play(["tcp:rust", *others], SHORT, 2, options)
+    assert started[0].wait() == 0
     assert [s.status for s in outcome.seats] == ["ok"] * 4, outcome.seats
     assert outcome.seats[0].name == "rust-ducker"

@@ -4,9 +4,7 @@ the referee; and the heuristic bot beats the random one."""
 from __future__ import annotations
 
 import json
-import shlex
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,21 +14,11 @@ from click.testing import CliRunner
 from referee.cli import main
 from referee.match.config import MatchConfig
 from referee.match.play import TableOptions, play_match
-from referee.match.seats.bot_config import BotEntry, read_bots, runnable
-from referee.match.seats.building import build
 from referee.rules import ruleset
+from tests.sample_bots.bot_matches import BOTS, ROOT, entries, random_bot
+from tests.sample_bots.bot_matches import sample_bot_command as command
 
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = {e.name: e for e in read_bots(ROOT / "sample_bots" / "bots.toml")}
 CONFIG = MatchConfig(per_decision=5.0, bank=30.0, startup=20.0)
-
-
-def command(entry: BotEntry) -> str:
-    if not runnable(entry):
-        pytest.skip(f"{entry.name} needs a tool that is not installed here")
-    folder = build(entry, ROOT).folder  # from ROOT, a command run in a bot's folder names it
-    words = [str(folder / word) if word.startswith("./") else word for word in shlex.split(entry.command)]
-    return shlex.join(words).replace("python3 ", f"{sys.executable} ", 1)
 
 
 @pytest.mark.parametrize(
@@ -53,14 +41,14 @@ def test_every_sample_bot_plays_a_whole_match(variant: str, seats: list[str], tm
     assert [s.status for s in outcome.seats] == ["ok"] * rules.players, outcome.seats
     assert outcome.reason in ("target_reached", "reached_zero", "rounds_played")
     assert outcome.winners
-    entries = [json.loads(line) for line in log.read_text().splitlines()]
-    assert entries[0]["type"] == "header" and entries[0]["rules"]["name"] == variant
-    assert not [e for e in entries if e["type"] in ("fault", "fallback")]
+    lines = entries(log)
+    assert lines[0]["type"] == "header" and lines[0]["rules"]["name"] == variant
+    assert not [e for e in lines if e["type"] in ("fault", "fallback")]
 
 
 def test_heuristic_beats_random_clearly() -> None:
     heuristic = command(BOTS["heuristic"])
-    randoms = [f"{sys.executable} sample_bots/python/random_bot.py --seed {s}" for s in (1, 2, 3)]
+    randoms = [random_bot(s) for s in (1, 2, 3)]
     wins = 0
     for seed in range(6):
         seats = [*randoms]

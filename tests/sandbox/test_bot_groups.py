@@ -23,9 +23,10 @@ from referee.match.play import TableOptions, play_match
 from referee.match.seats.link import DEFAULT_GROUP, BotLimits
 from referee.rules import ruleset
 from referee.sandbox import bwrap
-from referee.sandbox.bwrap import Sandbox, SandboxUnavailable, choose_sandbox
+from referee.sandbox.bwrap import Sandbox, choose_sandbox
 from referee.sandbox.cgroups import BotGroupLimits, CgroupHost
 from referee.sandbox.groups import bot_groups
+from tests.check.helpers import sandbox
 from tests.shared import stray, verified
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,23 +45,16 @@ def attacker(mode: str, marker: str, *extra: str) -> str:
     return " ".join([sys.executable, f"{ROOT}/tests/bots/resource_bot.py", mode, marker, *extra])
 
 
-def sandbox() -> Sandbox:
-    try:
-        chosen = choose_sandbox("on", pytest.fail)
-    except SandboxUnavailable as err:
-        pytest.skip(str(err))
-    assert chosen is not None
-    return chosen
+async def against_good_bots(bot: str, log: Path, limits: BotLimits | None = None) -> MatchOutcome:
+    """A round of ``bot`` at seat 0 against three first-legal bots."""
+    with trio.fail_after(300):  # a guard against a hang, not a verdict on speed
+        return await play_match(
+            [bot, GOOD, GOOD, GOOD], SHORT, seed=3, log_path=log, options=TableOptions(config=ROOMY, limits=limits)
+        )
 
 
 def play(bot: str, log: Path, limits: BotLimits) -> MatchOutcome:
-    async def guarded() -> MatchOutcome:
-        with trio.fail_after(300):  # a guard against a hang, not a verdict on speed
-            return await play_match(
-                [bot, GOOD, GOOD, GOOD], SHORT, seed=3, log_path=log, options=TableOptions(config=ROOMY, limits=limits)
-            )
-
-    return trio.run(guarded)
+    return trio.run(against_good_bots, bot, log, limits)
 
 
 def stderr_entry(log: Path, seat: int) -> dict[str, Any]:
@@ -124,14 +118,7 @@ def test_48_setsid_spinners_get_one_core_and_leave_nothing(tmp_path: Path) -> No
 
     async def watched() -> MatchOutcome:
         start = trio.current_time()
-        with trio.fail_after(300):
-            outcome = await play_match(
-                [attacker("spin", marker, "48"), GOOD, GOOD, GOOD],
-                SHORT,
-                seed=3,
-                log_path=log,
-                options=TableOptions(config=ROOMY),
-            )
+        outcome = await against_good_bots(attacker("spin", marker, "48"), log)
         used.append(trio.current_time() - start)
         return outcome
 
@@ -173,14 +160,7 @@ def test_descriptors_across_processes_stay_a_small_part_of_the_file_table(
                     await trio.sleep(0.02)
 
             nursery.start_soon(probe)
-            with trio.fail_after(300):
-                outcome = await play_match(
-                    [attacker("files", marker, "300"), GOOD, GOOD, GOOD],
-                    SHORT,
-                    seed=3,
-                    log_path=log,
-                    options=TableOptions(config=ROOMY),
-                )
+            outcome = await against_good_bots(attacker("files", marker, "300"), log)
             nursery.cancel_scope.cancel()
         return outcome
 

@@ -69,6 +69,19 @@ def act(page: Page) -> bool:
     return False
 
 
+def pass_and_play(page: Page, *, plays: int, pause_ms: int) -> None:
+    """From the first round's pass: pass the first three legal cards, then play the first legal
+    card ``plays`` times, ``pause_ms`` after each."""
+    page.wait_for_selector("#choices button:has-text('Pass')", timeout=10_000)
+    for _ in range(3):
+        page.locator("#hand .card.legal:not(.selected)").first.click()
+    page.locator("#choices button:has-text('Pass')").click()
+    for _ in range(plays):
+        page.wait_for_selector("#hand .card.legal", timeout=10_000)
+        page.locator("#hand .card.legal").first.click()
+        page.wait_for_timeout(pause_ms)
+
+
 def play_round(page: Page, *, keyboard: bool = False, illegal: list[str] | None = None) -> None:
     """Click (or key) through one round: pass the first legal cards, play the first raised one."""
     page.wait_for_selector(".card.legal", timeout=10_000)
@@ -161,24 +174,6 @@ def test_seats_of_the_same_name_are_told_apart_and_the_pass_is_named(page: Page,
         referee.stop()
 
 
-SLOW_BOT = """
-import json, sys, time
-DELAY = float(sys.argv[1]) if len(sys.argv) > 1 else 0.4
-for line in sys.stdin:
-    m = json.loads(line)
-    t = m.get("type")
-    if t == "hello":
-        print(json.dumps({"type": "hello", "version": 1, "name": "slow"}), flush=True)
-    elif t == "pass_request":
-        print(json.dumps({"type": "pass", "id": m["id"], "cards": m["legal"][: m["count"]]}), flush=True)
-    elif t == "play_request":
-        time.sleep(DELAY)  # long enough for the page to show who is thinking
-        print(json.dumps({"type": "play", "id": m["id"], "card": m["legal"][0]}), flush=True)
-    elif t == "goodbye":
-        break
-"""
-
-
 def test_the_seat_to_act_is_marked_whoever_it_is(page: Page, tmp_path: Path) -> None:
     """While a bot thinks, its seat is marked as the one to act (only the person's was), and
     the cards of the trick appear as they are played."""
@@ -204,14 +199,12 @@ def test_the_seat_to_act_is_marked_whoever_it_is(page: Page, tmp_path: Path) -> 
 def slow_referee(tmp_path: Path) -> Referee:
     """`referee play` against three slow bots (0.4 s a card), for what a person sees while
     bots think."""
-    return Referee(tmp_path / "match.jsonl", bot=slow_bot(tmp_path, 0.4))
+    return Referee(tmp_path / "match.jsonl", bot=slow_bot(0.4))
 
 
-def slow_bot(folder: Path, delay: float) -> str:
+def slow_bot(delay: float) -> str:
     """The command of a bot that takes ``delay`` seconds for each card."""
-    slow = folder / "slow_bot.py"
-    slow.write_text(SLOW_BOT)
-    return f"{sys.executable} {slow} {delay}"
+    return f"{sys.executable} {ROOT}/tests/bots/slow_bot.py {delay}"
 
 
 def test_received_and_passed_cards_are_shown(page: Page, tmp_path: Path) -> None:
@@ -295,14 +288,7 @@ def test_a_reload_mid_trick_resumes(page: Page, tmp_path: Path) -> None:
     referee = Referee(tmp_path / "match.jsonl", seed=11)
     try:
         page.goto(referee.url)
-        page.wait_for_selector("#choices button:has-text('Pass')", timeout=10_000)
-        for _ in range(3):
-            page.locator("#hand .card.legal:not(.selected)").first.click()
-        page.locator("#choices button:has-text('Pass')").click()
-        for _ in range(3):
-            page.wait_for_selector("#hand .card.legal", timeout=10_000)
-            page.locator("#hand .card.legal").first.click()
-            page.wait_for_timeout(100)
+        pass_and_play(page, plays=3, pause_ms=100)
         page.reload()
         play_round(page)
         referee.finish()
@@ -335,14 +321,7 @@ def screenshot(out: Path) -> None:
     try:
         with chromium_page(1300, 820) as page:
             page.goto(referee.url)
-            page.wait_for_selector("#choices button:has-text('Pass')", timeout=10_000)
-            for _ in range(3):
-                page.locator("#hand .card.legal:not(.selected)").first.click()
-            page.locator("#choices button:has-text('Pass')").click()
-            for _ in range(4):
-                page.wait_for_selector("#hand .card.legal", timeout=10_000)
-                page.locator("#hand .card.legal").first.click()
-                page.wait_for_timeout(150)
+            pass_and_play(page, plays=4, pause_ms=150)
             page.wait_for_selector("#hand .card.legal", timeout=10_000)
             page.wait_for_timeout(300)
             page.screenshot(path=str(out))

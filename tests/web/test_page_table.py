@@ -182,7 +182,7 @@ def test_a_spectator_sees_cards_on_the_table_while_a_slow_match_plays(page: Page
     match plays, the table shows cards in most samples (the log is written card by card; it
     showed cards in 1 of 26 when the log was written a trick at a time)."""
     log = tmp_path / "live.jsonl"
-    bot = slow_bot(tmp_path, 0.3)
+    bot = slow_bot(0.3)
     match = subprocess.Popen(
         [sys.executable, "-m", "referee", "match", "--set", "end=rounds", "--set", "rounds=1", "--seed", "4",
          "--sandbox", "off", "--log", str(log), *[bot] * 4],

@@ -16,7 +16,7 @@ from referee.match.config import MatchConfig
 from referee.web.server import WebSeat
 from tests.shared import verified
 from tests.web.client import Closed, Refused, WsClient
-from tests.web.helpers import Person, play_web
+from tests.web.helpers import ROOT, Person, play_web
 
 
 async def test_a_person_plays_a_whole_round_and_the_log_verifies(tmp_path: Path) -> None:
@@ -130,6 +130,20 @@ def misbehave_once(send: Any) -> Any:
     return on_request
 
 
+def hang_up_once(dropped: list[dict[str, Any]]) -> Any:
+    """A ``Person.on_request`` that closes the page's connection when asked its sixth play
+    (once: the request it dropped goes in ``dropped``)."""
+
+    async def on_request(person: Person, client: WsClient, message: dict[str, Any]) -> bool:
+        if message["type"] == "play_request" and person.plays == 5 and not dropped:
+            dropped.append(message)
+            await client.aclose()
+            raise Closed("hung up")
+        return False
+
+    return on_request
+
+
 @pytest.mark.parametrize(
     ("reason", "send"),
     [
@@ -173,20 +187,13 @@ async def test_a_reload_mid_trick_resumes_the_seat(tmp_path: Path) -> None:
     one with the same token takes the seat: told the match and the round again, asked again."""
     rounds: list[dict[str, Any]] = []
 
-    async def hang_up(person: Person, client: WsClient, message: dict[str, Any]) -> bool:
-        if message["type"] == "play_request" and person.plays == 5 and not rounds:
-            rounds.append(message)
-            await client.aclose()
-            raise Closed("hung up")
-        return False
-
     async def players(url: str, seat: WebSeat, person: Person) -> None:
         first = await person.join()
         await person.play(first)
         second = await person.join()  # the reload
         await person.play(second)
 
-    person = Person(on_request=hang_up)
+    person = Person(on_request=hang_up_once(rounds))
     outcome, log, _ = await play_web(tmp_path, person, players=players)
     assert outcome.seats[0].status == "ok"
     assert person.plays == 13
@@ -302,35 +309,12 @@ async def test_a_megabyte_message_is_a_disconnect_and_a_reload_is_let_in(tmp_pat
     assert verified(log) == "verified"
 
 
-GATE_BOT = """
-import json, os, sys, time
-gate = sys.argv[1]
-for line in sys.stdin:
-    m = json.loads(line)
-    t = m.get("type")
-    if t == "hello":
-        print(json.dumps({"type": "hello", "version": 1, "name": "gate"}), flush=True)
-    elif t == "pass_request":
-        print(json.dumps({"type": "pass", "id": m["id"], "cards": m["legal"][: m["count"]]}), flush=True)
-    elif t == "play_request":
-        played = [(m["leader"] + k) % 4 for k in range(len(m["trick"]))]
-        if 1 in played:  # seat 1 played before this seat in this trick: wait until the page saw it
-            while not os.path.exists(f"{gate}-{m['trick_number']}"):
-                time.sleep(0.005)
-        print(json.dumps({"type": "play", "id": m["id"], "card": m["legal"][0]}), flush=True)
-    elif t == "goodbye" or (t == "error" and m.get("fatal")):
-        break
-"""
-
-
 async def test_a_person_sees_each_card_as_it_is_played(tmp_path: Path) -> None:
     """Seat 2 plays only once the person's page has seen seat 1's card of the trick (when seat 1
     played before it). Were the
     events of the table written only with the person's next request, seat 2 would wait for
     ever (until its clock ran out); written as they happen, the round plays with no fault."""
     gate = tmp_path / "gate"
-    script = tmp_path / "gate_bot.py"
-    script.write_text(GATE_BOT)
 
     async def watching(person: Person, client: WsClient, message: dict[str, Any]) -> bool:
         return False
@@ -342,7 +326,7 @@ async def test_a_person_sees_each_card_as_it_is_played(tmp_path: Path) -> None:
                 Path(f"{gate}-{message['trick_number']}").touch()
 
     person = Watching(on_request=watching)
-    bots = {2: f"{sys.executable} {script} {gate}"}
+    bots = {2: f"{sys.executable} {ROOT}/tests/bots/gate_bot.py {gate}"}
     outcome, log, _ = await play_web(tmp_path, person, bots=bots)
     assert outcome.faults == [] and [s.status for s in outcome.seats] == ["ok"] * 4
     assert person.plays == 13
@@ -352,14 +336,6 @@ async def test_a_person_sees_each_card_as_it_is_played(tmp_path: Path) -> None:
 async def test_a_reload_under_another_name_keeps_the_seat_s_name(tmp_path: Path) -> None:
     """A page that comes back with another name in its hello plays on as the seat it took
     over: the log's header and its end name the same seat, and it verifies."""
-    done: list[bool] = []
-
-    async def hang_up(person: Person, client: WsClient, message: dict[str, Any]) -> bool:
-        if message["type"] == "play_request" and person.plays == 5 and not done:
-            done.append(True)
-            await client.aclose()
-            raise Closed("hung up")
-        return False
 
     async def players(url: str, seat: WebSeat, person: Person) -> None:
         first = await person.join()
@@ -368,7 +344,7 @@ async def test_a_reload_under_another_name_keeps_the_seat_s_name(tmp_path: Path)
         await second.hello(name="somebody-else")
         await person.play(second)
 
-    person = Person(on_request=hang_up)
+    person = Person(on_request=hang_up_once([]))
     outcome, log, _ = await play_web(tmp_path, person, players=players)
     assert outcome.seats[0].name == "person" and outcome.seats[0].status == "ok"
     assert verified(log) == "verified"
