@@ -119,8 +119,7 @@ class RoundPhases:
         if end is not None:
             self._outbox.broadcast(end)
             self._recorder.flush()
-        over = round_.trick_number != trick_number
-        await self._outbox.flush_live(self._trick_pause if over else self._card_pause)
+        await self._outbox.flush_live(self._card_pause if end is None else self._trick_pause)
 
     async def _moon(self, round_: Round) -> None:
         seat = self._seats[round_.turn]
