@@ -23,6 +23,7 @@ from referee.cli.options import (
     TIME_BANK_OPTION,
     TIME_PER_MOVE_OPTION,
     Seconds,
+    as_sandbox_mode,
     check_output_file,
     cluster_address,
     parse_options,
@@ -40,7 +41,7 @@ from referee.match.seats.link import BotStartError
 from referee.private_files import UntrustedFile
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
-from referee.sandbox.bwrap import SandboxMode, SandboxUnavailable
+from referee.sandbox.bwrap import SandboxUnavailable
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -213,7 +214,7 @@ def _contest(
             per_decision=options["time_per_move"], bank=options["time_bank"], startup=options["startup"]
         ),
         cwd=Path(options["cwd"] or ".").absolute(),
-        sandbox_mode=_mode(options["sandbox_mode"]),
+        sandbox_mode=as_sandbox_mode(options["sandbox_mode"]),
         sandbox_binds=options["sandbox_binds"],
         cluster=options["cluster"],
     )
@@ -250,10 +251,6 @@ def _bots(
     if pool_file is not None:
         against = pool(pool_file, new_bot, others)
     return duel_bots(kind, new_bot, against, others, sprt)
-
-
-def _mode(value: str) -> SandboxMode:
-    return "on" if value == "on" else "off" if value == "off" else "auto"
 
 
 def _play(plan: LadderPlan, settings: DuelSettings, options: dict[str, Any]) -> LadderResult | None:

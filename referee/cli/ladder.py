@@ -21,6 +21,7 @@ from referee.cli.options import (
     TIME_BANK_OPTION,
     TIME_PER_MOVE_OPTION,
     Seconds,
+    as_sandbox_mode,
     check_output_file,
     cluster_address,
     parse_options,
@@ -48,7 +49,7 @@ from referee.private_files import UntrustedFile
 from referee.replay.timing import time_lines
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
-from referee.sandbox.bwrap import SandboxMode, SandboxUnavailable
+from referee.sandbox.bwrap import SandboxUnavailable
 
 DB_OPTION = click.option(
     "--db",
@@ -165,7 +166,6 @@ def run_command(
     except (BotConfigError, InvalidRuleSet) as err:
         raise click.ClickException(str(err)) from None
     check_output_file(db, "--db", make_folders=False)
-    mode: SandboxMode = "on" if sandbox_mode == "on" else "off" if sandbox_mode == "off" else "auto"
     console = Console()
     match_config = MatchConfig(per_decision=time_per_move, bank=time_bank, startup=startup)
     try:
@@ -179,7 +179,7 @@ def run_command(
             concurrency=concurrency,
             config=match_config,
             cwd=folder,
-            sandbox_mode=mode,
+            sandbox_mode=as_sandbox_mode(sandbox_mode),
             sandbox_binds=sandbox_binds,
             keep_bots=keep_bots,
             start_ahead=start_ahead,

@@ -29,7 +29,7 @@ from referee.match.outcome import MatchOutcome
 from referee.match.play import TCP_PREFIX, Interrupted
 from referee.match.seats.bot_config import BotConfigError, command_words
 from referee.match.seats.link import DEFAULT_GROUP, DEFAULT_OPEN_FILES, BotLimits, BotStartError
-from referee.sandbox.bwrap import SANDBOX_MODES, Sandbox, SandboxUnavailable, choose_sandbox
+from referee.sandbox.bwrap import SANDBOX_MODES, Sandbox, SandboxMode, SandboxUnavailable, choose_sandbox
 from referee.sandbox.cgroups import BotGroupLimits
 
 MAX_SECONDS: Final = 86_400.0
@@ -271,6 +271,13 @@ SANDBOX_OPTION = click.option(
     show_default=True,
     help="Run started bots in bubblewrap: auto (when installed, else warn), on (refuse without), off.",
 )
+
+
+def as_sandbox_mode(value: str) -> SandboxMode:
+    """``--sandbox``'s value as the sandbox's own type (click's Choice has checked it)."""
+    return "on" if value == "on" else "off" if value == "off" else "auto"
+
+
 SANDBOX_BIND_OPTION = click.option(
     "--sandbox-bind",
     "sandbox_binds",
