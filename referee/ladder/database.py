@@ -41,6 +41,35 @@ def connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+def read_only(path: Path) -> sqlite3.Connection:
+    """The database at ``path`` opened for reading only (``mode=ro``, ``query_only``), for a
+    view beside a running ladder: it never takes a write lock, so the ladder never waits on
+    it, and in WAL mode the ladder's commits never wait for its reads either. It may be used
+    from another thread than the one that opened it, by one thread at a time. Raises
+    ``sqlite3.Error`` when there is no database there."""
+    db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+    try:
+        db.execute("PRAGMA query_only = ON")
+        db.execute("PRAGMA busy_timeout = 2000")
+        db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # not a database: raises here
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+@contextmanager
+def snapshot(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One read transaction (``BEGIN`` ... ``COMMIT``): every query inside sees the same
+    state of the file, however many matches end meanwhile. Keep it short: while it is open
+    the ladder's WAL cannot be checkpointed past it."""
+    db.execute("BEGIN")
+    try:
+        yield db
+    finally:
+        db.execute("COMMIT")
+
+
 @contextmanager
 def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` on any exception: a process killed

@@ -9,7 +9,8 @@ from __future__ import annotations
 import contextlib
 import signal
 import time
-from collections.abc import Callable, Iterator, Sequence
+import traceback
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -22,6 +23,7 @@ from rich.text import Text
 from protocol.ruleset import RuleSet
 from referee.ladder.bots import prepare_bots
 from referee.ladder.errors import LadderError
+from referee.ladder.live import LiveTables
 from referee.ladder.progress import LiveProgress
 from referee.ladder.records import MatchRecord
 from referee.ladder.runner import LadderRun, RunOptions, SetFeed
@@ -80,14 +82,21 @@ class LadderPlan:
     """``tcp://host:port`` or ``local:N``: the matches are played by a Dask cluster's workers."""
 
 
+Beside = Callable[[LiveTables], Awaitable[None]]
+"""A view served beside the tables in the same trio run (``ladder run --web``: the ladder's
+pages, ``referee.web.ladder``), given the tables in play; cancelled when the run ends."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Telling:
     """Where a run tells what it does: quietly, or a live view on ``console``; ``warn`` gets
-    one-line warnings (the sandbox's, a refused worker's)."""
+    one-line warnings (the sandbox's, a refused worker's); ``beside``: a view served while
+    the tables play (its failure is told to ``warn`` and never stops the run)."""
 
     quiet: bool = False
     console: Console | None = None
     warn: Callable[[str], None] | None = None
+    beside: Beside | None = None
 
 
 class LiveView(Protocol):
@@ -184,8 +193,9 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
             start_ahead=plan.start_ahead,
             built=built,
         )
-        run = LadderRun(store, rules, dict(store.bots()), options, feed=kind.feed(store))
-        seconds = _drive(run, store, notes, telling, kind)
+        live = LiveTables()
+        run = LadderRun(store, rules, dict(store.bots()), options, feed=kind.feed(store), live=live)
+        seconds = _drive(run, store, notes, telling, kind, tables=live)
         done, total = store.progress()
         restarts = dict(run.summary.restarts)
         return LadderResult(
@@ -237,19 +247,23 @@ def _drive(
     kind: RunKind,
     *,
     workers: Callable[[], int] | None = None,
+    tables: LiveTables | None = None,
 ) -> float:
-    """Play the run (quietly, or under the live view after printing the notes); the seconds it
-    took. Ctrl-C or SIGTERM becomes ``LadderInterrupted`` saying what was kept."""
+    """Play the run (quietly, or under the live view after printing the notes), with
+    ``telling.beside`` served beside it; the seconds it took. Ctrl-C or SIGTERM becomes
+    ``LadderInterrupted`` saying what was kept. ``tables``: the tables in play (none are shown
+    for a run on a cluster: its workers write the logs)."""
     start = time.perf_counter()
+    beside = _guarded(telling, tables or LiveTables())
     try:
         if telling.quiet:
-            trio.run(_with_sigterm, run, None)
+            trio.run(_with_sigterm, run, None, beside)
         else:
             for note in notes:
                 (telling.console or Console()).print(Text(note))
             with kind.view(store, telling.console, workers) as live:
                 run.on_result = live.on_result
-                trio.run(_with_sigterm, run, live)
+                trio.run(_with_sigterm, run, live, beside)
     except BaseException as error:
         if _is_interrupt(error):
             done, total = store.progress()
@@ -260,14 +274,35 @@ def _drive(
     return time.perf_counter() - start
 
 
-async def _with_sigterm(run: LadderRun | ClusterRun, live: LiveView | None) -> None:
-    """Run the ladder (with its progress ticker); SIGTERM stops it like Ctrl-C: every bot is
-    ended and the finished matches are kept."""
+def _guarded(telling: Telling, live: LiveTables) -> Callable[[], Awaitable[None]] | None:
+    """``telling.beside`` as a task whose failure is told, never raised: a web page must not
+    stop the ladder it shows."""
+    beside = telling.beside
+    if beside is None:
+        return None
+
+    async def guarded() -> None:
+        try:
+            await beside(live)
+        except Exception as error:  # the view is gone; the tables play on
+            line = traceback.format_exception_only(error)[-1].strip()
+            (telling.warn or (lambda text: None))(f"the web view stopped: {line}")
+
+    return guarded
+
+
+async def _with_sigterm(
+    run: LadderRun | ClusterRun, live: LiveView | None, beside: Callable[[], Awaitable[None]] | None = None
+) -> None:
+    """Run the ladder (with its progress ticker and what is served beside it); SIGTERM stops
+    it like Ctrl-C: every bot is ended and the finished matches are kept."""
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_sigterm_to_interrupt)
             if live is not None:
                 nursery.start_soon(live.tick)
+            if beside is not None:
+                nursery.start_soon(beside)
             await run.run()
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:

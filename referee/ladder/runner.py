@@ -26,6 +26,7 @@ import msgspec
 import trio
 
 from protocol.ruleset import RuleSet
+from referee.ladder.live import LiveMatch, LiveTables
 from referee.ladder.records import MatchRecord, SeatResult
 from referee.ladder.schedule import ScheduledMatch
 from referee.ladder.spares import Spares
@@ -236,6 +237,7 @@ class LadderRun:
         on_result: Callable[[MatchRecord], None] | None = None,
         *,
         feed: SetFeed | None = None,
+        live: LiveTables | None = None,
     ) -> None:
         if options.concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -247,6 +249,8 @@ class LadderRun:
         self.feed = feed
         """Where the tables take their sets (``None``: every pending set of the store, in order)."""
         self.summary = RunSummary()
+        self.live = live or LiveTables()
+        """The matches at the tables now (for ``ladder run --web``)."""
 
     async def run(self) -> RunSummary:
         """Play every pending match (or the sets of ``feed``). Raises ``BotStartError`` when a
@@ -284,6 +288,7 @@ class LadderRun:
         path = self.options.logs / f"{match.key}.jsonl"
         path.unlink(missing_ok=True)  # what an interrupted earlier try left
         log = MatchLog(path)
+        self.live.begin(LiveMatch(match.key, tuple(match.seats), path))
         try:
             connections = await slot.take(match.seats)
             runner = MatchRunner(
@@ -293,6 +298,7 @@ class LadderRun:
             await slot.give_back(match.seats, connections, runner)
         finally:
             log.close()
+            self.live.end(match.key)
         record = match_record(
             match,
             outcome,
