@@ -14,18 +14,15 @@ import msgspec
 from referee.duel.settings import META_KEY, DuelSettings, decode_settings, encode_settings
 from referee.duel.tables import PairedSet
 from referee.ladder.errors import LadderError
+from referee.ladder.reader import LadderReader
 from referee.ladder.records import LadderSettings
 from referee.ladder.schedule import ScheduledMatch
 from referee.ladder.store import LadderStore
 
 
-class DuelStore(LadderStore):
-    """One duel's or gauntlet's database, opened (upgraded if need be) like a ladder's."""
-
-    def create(self, settings: LadderSettings, duel: DuelSettings, bots: Sequence[tuple[str, str]]) -> None:
-        """The tables, the settings (the ladder's and the duel's) and the bots, no set yet: one
-        transaction, so a process killed half-way leaves an empty database."""
-        self.initialize(settings, bots, [], extra={META_KEY: encode_settings(duel)})
+class DuelReader(LadderReader):
+    """The queries over a duel's or gauntlet's database (over any connection to it: the web
+    view's is read-only)."""
 
     def duel(self) -> DuelSettings | None:
         """The duel's settings; ``None`` for a ladder's database. Raises ``LadderError`` for
@@ -37,12 +34,6 @@ class DuelStore(LadderStore):
             return decode_settings(stored)
         except msgspec.ValidationError as err:
             raise LadderError(f"{self.path}: the duel's settings cannot be read ({err})") from None
-
-    def schedule(self, paired: PairedSet, new: str, old: str) -> list[ScheduledMatch]:
-        """Add one set measuring ``new`` against ``old`` (its matches pending), in one
-        transaction; its matches."""
-        self.extend([paired], paired.index + 1, pairings=[(new, old)])
-        return paired.matches()
 
     def next_index(self) -> int:
         (count,) = self.db.execute("SELECT COALESCE(MAX(set_index) + 1, 0) FROM sets").fetchone()
@@ -84,3 +75,18 @@ class DuelStore(LadderStore):
             "SELECT COUNT(*) FROM (SELECT set_index FROM matches GROUP BY set_index HAVING COUNT(seq) = COUNT(*))"
         ).fetchone()
         return int(count)
+
+
+class DuelStore(DuelReader, LadderStore):
+    """One duel's or gauntlet's database, opened (upgraded if need be) like a ladder's."""
+
+    def create(self, settings: LadderSettings, duel: DuelSettings, bots: Sequence[tuple[str, str]]) -> None:
+        """The tables, the settings (the ladder's and the duel's) and the bots, no set yet: one
+        transaction, so a process killed half-way leaves an empty database."""
+        self.initialize(settings, bots, [], extra={META_KEY: encode_settings(duel)})
+
+    def schedule(self, paired: PairedSet, new: str, old: str) -> list[ScheduledMatch]:
+        """Add one set measuring ``new`` against ``old`` (its matches pending), in one
+        transaction; its matches."""
+        self.extend([paired], paired.index + 1, pairings=[(new, old)])
+        return paired.matches()

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from referee.ladder.errors import LadderError
 from referee.ladder.ratings import INITIAL, predict_win, skill_above
+from referee.ladder.reader import LadderReader
 from referee.ladder.records import ResultModes
 from referee.ladder.sequential import MIN_SETS, confidence_radius, confidence_sequence
 from referee.ladder.stats import Estimate, estimate
@@ -50,7 +51,7 @@ class Standing:
     """Of its matches, those played with freshly started bot processes (not ``--keep-bots``)."""
 
 
-def standings(store: LadderStore) -> list[Standing]:
+def standings(store: LadderReader) -> list[Standing]:
     """The leaderboard, best conservative rating first (ties by name)."""
     ratings = store.ratings()
     rows = []
