@@ -128,6 +128,9 @@ class LogTail:
     folder: Path | None = None
     """A folder of logs (a ladder's ``NAME-logs``): the tail follows its newest match, moving on
     to each log that appears in it (the next match a ladder plays)."""
+    names: tuple[str, ...] | None = None
+    """The seats' names to show instead of the bots' own ``hello`` names (a ladder's names:
+    two entries of one program say the same ``hello``)."""
     _seen: set[str] = field(default_factory=set)
     _offset: int = 0
     _partial: bytearray = field(default_factory=bytearray)
@@ -258,6 +261,10 @@ class LogTail:
         )
         try:
             record: MatchRecord = await trio.to_thread.run_sync(verify, snapshot)
+            if self.names is not None:
+                seats = [msgspec.structs.replace(s, name=self.names[s.seat]) if s.seat < len(self.names) else s
+                         for s in record.seats]  # fmt: skip
+                record = msgspec.structs.replace(record, seats=seats)
             self.record, self.error = _encode(record).replace(b"<", b"\\u003c"), None
         except Exception as err:  # a hostile log must not end the watch
             self.error = f"the log could not be replayed: {type(err).__name__}: {clip(str(err), 200)}"
@@ -348,36 +355,42 @@ class WatchServer:
             return
         self.spectators += 1
         try:
-            await send({"type": "websocket.accept"})
-            async with trio.open_nursery() as nursery:
-
-                async def drain() -> None:
-                    """Read-only: frames are taken off the socket and dropped; a disconnect ends it."""
-                    with contextlib.suppress(Exception):
-                        while (await receive()).get("type") != "websocket.disconnect":
-                            pass
-                    nursery.cancel_scope.cancel()
-
-                nursery.start_soon(drain)
-                await self._feed(send)
-                nursery.cancel_scope.cancel()
-            with contextlib.suppress(Exception):
-                await send({"type": "websocket.close", "code": 1000})
+            await spectate(self.tail, receive, send)
         finally:
             self.spectators -= 1
 
-    async def _feed(self, send: AsgiSend) -> None:
-        tail = self.tail
-        kind, entries, bad, version, generation = "snapshot", 0, 0, -1, tail.generation
-        try:
-            while True:
-                if generation != tail.generation:  # the file was written again, or a new match
-                    kind, entries, bad, generation = "snapshot", 0, 0, tail.generation
-                if version != tail.version:
-                    version = tail.version
-                    text = tail.push(kind, entries, bad).decode()
-                    entries, bad, kind = len(tail.entries), len(tail.bad), "update"
-                    await send({"type": "websocket.send", "text": text})
-                await tail.changed.wait()
-        except Exception:  # the page went away
-            return
+
+async def spectate(tail: LogTail, receive: AsgiReceive, send: AsgiSend) -> None:
+    """A spectator's WebSocket, its handshake received and checked: accepted, then fed the
+    tail's pushes until it goes. Read-only: what it sends is taken off the socket and dropped."""
+    await send({"type": "websocket.accept"})
+    async with trio.open_nursery() as nursery:
+
+        async def drain() -> None:
+            """Frames are taken off the socket and dropped; a disconnect ends it."""
+            with contextlib.suppress(Exception):
+                while (await receive()).get("type") != "websocket.disconnect":
+                    pass
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(drain)
+        await _feed(tail, send)
+        nursery.cancel_scope.cancel()
+    with contextlib.suppress(Exception):
+        await send({"type": "websocket.close", "code": 1000})
+
+
+async def _feed(tail: LogTail, send: AsgiSend) -> None:
+    kind, entries, bad, version, generation = "snapshot", 0, 0, -1, tail.generation
+    try:
+        while True:
+            if generation != tail.generation:  # the file was written again, or a new match
+                kind, entries, bad, generation = "snapshot", 0, 0, tail.generation
+            if version != tail.version:
+                version = tail.version
+                text = tail.push(kind, entries, bad).decode()
+                entries, bad, kind = len(tail.entries), len(tail.bad), "update"
+                await send({"type": "websocket.send", "text": text})
+            await tail.changed.wait()
+    except Exception:  # the page went away
+        return

@@ -53,8 +53,10 @@ function position(seat, n) {
 }
 
 function connect() {
-  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(`${scheme}//${location.host}/ws?token=${encodeURIComponent(token())}`);
+  // beside the page: /ws for `referee watch`, /table/KEY/ws for a ladder's table
+  const address = new URL(`ws?token=${encodeURIComponent(token())}`, location.href);
+  address.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(address.href);
   ws.onmessage = (event) => {
     if (typeof event.data !== "string") return;
     let message;
