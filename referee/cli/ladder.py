@@ -5,10 +5,14 @@ Thin click commands over ``referee.ladder``; the ladder is documented in docs/la
 
 from __future__ import annotations
 
+import signal
+import webbrowser
+from functools import partial
 from pathlib import Path
 
 import click
 import msgspec
+import trio
 from rich.console import Console
 from rich.text import Text
 
@@ -16,18 +20,22 @@ from referee.cli.options import (
     CONCURRENCY,
     MATCH_COUNT,
     MAX_CONCURRENCY,
+    PORT,
     SANDBOX_BIND_OPTION,
     SANDBOX_OPTION,
     TIME_BANK_OPTION,
     TIME_PER_MOVE_OPTION,
     Seconds,
     as_sandbox_mode,
+    check_listen,
     check_output_file,
     cluster_address,
     parse_options,
+    resolvable_host,
 )
 from referee.ladder.errors import LadderError
 from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
+from referee.ladder.live import LiveTables
 from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, Telling, play_ladder
 from referee.ladder.report import (
     compare,
@@ -45,11 +53,14 @@ from referee.match.config import MatchConfig
 from referee.match.seats.bot_config import BotConfigError, config_folder, read_bots
 from referee.match.seats.link import BotStartError
 from referee.names import printable
+from referee.network import DEFAULT_HOST
 from referee.private_files import UntrustedFile
 from referee.replay.timing import time_lines
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import SandboxUnavailable
+from referee.web.ladder.reading import Reading
+from referee.web.ladder.server import serve_ladder_web
 
 DB_OPTION = click.option(
     "--db",
@@ -136,6 +147,10 @@ def _open(db: str) -> LadderStore:
     "local cluster of N worker processes (needs pip install -e '.[cluster]'; see docs/ladder.md).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress and no table: for scripts.")
+@click.option(
+    "--web", is_flag=True, help="Serve the ladder's pages while it plays (as `referee ladder web`, with its tables)."
+)
+@click.option("--web-port", default=0, show_default=True, type=PORT, help="Port of --web's pages (0: any free).")
 def run_command(
     config: str,
     games: int | None,
@@ -154,6 +169,8 @@ def run_command(
     sandbox_binds: tuple[str, ...],
     cluster: str | None,
     quiet: bool,
+    web: bool,
+    web_port: int,
 ) -> None:
     """Play the ladder of the bots in CONFIG (a TOML bot list, as sample_bots/bots.toml),
     or go on with the one in --db where it stopped."""
@@ -185,7 +202,8 @@ def run_command(
             start_ahead=start_ahead,
             cluster=cluster,
         )
-        result = play_ladder(plan, Telling(quiet=quiet, console=console, warn=lambda line: click.echo(line, err=True)))
+        beside = partial(_serve_beside, Path(db), web_port) if web else None
+        result = play_ladder(plan, Telling(quiet=quiet, console=console, warn=_warn, beside=beside))
     except LadderInterrupted as err:
         click.echo(str(err), err=True)
         raise SystemExit(130) from None
@@ -193,6 +211,19 @@ def run_command(
         raise click.ClickException(str(err)) from None
     if not quiet:
         _after_run(db, result, console)
+
+
+def _warn(line: str) -> None:
+    click.echo(line, err=True)
+
+
+async def _serve_beside(db: Path, port: int, live: LiveTables) -> None:
+    """``--web``: the ladder's pages on loopback, in the run's trio run, with its tables."""
+
+    def listening(url: str) -> None:
+        click.echo(f"ladder pages: open {url}", err=True)
+
+    await serve_ladder_web(db, DEFAULT_HOST, port, live=live, on_listening=listening)
 
 
 def _after_run(db: str, result: LadderResult, console: Console) -> None:
@@ -321,3 +352,42 @@ def plot_command(out: str, db: str) -> None:
     finally:
         store.close()
     click.echo(f"wrote {path}")
+
+
+@ladder.command("web")
+@DB_OPTION
+@click.option("--host", default=DEFAULT_HOST, show_default=True, callback=resolvable_host, help="Address to listen on.")
+@click.option("--port", default=0, show_default=True, type=PORT, help="Port of the pages (0..65535; 0: any free).")
+@click.option("--open", "open_browser", is_flag=True, help="Open the pages in your browser.")
+def web_command(db: str, host: str, port: int, open_browser: bool) -> None:
+    """Serve the ladder's pages, read-only, updating as matches end: the leaderboard, a page
+    per bot, the matches with their replays. Safe beside a running `ladder run` (it only
+    reads). On another address than loopback the printed address carries a token. The
+    tables in play are shown by `ladder run --web`. Ctrl-C stops."""
+    check_listen(host, port)
+    if not Path(db).exists():
+        raise click.ClickException(f"{db}: no such ladder (run `referee ladder run CONFIG --db {db}` first)")
+    try:
+        Reading(Path(db)).close()  # read-only, as the pages: a missing or older ladder is said here
+    except LadderError as err:
+        raise click.ClickException(str(err)) from None
+
+    def listening(url: str) -> None:
+        click.echo(f"ladder {Path(db).name}: open {url}", err=True)
+        if open_browser:
+            webbrowser.open(url)
+
+    stopped: list[int] = []
+
+    async def run() -> None:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with trio.open_nursery() as nursery:
+                await nursery.start(partial(serve_ladder_web, Path(db), host, port, on_listening=listening))
+                async for signum in signals:
+                    stopped.append(signum)
+                    nursery.cancel_scope.cancel()
+                    break
+
+    trio.run(run)
+    if stopped:
+        raise click.exceptions.Exit(128 + stopped[0])

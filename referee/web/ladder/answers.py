@@ -1,0 +1,144 @@
+"""What the web view answers, and how it reads a request it does not trust: the response
+(with the security headers every page gets), the query checked against the names a page takes
+(a bad value named in a 400), the ``Host`` a loopback page must be asked by, and the token a
+page bound elsewhere needs."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from http.cookies import CookieError, SimpleCookie
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from referee.web.asgi import LOOPBACK_NAMES
+from referee.web.link import AsgiSend
+
+PAGE_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+"""The Content-Security-Policy of the ladder's own pages: their script and style files only."""
+REPLAY_POLICY = (
+    "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+"""The replay viewer is one self-contained page with inline script and style: it runs
+sandboxed (an origin of its own, no cookie, no storage of ours) and may fetch nothing."""
+MAX_PATH = 512
+MAX_QUERY = 1024
+COOKIE = "ladder_token"
+
+
+class BadRequest(Exception):
+    """A request refused with ``status`` and a line saying why."""
+
+    def __init__(self, status: int, text: str) -> None:
+        super().__init__(text)
+        self.status = status
+        self.text = text
+
+
+@dataclass
+class Answer:
+    status: int
+    body: bytes
+    kind: str = "text/html; charset=utf-8"
+    policy: str = PAGE_POLICY
+    headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+
+    @classmethod
+    def text(cls, status: int, text: str) -> Answer:
+        return cls(status, text.encode(), "text/plain; charset=utf-8")
+
+    async def send(self, send: AsgiSend, head: bool) -> None:
+        headers = [
+            (b"content-type", self.kind.encode()),
+            (b"content-length", str(len(self.body)).encode()),
+            (b"content-security-policy", self.policy.encode()),
+            (b"x-content-type-options", b"nosniff"),
+            (b"referrer-policy", b"no-referrer"),
+            (b"x-frame-options", b"DENY"),
+            (b"cache-control", b"no-store"),
+            *self.headers,
+        ]
+        await send({"type": "http.response.start", "status": self.status, "headers": headers})
+        await send({"type": "http.response.body", "body": b"" if head else self.body})
+
+
+def query(scope: dict[str, Any], takes: tuple[str, ...]) -> dict[str, str]:
+    """The request's query, each name at most once and among those the page ``takes``
+    (``token`` is always allowed); else ``BadRequest`` naming what is wrong."""
+    raw = scope.get("query_string", b"")
+    if not isinstance(raw, bytes) or len(raw) > MAX_QUERY:
+        raise BadRequest(414, f"the query is longer than {MAX_QUERY} bytes\n")
+    try:
+        pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True, max_num_fields=8, strict_parsing=bool(raw))
+    except (UnicodeDecodeError, ValueError):
+        raise BadRequest(400, "the query is not name=value pairs of UTF-8 text\n") from None
+    found: dict[str, str] = {}
+    for name, value in pairs:
+        if name not in (*takes, "token"):
+            allowed = ", ".join(takes) or "nothing"
+            raise BadRequest(400, f"unknown query parameter {name[:40]!r} (this page takes: {allowed})\n")
+        if name in found:
+            raise BadRequest(400, f"query parameter {name!r} given twice\n")
+        found[name] = value
+    found.pop("token", None)
+    return found
+
+
+def whole_number(params: dict[str, str], name: str, default: int, top: int = 1_000_000) -> int:
+    """A query value that must be a whole number from 1 to ``top``."""
+    value = params.get(name, "")
+    if not value:
+        return default
+    if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= top:
+        raise BadRequest(400, f"{name}: {value[:40]!r} is not a whole number from 1 to {top}\n")
+    return int(value)
+
+
+def header(scope: dict[str, Any], name: bytes) -> list[str]:
+    return [v.decode("latin-1") for k, v in scope.get("headers", []) if k.lower() == name]
+
+
+def host_ok(scope: dict[str, Any], url: str) -> bool:
+    """On a loopback address, a request must name that address (or ``localhost``) in its
+    ``Host``: a page of another site whose name was rebound to 127.0.0.1 (DNS rebinding)
+    carries its own name there, and gets nothing. Bound elsewhere, the token guards."""
+    own = urlsplit(url)
+    if (own.hostname or "") not in LOOPBACK_NAMES:
+        return True
+    hosts = header(scope, b"host")
+    if len(hosts) != 1:
+        return False
+    asked = urlsplit(f"//{hosts[0]}")
+    try:
+        port = asked.port
+    except ValueError:
+        return False
+    return (asked.hostname or "") in LOOPBACK_NAMES and port == own.port
+
+
+def token_of(scope: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(the token of the cookie, the token of the query), each ``None`` when absent."""
+    cookie: str | None = None
+    for text in header(scope, b"cookie")[:4]:
+        try:
+            jar = SimpleCookie(text[:4096])
+        except CookieError:
+            continue
+        if COOKIE in jar:
+            cookie = jar[COOKIE].value
+    raw = scope.get("query_string", b"")
+    asked: list[str] = []
+    if isinstance(raw, bytes) and len(raw) <= MAX_QUERY:
+        try:
+            asked = [v for k, v in parse_qsl(raw.decode("latin-1"), max_num_fields=8) if k == "token"]
+        except ValueError:
+            asked = []
+    return cookie, asked[0] if len(asked) == 1 else None
+
+
+def same_token(expected: str, given: str | None) -> bool:
+    return given is not None and secrets.compare_digest(expected.encode(), given.encode("utf-8", "surrogatepass"))

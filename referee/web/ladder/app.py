@@ -1,0 +1,226 @@
+"""The ladder's pages as an ASGI application. Every request is hostile: only ``GET`` and
+``HEAD``, a bounded path and query, unknown paths 404, bad query values named in a 400, more
+than ``MAX_OPEN`` requests at once shed with a 503, a ``Host`` that is not ours refused on
+loopback (DNS rebinding), the token required when bound elsewhere, and a page that fails
+answers 500 alone: nothing a request does reaches the ladder that serves it. A match's log is
+found by its key through the database, never by a path from the request."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import trio
+
+from referee.ladder.live import LiveTables
+from referee.ladder.setup import logs_folder
+from referee.web.asgi import route, same_origin
+from referee.web.ladder import queries
+from referee.web.ladder.answers import (
+    COOKIE,
+    MAX_PATH,
+    REPLAY_POLICY,
+    Answer,
+    BadRequest,
+    host_ok,
+    query,
+    same_token,
+    token_of,
+    whole_number,
+)  # fmt: skip
+from referee.web.ladder.board import board_body
+from referee.web.ladder.bot import bot_body
+from referee.web.ladder.lists import matches_body, tables_body
+from referee.web.ladder.logs import Logs
+from referee.web.ladder.markup import page
+from referee.web.ladder.reading import Reading
+from referee.web.link import AsgiReceive, AsgiSend
+from referee.web.server import STATIC
+from referee.web.watch import MAX_SPECTATORS, LogTail, spectate
+
+MAX_OPEN = 32
+"""Requests answered at once; more are shed (503) until some are done."""
+FILES = {"/ladder.css": "text/css", "/ladder.js": "text/javascript"}
+TABLE_FILES = {"style.css": "text/css", "cards.js": "text/javascript", "watch.js": "text/javascript"}
+TABLE = re.compile(r"/table/([0-9]{5,7}-[0-9]{1,2})/(ws|style\.css|cards\.js|watch\.js)?")
+
+
+def _watch_page() -> tuple[bytes, str]:
+    """The watch page and its policy: its one inline style allowed by its hash."""
+    body = (STATIC / "watch.html").read_bytes()
+    style = re.search(rb"<style>(.*?)</style>", body, re.S)
+    digest = base64.b64encode(hashlib.sha256(style.group(1) if style else b"").digest()).decode()
+    policy = (f"default-src 'none'; script-src 'self'; style-src 'self' 'sha256-{digest}'; connect-src 'self'; "
+              "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")  # fmt: skip
+    return body, policy
+
+
+class LadderWeb:
+    """The pages of the ladder in ``db``; ``live``: the tables a run in this process plays
+    (``None``: none); ``token``: asked of every request (bound to a non-loopback address)."""
+
+    def __init__(self, db: Path, *, live: LiveTables | None = None, token: str | None = None) -> None:
+        self.reading = Reading(db)
+        self.name = db.stem
+        self.logs = Logs(logs_folder(db))
+        self.live = live
+        self.token = token
+        self.url = ""
+        """Where it is served (``server`` sets it): the ``Host`` and ``Origin`` it answers."""
+        self.open = 0
+        self.shed = 0
+        self.spectators = 0
+        self._files = {path: (STATIC / path.lstrip("/")).read_bytes() for path in FILES}
+        self._watch = _watch_page()
+
+    async def __call__(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
+        await route(scope, receive, send, websocket=self._websocket, http=self._http)
+
+    async def _http(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
+        if self.open >= MAX_OPEN:
+            self.shed += 1
+            answer = Answer.text(503, "busy: too many requests at once, try again\n")
+            answer.headers.append((b"retry-after", b"1"))
+            await answer.send(send, head=False)
+            return
+        self.open += 1
+        try:
+            try:
+                answer = await self._answer(scope)
+            except BadRequest as refused:
+                answer = Answer.text(refused.status, refused.text)
+            except Exception:  # a page that fails answers alone; the ladder and the server go on
+                answer = Answer.text(500, "this page failed (the ladder goes on)\n")
+            await answer.send(send, head=scope.get("method") == "HEAD")
+        finally:
+            self.open -= 1
+
+    def _check(self, scope: dict[str, Any]) -> Answer | None:
+        """The checks before any page: method, sizes, ``Host``, token (a token in the query
+        becomes a cookie, and the page is asked again without it)."""
+        if scope.get("method") not in ("GET", "HEAD"):
+            return Answer.text(405, "read-only: GET and HEAD only\n")
+        raw_path = scope.get("raw_path") or str(scope.get("path", "")).encode()
+        if len(raw_path) > MAX_PATH:
+            return Answer.text(414, f"the path is longer than {MAX_PATH} bytes\n")
+        if not host_ok(scope, self.url):
+            return Answer.text(421, "this server answers to its own address only\n")
+        if self.token is None:
+            return None
+        cookie, asked = token_of(scope)
+        if same_token(self.token, asked):
+            again = Answer(303, b"", headers=[(b"location", quote(str(scope.get("path", "/"))).encode())])
+            again.headers.append((b"set-cookie", f"{COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/".encode()))
+            return again
+        if not same_token(self.token, cookie):
+            return Answer.text(403, "open the address with its token, as `referee ladder web` printed it\n")
+        return None
+
+    async def _answer(self, scope: dict[str, Any]) -> Answer:
+        checked = self._check(scope)
+        if checked is not None:
+            return checked
+        path = str(scope.get("path", ""))
+        if path in FILES:
+            query(scope, ())
+            return Answer(200, self._files[path], f"{FILES[path]}; charset=utf-8")
+        if path == "/api/version":
+            query(scope, ())
+            seq = await self.reading.run(queries.latest)
+            tables = self._tables()
+            return Answer(200, json.dumps({"seq": seq, "tables": tables}).encode(), "application/json")
+        if path == "/":
+            query(scope, ())
+            found = await self.reading.run(lambda r: (queries.board(r), queries.latest(r)))
+            return self._page("Leaderboard", board_body(found[0]), found[1], "board")
+        if path == "/matches":
+            return await self._matches(query(scope, ("bot", "page")))
+        if path.startswith("/bot/"):
+            query(scope, ())
+            return await self._bot(path.removeprefix("/bot/"))
+        if path.startswith("/match/"):
+            query(scope, ())
+            return await self._replay(path.removeprefix("/match/"))
+        if path == "/tables":
+            query(scope, ())
+            seq = await self.reading.run(queries.latest)
+            return self._page("Tables", tables_body(self.live.current() if self.live else None), seq, "tables")
+        table = TABLE.fullmatch(path)
+        if table is not None and table.group(2) != "ws":
+            return self._table_file(table.group(1), table.group(2))
+        return Answer.text(404, "not found\n")
+
+    def _tables(self) -> str:
+        return ",".join(m.key for m in self.live.current()) if self.live else ""
+
+    def _page(self, title: str, body: str, seq: int, section: str) -> Answer:
+        return Answer(200, page(title, self.name, body, seq=seq, tables=self._tables(), section=section).encode())
+
+    async def _matches(self, params: dict[str, str]) -> Answer:
+        number = whole_number(params, "page", 1)
+        bot = params.get("bot") or None
+
+        def read(reader: Any) -> tuple[queries.MatchList, list[str], int]:
+            names = queries.bot_names(reader)
+            if bot is not None and bot not in names:
+                raise BadRequest(400, f"bot: no bot named {bot[:80]!r} in this ladder\n")
+            return queries.match_list(reader, bot, number), names, queries.latest(reader)
+
+        found, names, seq = await self.reading.run(read)
+        if number > found.pages:
+            raise BadRequest(400, f"page: {number} is past the last page ({found.pages})\n")
+        return self._page("Matches", matches_body(found, names), seq, "matches")
+
+    async def _bot(self, name: str) -> Answer:
+        found = await self.reading.run(lambda r: (queries.bot_view(r, name), queries.latest(r)))
+        view, seq = found
+        if view is None:
+            return Answer.text(404, f"no bot named {name[:80]!r} in this ladder\n")
+        times = await self.reading.run(lambda _: self.logs.times(view.recent))
+        return self._page(name, bot_body(view, times), seq, "bot")
+
+    async def _replay(self, key: str) -> Answer:
+        where = await self.reading.run(lambda r: queries.match_log(r, key))
+        if where is None:
+            return Answer.text(404, f"no finished match {key[:20]!r} in this ladder\n")
+        body = await self.reading.run(lambda _: self.logs.replay_page(*where))
+        if body is None:
+            return Answer.text(404, f"the log of match {key} cannot be read in the ladder's logs folder\n")
+        return Answer(200, body.encode(), policy=REPLAY_POLICY)
+
+    def _table_file(self, key: str, name: str | None) -> Answer:
+        if self.live is None or self.live.get(key) is None:
+            return Answer.text(404, f"match {key} is not being played here (its replay: /match/{key})\n")
+        if name is None:
+            body, policy = self._watch
+            return Answer(200, body, policy=policy)
+        return Answer(200, (STATIC / name).read_bytes(), f"{TABLE_FILES[name]}; charset=utf-8")
+
+    async def _websocket(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
+        first = await receive()
+        if first.get("type") != "websocket.connect":
+            return
+        table = TABLE.fullmatch(str(scope.get("path", "")))
+        match = self.live.get(table.group(1)) if table and table.group(2) == "ws" and self.live else None
+        cookie, _ = token_of(scope)
+        allowed = self.token is None or same_token(self.token, cookie)
+        if match is None or not allowed or not same_origin(scope, self.url) or self.spectators >= MAX_SPECTATORS:
+            await send({"type": "websocket.close", "code": 1008})  # before accepting: HTTP 403
+            return
+        self.spectators += 1
+        try:
+            tail = LogTail(match.log, names=match.seats)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(tail.follow)
+                await spectate(tail, receive, send)
+                nursery.cancel_scope.cancel()
+        finally:
+            self.spectators -= 1
+
+    def close(self) -> None:
+        self.reading.close()

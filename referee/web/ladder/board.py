@@ -1,0 +1,76 @@
+"""The leaderboard page: every bot by conservative rating (μ-3σ) with its 95% interval and
+its version, how far the ladder has come, and, for a duel's or a gauntlet's database, each
+pairing's log-likelihood ratio against the test's bounds."""
+
+from __future__ import annotations
+
+from referee.duel.report import caption, verdict_line
+from referee.duel.status import DuelStatus
+from referee.web.ladder.markup import bot_link, esc, interval, number, table
+from referee.web.ladder.queries import Board
+
+Z95 = 1.96
+"""A 95% interval of a rating: μ ± 1.96σ."""
+
+
+def board_body(found: Board) -> str:
+    progress = f"{found.done} of {found.total} matches played"
+    share = f"{100 * found.done / found.total:.0f}%" if found.total else "0%"
+    parts = [
+        '<section class="summary">',
+        f'<p><progress max="{max(found.total, 1)}" value="{found.done}"></progress> {esc(progress)} ({share})</p>',
+        f"<p>{esc(found.order)}</p>" if found.order else "",
+        "".join(f'<p class="modes">{esc(line)}</p>' for line in found.modes.splitlines()),
+        "</section>",
+    ]
+    if found.duel is not None:
+        parts.append(duel_section(found.duel))
+    parts.append("<h2>Leaderboard</h2>")
+    parts.append(_standings(found))
+    parts.append(
+        '<p class="hint">Sorted by μ-3σ (a bot ranks high once the ladder is sure of it). Interval: μ ± 1.96σ. '
+        "Lower points a round is better.</p>"
+    )
+    return "".join(parts)
+
+
+def _standings(found: Board) -> str:
+    rows = []
+    for s in found.standings:
+        version = found.versions.get(s.bot)
+        name = bot_link(s.bot)
+        if version is not None and (version.number > 1 or version.entrant != s.bot):
+            name += f' <span class="tag">v{version.number} of {esc(version.entrant)}</span>'
+        if version is not None and version.retired:
+            name += ' <span class="tag retired">retired</span>'
+        faults = f"{s.crashes}/{s.timeouts}/{s.errors}"
+        spread = interval(s.mu - Z95 * s.sigma, s.mu + Z95 * s.sigma, 1)
+        rows.append([
+            str(s.rank), name, number(s.mu), number(s.sigma, 2), spread,
+            number(s.ordinal), str(s.matches), f"{s.win_rate:.0%}", number(s.points_per_round, 2),
+            f'<span class="{"bad" if faults != "0/0/0" else ""}">{faults}</span>',
+        ])  # fmt: skip
+    head = ["#", "bot", "μ", "σ", "95% interval", "μ-3σ", "games", "win", "pts/rd", "crash/tmo/err"]
+    return table(head, rows, wide=frozenset({3, 4, 8}), cls="board")
+
+
+def duel_section(status: DuelStatus) -> str:
+    """A duel's or gauntlet's test: per pairing its sets, mean, intervals, LLR and bounds."""
+    sprt = status.duel.sprt
+    rows = []
+    for p in status.pairings:
+        row = [esc(p.old), str(p.sets), number(p.estimate.mean, 2, sign=True) if p.sets else "-",
+               interval(*p.interval), interval(*p.sequence)]  # fmt: skip
+        if sprt is not None:
+            llr = "-" if p.sprt is None else number(p.sprt.llr, 2, sign=True)
+            row += [f"{llr} in [{sprt.lower:+.2f}, {sprt.upper:+.2f}]", esc(p.verdict or "-")]
+        rows.append(row)
+    head = ["against", "sets", "diff", "95% interval", "conf. sequence"] + (
+        ["LLR in bounds", "verdict"] if sprt else []
+    )
+    kind = "Gauntlet" if status.duel.kind == "gauntlet" else "Duel"
+    return (
+        f'<section class="duel"><h2>{kind}: {bot_link(status.duel.new)} under test</h2>'
+        + table(head, rows, wide=frozenset({3, 4}), cls="duel")
+        + f'<p class="hint">{esc(caption(status))}</p><p class="verdict">{esc(verdict_line(status))}</p></section>'
+    )

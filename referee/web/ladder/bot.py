@@ -1,0 +1,99 @@
+"""A bot's page: its row of the leaderboard and its command, its rating over time across the
+versions of its entrant, its results against each opponent, its faults with the tail of its
+stderr and the command that shows each again, and its time per decision."""
+
+from __future__ import annotations
+
+import shlex
+
+from referee.replay.timing import TimeSummary
+from referee.web.ladder.chart import rating_chart
+from referee.web.ladder.markup import bot_link, esc, matches_href, number, table
+from referee.web.ladder.queries import TIMED_MATCHES, BotView, FaultRow
+
+
+def bot_body(view: BotView, times: tuple[TimeSummary | None, int]) -> str:
+    s = view.standing
+    name = view.version.name
+    faults = f"{s.crashes}/{s.timeouts}/{s.errors}"
+    figures = table(
+        ["rank", "μ", "σ", "μ-3σ", "games", "win", "pts/rd", "moons", "crash/tmo/err"],
+        [[str(s.rank), number(s.mu), number(s.sigma, 2), number(s.ordinal), str(s.matches), f"{s.win_rate:.0%}",
+          number(s.points_per_round, 2), str(s.moons), faults]],
+        wide=frozenset({2, 6, 7}),
+    )  # fmt: skip
+    return "".join([
+        f"<h1>{esc(name)}</h1>",
+        _versions(view),
+        f'<p class="command">command: <code>{esc(view.command)}</code></p>',
+        figures,
+        f'<p><a href="{matches_href(name)}">Its matches</a></p>',
+        "<h2>Rating over time</h2>",
+        rating_chart(view.history),
+        "<h2>Against each opponent</h2>",
+        _opponents(view),
+        "<h2>Time per decision</h2>",
+        _times(*times),
+        "<h2>Faults</h2>",
+        _faults(view),
+    ])  # fmt: skip
+
+
+def _versions(view: BotView) -> str:
+    if len(view.versions) <= 1:
+        return ""
+    items = []
+    for v in view.versions:
+        label = f"v{v.number}: " + (esc(v.name) if v.name == view.version.name else bot_link(v.name))
+        items.append(f"<li>{label}{' (retired)' if v.retired else ''}</li>")
+    return f'<p>Versions of {esc(view.version.entrant)}:</p><ul class="versions">{"".join(items)}</ul>'
+
+
+def _opponents(view: BotView) -> str:
+    if not view.opponents:
+        return '<p class="hint">No match played yet.</p>'
+    rows = [
+        [bot_link(o.bot), str(o.matches), str(o.ahead), str(o.behind), number(o.margin, 2, sign=True)]
+        for o in view.opponents
+    ]
+    return table(["opponent", "matches", "ahead", "behind", "margin"], rows, cls="opponents") + (
+        '<p class="hint">Ahead / behind: matches it ended with fewer / more points than the opponent at the same '
+        "table. Margin: the opponent's points minus its own, a match on average (positive: it did better).</p>"
+    )
+
+
+def _times(summary: TimeSummary | None, read: int) -> str:
+    if summary is None:
+        return f'<p class="hint">No decision timed in the logs of its latest {TIMED_MATCHES} matches ({read} read).</p>'
+    cells = [str(summary.decisions), number(summary.median_ms), number(summary.p90_ms), number(summary.p99_ms),
+             number(summary.max_ms)]  # fmt: skip
+    head = ["decisions", "median ms", "p90 ms", "p99 ms", "max ms"]
+    if summary.cpu_median_ms is not None:
+        head.append("cpu median ms")
+        cells.append(number(summary.cpu_median_ms))
+    note = f'<p class="hint">From each request to its reply, over the logs of its latest {read} matches.</p>'
+    return table(head, [cells], wide=frozenset({2, 4})) + note
+
+
+def _faults(view: BotView) -> str:
+    if not view.reasons:
+        return '<p class="hint">No faults.</p>'
+    counts = ", ".join(f"{esc(reason)} {n}" for reason, n in view.reasons)
+    items = "".join(_fault(f) for f in view.faults)
+    shown = f"the latest {len(view.faults)}" if view.faults else "none explained (recorded before the ladder kept them)"
+    return f"<p>Dropped: {counts}; {shown}:</p>{items}"
+
+
+def _fault(f: FaultRow) -> str:
+    command = f"referee replay {shlex.quote(f.log)} --seat {f.seat}" if f.log else "(no log)"
+    stderr = "\n".join(f.stderr)
+    more = f" (last {len(f.stderr)} of {f.stderr_lines} lines)" if f.stderr_lines > len(f.stderr) else ""
+    return (
+        f'<article class="fault"><h3>match <a href="/match/{esc(f.match)}">{esc(f.match)}</a>, seat {f.seat}: '
+        f"{esc(f.reason)}</h3><p>{esc(f.message)}</p>"
+        + (f"<p>exit: {esc(f.exit)}</p>" if f.exit else "")
+        + (f'<p class="hint">{esc(f.hint)}</p>' if f.hint else "")
+        + (f"<p>stderr{more}:</p><pre>{esc(stderr)}</pre>" if f.stderr else "<p>stderr: nothing</p>")
+        + f"<p>replay it: <code>{esc(command)}</code></p>"
+        + "</article>"
+    )

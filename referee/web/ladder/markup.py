@@ -1,0 +1,80 @@
+"""The pages' shell and the few helpers every page uses. Every text that comes from the
+database (bot names and commands, faults, stderr: all written by whoever entered a bot) goes
+through ``esc``, and every bot name in a link through ``bot_href``: nothing a bot says becomes
+markup, an attribute or a path of ours. The pages carry no inline script or style (the
+Content-Security-Policy allows none): ``/ladder.css`` and ``/ladder.js``."""
+
+from __future__ import annotations
+
+import html
+import math
+from urllib.parse import quote, urlencode
+
+WIDE = ' class="wide"'
+CURRENT = ' aria-current="page"'
+
+
+def esc(text: object) -> str:
+    """Text as HTML, quotes included (safe in an element and in an attribute)."""
+    return html.escape(str(text), quote=True)
+
+
+def bot_href(name: str) -> str:
+    """The address of a bot's page, escaped for an attribute (any name: ``/``, ``..``, ``?``,
+    quotes and markup end up percent-encoded)."""
+    return esc(f"/bot/{quote(name, safe='')}")
+
+
+def bot_link(name: str) -> str:
+    return f'<a class="bot" href="{bot_href(name)}">{esc(name)}</a>'
+
+
+def matches_href(bot: str | None = None, page: int = 1) -> str:
+    query = {k: v for k, v in (("bot", bot), ("page", str(page) if page > 1 else None)) if v is not None}
+    return esc("/matches" + (f"?{urlencode(query)}" if query else ""))
+
+
+def number(value: float, digits: int = 1, sign: bool = False) -> str:
+    """A figure, or ``-`` for an infinite or missing one."""
+    if not math.isfinite(value):
+        return "-"
+    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+
+
+def interval(low: float, high: float, digits: int = 2) -> str:
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "-"
+    return f"[{low:+.{digits}f}, {high:+.{digits}f}]"
+
+
+def table(head: list[str], rows: list[list[str]], *, wide: frozenset[int] = frozenset(), cls: str = "") -> str:
+    """A table of cells already made HTML; the columns in ``wide`` are left out at a phone's
+    width (``ladder.css``)."""
+
+    def cells(tag: str, row: list[str]) -> str:
+        return "".join(f"<{tag}{WIDE if i in wide else ''}>{cell}</{tag}>" for i, cell in enumerate(row))
+
+    body = "".join(f"<tr>{cells('td', row)}</tr>" for row in rows)
+    return f'<table class="{esc(cls)}"><thead><tr>{cells("th", head)}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def page(title: str, ladder: str, body: str, *, seq: int, tables: str, section: str) -> str:
+    """A whole page: the header with the ladder's name and the menu, ``body`` as its main part.
+    ``seq`` and ``tables`` are what the page was made at: ``ladder.js`` fetches the page again
+    when ``/api/version`` says either has changed."""
+    menu = "".join(
+        f'<a href="{href}"{CURRENT if key == section else ""}>{label}</a>'
+        for key, href, label in (("board", "/", "Leaderboard"), ("matches", "/matches", "Matches"),
+                                 ("tables", "/tables", "Tables"))
+    )  # fmt: skip
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title)} · {esc(ladder)}</title>"
+        '<link rel="stylesheet" href="/ladder.css"><link rel="icon" href="data:,"></head>'
+        f'<body data-seq="{seq}" data-tables="{esc(tables)}">'
+        f'<header><a class="ladder" href="/">{esc(ladder)}</a><nav>{menu}</nav>'
+        '<span id="live" class="meta" aria-live="polite"></span></header>'
+        f"<main>{body}</main>"
+        '<script src="/ladder.js"></script></body></html>'
+    )

@@ -1,0 +1,261 @@
+"""What each page shows, read from the database in one short read transaction (the caller's
+``snapshot``): plain records, no HTML. Every query is bounded: the match list reads one page
+of rows by the unique index on ``matches.seq``, a bot's faults its latest ``FAULTS_SHOWN``, its
+rating history at most ``HISTORY_POINTS`` points a version, however long the ladder has run."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from referee.duel.status import DuelStatus, duel_status
+from referee.duel.store import DuelReader
+from referee.ladder.reader import LadderReader
+from referee.ladder.report import Standing, format_modes, standings
+from referee.ladder.schedule import match_key
+from referee.web.ladder.versions import Version, of_entrant, versions
+
+PAGE_SIZE = 50
+"""Matches a page of the match list."""
+FAULTS_SHOWN = 20
+HISTORY_POINTS = 300
+TIMED_MATCHES = 10
+"""A bot's time per decision is read from the logs of its latest matches, this many."""
+KEY = re.compile(r"(\d{5,7})-(\d{1,2})")
+"""A match's key, ``SSSSS-R`` (``referee.ladder.schedule.match_key``)."""
+
+
+def order_line(reader: LadderReader) -> str | None:
+    """How far the ladder is from a sure order of its top bots, in one line; ``None`` while
+    this referee has no such measure (``referee.ladder.order.order_of``, on its way: then the
+    per-bot intervals are all the leaderboard shows)."""
+    return None
+
+
+@dataclass(frozen=True)
+class Board:
+    """The leaderboard page."""
+
+    standings: list[Standing]
+    versions: dict[str, Version]
+    done: int
+    total: int
+    modes: str
+    order: str | None
+    duel: DuelStatus | None
+
+
+def board(reader: LadderReader) -> Board:
+    done, total = reader.progress()
+    duel = DuelReader(reader.path, reader.db)
+    found = duel.duel()
+    status = None
+    if found is not None:
+        status = duel_status(found, reader.settings().rules, duel.differences(), duel.scheduled())
+    return Board(
+        standings=standings(reader),
+        versions=versions(reader.db),
+        done=done,
+        total=total,
+        modes=format_modes(reader.modes()),
+        order=order_line(reader),
+        duel=status,
+    )
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """A bot's results against one opponent, over the matches they played at one table."""
+
+    bot: str
+    matches: int
+    ahead: int
+    """Matches it finished with fewer points than the opponent."""
+    behind: int
+    margin: float
+    """The opponent's points minus its own, a match on average (positive: it did better)."""
+
+
+@dataclass(frozen=True)
+class FaultRow:
+    match: str
+    seat: int
+    reason: str
+    message: str
+    hint: str | None
+    exit: str | None
+    stderr: list[str]
+    stderr_lines: int
+    log: str | None
+
+
+@dataclass(frozen=True)
+class BotView:
+    """A bot's page."""
+
+    standing: Standing
+    command: str
+    version: Version
+    versions: list[Version]
+    history: dict[str, list[tuple[int, float, float]]]
+    """Per version of the entrant: (seq, mu, sigma) points, thinned to ``HISTORY_POINTS``."""
+    opponents: list[Opponent]
+    reasons: list[tuple[str, int]]
+    faults: list[FaultRow]
+    """Its latest faults explained, newest first."""
+    recent: list[tuple[str, str, int]] = field(default_factory=list)
+    """(log, match id, seat) of its latest matches, for its time per decision."""
+
+
+def bot_view(reader: LadderReader, name: str) -> BotView | None:
+    """The bot's page, or ``None`` when the ladder has no bot of that name."""
+    rows = {s.bot: s for s in standings(reader)}
+    known = versions(reader.db)
+    if name not in rows or name not in known:
+        return None
+    (command,) = reader.db.execute("SELECT command FROM bots WHERE name = ?", (name,)).fetchone()
+    family = of_entrant(known, known[name].entrant)
+    return BotView(
+        standing=rows[name],
+        command=str(command),
+        version=known[name],
+        versions=family,
+        history={v.name: _history(reader, v.name) for v in family},
+        opponents=_opponents(reader, name),
+        reasons=_reasons(reader, name),
+        faults=_faults(reader, name),
+        recent=_recent(reader, name),
+    )
+
+
+def _history(reader: LadderReader, name: str) -> list[tuple[int, float, float]]:
+    rows = reader.db.execute("SELECT seq, mu, sigma FROM rating_history WHERE bot = ? ORDER BY seq", (name,)).fetchall()
+    step = max(1, -(-len(rows) // HISTORY_POINTS))
+    thinned = rows[::step] + ([rows[-1]] if rows and (len(rows) - 1) % step else [])
+    return [(int(seq), float(mu), float(sigma)) for seq, mu, sigma in thinned]
+
+
+def _opponents(reader: LadderReader, name: str) -> list[Opponent]:
+    rows = reader.db.execute(
+        """
+        SELECT o.bot, COUNT(*), SUM(r.score < o.score), SUM(r.score > o.score), AVG(o.score - r.score)
+        FROM results r JOIN results o ON o.match = r.match AND o.seat != r.seat
+        WHERE r.bot = ? AND o.bot != r.bot GROUP BY o.bot ORDER BY o.bot
+        """,
+        (name,),
+    )
+    return [Opponent(str(b), int(n), int(ahead), int(behind), float(margin)) for b, n, ahead, behind, margin in rows]
+
+
+def _reasons(reader: LadderReader, name: str) -> list[tuple[str, int]]:
+    rows = reader.db.execute(
+        "SELECT status, COUNT(*) FROM results WHERE bot = ? AND status != 'ok' GROUP BY status"
+        " ORDER BY COUNT(*) DESC, status",
+        (name,),
+    )
+    return [(str(reason), int(n)) for reason, n in rows]
+
+
+def _faults(reader: LadderReader, name: str) -> list[FaultRow]:
+    rows = reader.db.execute(
+        "SELECT m.set_index, m.rotation, m.log, f.seat, f.reason, f.message, f.hint, f.exit, f.stderr,"
+        " f.stderr_lines FROM faults f JOIN matches m ON m.id = f.match WHERE f.bot = ? AND m.status = 'done'"
+        " ORDER BY m.seq DESC, f.number DESC LIMIT ?",
+        (name, FAULTS_SHOWN),
+    )
+    return [
+        FaultRow(match_key(s, r), int(seat), str(reason), str(message), hint, exit_,
+                 [str(line) for line in json.loads(stderr)], int(lines), log)
+        for s, r, log, seat, reason, message, hint, exit_, stderr, lines in rows
+    ]  # fmt: skip
+
+
+def _recent(reader: LadderReader, name: str) -> list[tuple[str, str, int]]:
+    rows = reader.db.execute(
+        "SELECT m.log, m.match_id, r.seat FROM results r JOIN matches m ON m.id = r.match"
+        " WHERE r.bot = ? AND m.status = 'done' AND m.log IS NOT NULL ORDER BY m.seq DESC LIMIT ?",
+        (name, TIMED_MATCHES),
+    )
+    return [(str(log), str(match_id), int(seat)) for log, match_id, seat in rows]
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    bot: str
+    score: int
+    rank: int
+    status: str
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    key: str
+    seq: int
+    finished: str
+    reason: str
+    rounds: int
+    seats: list[SeatRow]
+
+
+@dataclass(frozen=True)
+class MatchList:
+    """One page of the finished matches, newest first, of one bot or of all."""
+
+    rows: list[MatchRow]
+    page: int
+    pages: int
+    total: int
+    bot: str | None
+
+
+def bot_names(reader: LadderReader) -> list[str]:
+    return [name for name, _ in reader.bots()]
+
+
+def match_list(reader: LadderReader, bot: str | None, page: int) -> MatchList:
+    """Page ``page`` (from 1) of the finished matches (with ``bot`` at the table)."""
+    if bot is None:
+        (total,) = reader.db.execute("SELECT COUNT(seq) FROM matches").fetchone()
+        where, args = "WHERE seq IS NOT NULL", []
+    else:
+        (total,) = reader.db.execute("SELECT COUNT(DISTINCT match) FROM results WHERE bot = ?", (bot,)).fetchone()
+        where, args = "WHERE seq IS NOT NULL AND id IN (SELECT match FROM results WHERE bot = ?)", [bot]
+    rows = reader.db.execute(
+        f"SELECT id, set_index, rotation, seq, finished, reason, rounds FROM matches {where}"
+        " ORDER BY seq DESC LIMIT ? OFFSET ?",
+        [*args, PAGE_SIZE, (page - 1) * PAGE_SIZE],
+    ).fetchall()
+    seats: dict[int, list[SeatRow]] = {}
+    ids = [row[0] for row in rows]
+    if ids:
+        marks = ",".join("?" * len(ids))
+        for match, bot_name, score, rank, status in reader.db.execute(
+            f"SELECT match, bot, score, rank, status FROM results WHERE match IN ({marks}) ORDER BY match, seat", ids
+        ):
+            seats.setdefault(match, []).append(SeatRow(str(bot_name), int(score), int(rank), str(status)))
+    found = [
+        MatchRow(match_key(s, r), int(seq), str(finished or ""), str(reason or ""), int(rounds or 0), seats.get(i, []))
+        for i, s, r, seq, finished, reason, rounds in rows
+    ]
+    return MatchList(found, page, max(1, -(-int(total) // PAGE_SIZE)), int(total), bot)
+
+
+def match_log(reader: LadderReader, key: str) -> tuple[str, str] | None:
+    """The log and match id of a finished match, by its key; ``None``: no such match done."""
+    parsed = KEY.fullmatch(key)
+    if parsed is None:
+        return None
+    row = reader.db.execute(
+        "SELECT log, match_id FROM matches WHERE set_index = ? AND rotation = ? AND seq IS NOT NULL",
+        (int(parsed.group(1)), int(parsed.group(2))),
+    ).fetchone()
+    if row is None or row[0] is None:
+        return None
+    return str(row[0]), str(row[1])
+
+
+def latest(reader: LadderReader) -> int:
+    """The number of the last match rated (0: none): a page changes only when it does."""
+    (seq,) = reader.db.execute("SELECT COALESCE(MAX(seq), 0) FROM matches").fetchone()
+    return int(seq)
