@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import click
@@ -12,6 +13,7 @@ from referee.bench.cluster import bench_cluster
 from referee.bench.engine import bench_engine, bench_playouts
 from referee.bench.fairness import SCENARIOS, FairnessCase, bench_fairness
 from referee.bench.hostile import bench_hostile
+from referee.bench.ladder_web import bench_ladder_web, make_ladder
 from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
 from referee.bench.openspiel import OpenSpielMissing, bench_openspiel
 from referee.bench.sandbox import bench_startup
@@ -352,3 +354,25 @@ def _sprt_text(result: SprtBench) -> str:
             for p in result.peeking
         )
     return "\n".join(lines)
+
+
+@bench.command("ladder-web")
+@click.option("--matches", default=10_000, show_default=True, type=click.IntRange(4, 1_000_000), help="Matches made.")
+@click.option("--repeats", default=10, show_default=True, type=click.IntRange(1, 1000), help="Requests per page.")
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Time this ladder database as it is (default: make one of --matches matches in a temporary folder).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_ladder_web_command(matches: int, repeats: int, db: str | None, as_json: bool) -> None:
+    """The ladder's web pages over a big database: each page's time from request to answer."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(db) if db else make_ladder(Path(folder) / "bench.db", matches)
+        found = bench_ladder_web(path, repeats)
+    lines = [f"{'page':34} status   bytes  first ms  median ms  max ms"]
+    lines += [
+        f"{p.page:34} {p.status:6} {p.bytes:7} {p.first_ms:9.1f} {p.median_ms:10.1f} {p.max_ms:7.1f}" for p in found
+    ]
+    _report({"pages": found}, as_json, "\n".join(lines))

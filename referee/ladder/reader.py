@@ -99,10 +99,12 @@ class LadderReader:
             matches.setdefault(seq, []).append((bot, rank))
         return [(tuple(b for b, _ in seats), [r for _, r in seats]) for seats in matches.values()]
 
-    def figures(self) -> dict[str, BotFigures]:
-        """Every bot's totals (zeros for a bot that has not played yet)."""
+    def figures(self, bot: str | None = None) -> dict[str, BotFigures]:
+        """Every bot's totals (zeros for a bot that has not played yet); of ``bot`` alone, when
+        given (through the index on ``results.bot``: a page of one bot need not add up all)."""
+        where, args = ("WHERE b.name = ?", [bot]) if bot is not None else ("", [])
         rows = self.db.execute(
-            """
+            f"""
             SELECT b.name, COUNT(DISTINCT r.match), COUNT(r.match), COALESCE(SUM(r.win), 0),
                    COALESCE(SUM(r.score), 0), COALESCE(SUM(m.rounds), 0), COALESCE(SUM(r.moons), 0),
                    COALESCE(SUM(r.status = 'crash'), 0), COALESCE(SUM(r.status = 'timeout'), 0),
@@ -110,8 +112,9 @@ class LadderReader:
                    COUNT(DISTINCT CASE WHEN m.sandboxed = 1 THEN r.match END),
                    COUNT(DISTINCT CASE WHEN m.fresh_bots = 1 THEN r.match END)
             FROM bots b LEFT JOIN results r ON r.bot = b.name LEFT JOIN matches m ON m.id = r.match
-            GROUP BY b.name ORDER BY b.position
-            """
+            {where} GROUP BY b.name ORDER BY b.position
+            """,
+            args,
         )
         return {row[0]: BotFigures(*row) for row in rows}
 

@@ -14,9 +14,9 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.ladder.errors import LadderError
-from referee.ladder.ratings import INITIAL, predict_win, skill_above
+from referee.ladder.ratings import INITIAL, Rating, predict_win, skill_above
 from referee.ladder.reader import LadderReader
-from referee.ladder.records import ResultModes
+from referee.ladder.records import BotFigures, ResultModes
 from referee.ladder.sequential import MIN_SETS, confidence_radius, confidence_sequence
 from referee.ladder.stats import Estimate, estimate
 from referee.ladder.store import LadderStore
@@ -54,29 +54,29 @@ class Standing:
 def standings(store: LadderReader) -> list[Standing]:
     """The leaderboard, best conservative rating first (ties by name)."""
     ratings = store.ratings()
-    rows = []
-    for bot, f in store.figures().items():
-        r = ratings.get(bot, INITIAL)
-        rows.append(
-            Standing(
-                rank=0,
-                bot=bot,
-                mu=r.mu,
-                sigma=r.sigma,
-                ordinal=r.ordinal,
-                matches=f.matches,
-                win_rate=f.wins / f.matches if f.matches else 0.0,
-                points_per_round=f.score / f.rounds if f.rounds else 0.0,
-                moons=f.moons,
-                crashes=f.crashes,
-                timeouts=f.timeouts,
-                errors=f.errors,
-                sandboxed=f.sandboxed,
-                fresh_bots=f.fresh_bots,
-            )
-        )
+    rows = [standing(f, ratings.get(bot, INITIAL)) for bot, f in store.figures().items()]
     rows.sort(key=lambda s: (-s.ordinal, s.bot))
     return [Standing(**{**asdict(s), "rank": i}) for i, s in enumerate(rows, 1)]
+
+
+def standing(f: BotFigures, r: Rating, rank: int = 0) -> Standing:
+    """One bot's row of the leaderboard from its totals and its rating."""
+    return Standing(
+        rank=rank,
+        bot=f.bot,
+        mu=r.mu,
+        sigma=r.sigma,
+        ordinal=r.ordinal,
+        matches=f.matches,
+        win_rate=f.wins / f.matches if f.matches else 0.0,
+        points_per_round=f.score / f.rounds if f.rounds else 0.0,
+        moons=f.moons,
+        crashes=f.crashes,
+        timeouts=f.timeouts,
+        errors=f.errors,
+        sandboxed=f.sandboxed,
+        fresh_bots=f.fresh_bots,
+    )
 
 
 def standings_table(rows: Sequence[Standing], title: str | None = None) -> Table:

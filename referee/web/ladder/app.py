@@ -18,6 +18,7 @@ from urllib.parse import quote
 import trio
 
 from referee.ladder.live import LiveTables
+from referee.ladder.reader import LadderReader
 from referee.ladder.setup import logs_folder
 from referee.web.asgi import route, same_origin
 from referee.web.ladder import queries
@@ -77,6 +78,7 @@ class LadderWeb:
         self.spectators = 0
         self._files = {path: (STATIC / path.lstrip("/")).read_bytes() for path in FILES}
         self._watch = _watch_page()
+        self._kept: tuple[str, queries.Board] | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
         await route(scope, receive, send, websocket=self._websocket, http=self._http)
@@ -131,13 +133,13 @@ class LadderWeb:
             return Answer(200, self._files[path], f"{FILES[path]}; charset=utf-8")
         if path == "/api/version":
             query(scope, ())
-            seq = await self.reading.run(queries.latest)
-            tables = self._tables()
-            return Answer(200, json.dumps({"seq": seq, "tables": tables}).encode(), "application/json")
+            state = await self.reading.run(lambda r: (queries.stamp(r), queries.latest(r)))
+            version = {"stamp": state[0], "seq": state[1], "tables": self._tables()}
+            return Answer(200, json.dumps(version).encode(), "application/json")
         if path == "/":
             query(scope, ())
-            found = await self.reading.run(lambda r: (queries.board(r), queries.latest(r)))
-            return self._page("Leaderboard", board_body(found[0]), found[1], "board")
+            board, now = await self.reading.run(self._board)
+            return self._page("Leaderboard", board_body(board), now, "board")
         if path == "/matches":
             return await self._matches(query(scope, ("bot", "page")))
         if path.startswith("/bot/"):
@@ -148,8 +150,8 @@ class LadderWeb:
             return await self._replay(path.removeprefix("/match/"))
         if path == "/tables":
             query(scope, ())
-            seq = await self.reading.run(queries.latest)
-            return self._page("Tables", tables_body(self.live.current() if self.live else None), seq, "tables")
+            now = await self.reading.run(queries.stamp)
+            return self._page("Tables", tables_body(self.live.current() if self.live else None), now, "tables")
         table = TABLE.fullmatch(path)
         if table is not None and table.group(2) != "ws":
             return self._table_file(table.group(1), table.group(2))
@@ -158,31 +160,38 @@ class LadderWeb:
     def _tables(self) -> str:
         return ",".join(m.key for m in self.live.current()) if self.live else ""
 
-    def _page(self, title: str, body: str, seq: int, section: str) -> Answer:
-        return Answer(200, page(title, self.name, body, seq=seq, tables=self._tables(), section=section).encode())
+    def _page(self, title: str, body: str, stamp: str, section: str) -> Answer:
+        return Answer(200, page(title, self.name, body, stamp=stamp, tables=self._tables(), section=section).encode())
+
+    def _board(self, reader: LadderReader) -> tuple[queries.Board, str]:
+        """The leaderboard, made again only when the database has changed (every viewer's
+        page and every refresh between two results read the same one)."""
+        now = queries.stamp(reader)
+        if self._kept is None or self._kept[0] != now:
+            self._kept = (now, queries.board(reader))
+        return self._kept[1], now
 
     async def _matches(self, params: dict[str, str]) -> Answer:
         number = whole_number(params, "page", 1)
         bot = params.get("bot") or None
 
-        def read(reader: Any) -> tuple[queries.MatchList, list[str], int]:
+        def read(reader: LadderReader) -> tuple[queries.MatchList, list[str], str]:
             names = queries.bot_names(reader)
             if bot is not None and bot not in names:
                 raise BadRequest(400, f"bot: no bot named {bot[:80]!r} in this ladder\n")
-            return queries.match_list(reader, bot, number), names, queries.latest(reader)
+            return queries.match_list(reader, bot, number), names, queries.stamp(reader)
 
-        found, names, seq = await self.reading.run(read)
+        found, names, now = await self.reading.run(read)
         if number > found.pages:
             raise BadRequest(400, f"page: {number} is past the last page ({found.pages})\n")
-        return self._page("Matches", matches_body(found, names), seq, "matches")
+        return self._page("Matches", matches_body(found, names), now, "matches")
 
     async def _bot(self, name: str) -> Answer:
-        found = await self.reading.run(lambda r: (queries.bot_view(r, name), queries.latest(r)))
-        view, seq = found
+        view, now = await self.reading.run(lambda r: (queries.bot_view(r, name), queries.stamp(r)))
         if view is None:
             return Answer.text(404, f"no bot named {name[:80]!r} in this ladder\n")
         times = await self.reading.run(lambda _: self.logs.times(view.recent))
-        return self._page(name, bot_body(view, times), seq, "bot")
+        return self._page(name, bot_body(view, times), now, "bot")
 
     async def _replay(self, key: str) -> Answer:
         where = await self.reading.run(lambda r: queries.match_log(r, key))

@@ -58,9 +58,9 @@ def table(head: list[str], rows: list[list[str]], *, wide: frozenset[int] = froz
     return f'<table class="{esc(cls)}"><thead><tr>{cells("th", head)}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def page(title: str, ladder: str, body: str, *, seq: int, tables: str, section: str) -> str:
+def page(title: str, ladder: str, body: str, *, stamp: str, tables: str, section: str) -> str:
     """A whole page: the header with the ladder's name and the menu, ``body`` as its main part.
-    ``seq`` and ``tables`` are what the page was made at: ``ladder.js`` fetches the page again
+    ``stamp`` and ``tables`` are what the page was made at: ``ladder.js`` fetches the page again
     when ``/api/version`` says either has changed."""
     menu = "".join(
         f'<a href="{href}"{CURRENT if key == section else ""}>{label}</a>'
@@ -72,7 +72,7 @@ def page(title: str, ladder: str, body: str, *, seq: int, tables: str, section: 
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)} · {esc(ladder)}</title>"
         '<link rel="stylesheet" href="/ladder.css"><link rel="icon" href="data:,"></head>'
-        f'<body data-seq="{seq}" data-tables="{esc(tables)}">'
+        f'<body data-stamp="{esc(stamp)}" data-tables="{esc(tables)}">'
         f'<header><a class="ladder" href="/">{esc(ladder)}</a><nav>{menu}</nav>'
         '<span id="live" class="meta" aria-live="polite"></span></header>'
         f"<main>{body}</main>"

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 from referee.duel.status import DuelStatus, duel_status
 from referee.duel.store import DuelReader
+from referee.ladder.ratings import INITIAL
 from referee.ladder.reader import LadderReader
-from referee.ladder.report import Standing, format_modes, standings
+from referee.ladder.report import Standing, format_modes, standing, standings
 from referee.ladder.schedule import match_key
 from referee.web.ladder.versions import Version, of_entrant, versions
 
@@ -109,15 +110,19 @@ class BotView:
 
 
 def bot_view(reader: LadderReader, name: str) -> BotView | None:
-    """The bot's page, or ``None`` when the ladder has no bot of that name."""
-    rows = {s.bot: s for s in standings(reader)}
+    """The bot's page, or ``None`` when the ladder has no bot of that name. Its row of the
+    leaderboard is made from its own totals: its rank needs only every bot's rating."""
     known = versions(reader.db)
-    if name not in rows or name not in known:
+    figures = reader.figures(name)
+    if name not in known or name not in figures:
         return None
+    ratings = reader.ratings()
+    ordinal = {bot: ratings.get(bot, INITIAL).ordinal for bot in known}
+    rank = 1 + sum(1 for bot in known if (-ordinal[bot], bot) < (-ordinal[name], name))
     (command,) = reader.db.execute("SELECT command FROM bots WHERE name = ?", (name,)).fetchone()
     family = of_entrant(known, known[name].entrant)
     return BotView(
-        standing=rows[name],
+        standing=standing(figures[name], ratings.get(name, INITIAL), rank),
         command=str(command),
         version=known[name],
         versions=family,
@@ -253,6 +258,16 @@ def match_log(reader: LadderReader, key: str) -> tuple[str, str] | None:
     if row is None or row[0] is None:
         return None
     return str(row[0]), str(row[1])
+
+
+def stamp(reader: LadderReader) -> str:
+    """What every page is made from, in a few bytes: the last match rated, the matches
+    scheduled and the bots (a new version, a retired one). A page, and what it was made from,
+    changes only when this does."""
+    seq, scheduled = reader.db.execute("SELECT COALESCE(MAX(seq), 0), COUNT(*) FROM matches").fetchone()
+    bots = reader.db.execute("SELECT COUNT(*), total(length(name)) FROM bots").fetchone()
+    retired = sum(1 for v in versions(reader.db).values() if v.retired)
+    return f"{seq}.{scheduled}.{bots[0]}.{int(bots[1])}.{retired}"
 
 
 def latest(reader: LadderReader) -> int:

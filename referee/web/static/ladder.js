@@ -12,13 +12,13 @@ async function refresh() {
     const answer = await fetch("/api/version", { cache: "no-store", credentials: "same-origin" });
     if (!answer.ok) throw new Error(String(answer.status));
     const now = await answer.json();
-    if (String(now.seq) !== body.dataset.seq || now.tables !== body.dataset.tables) {
+    if (now.stamp !== body.dataset.stamp || now.tables !== body.dataset.tables) {
       const page = await fetch(location.href, { cache: "no-store", credentials: "same-origin" });
       if (!page.ok) throw new Error(String(page.status));
       const fresh = new DOMParser().parseFromString(await page.text(), "text/html");
       const main = fresh.querySelector("main");
       if (main) document.querySelector("main").replaceWith(document.adoptNode(main));
-      body.dataset.seq = fresh.body.dataset.seq;
+      body.dataset.stamp = fresh.body.dataset.stamp;
       body.dataset.tables = fresh.body.dataset.tables;
     }
     document.getElementById("live").textContent = `live · ${now.seq} rated`;

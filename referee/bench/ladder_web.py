@@ -1,0 +1,127 @@
+"""``referee bench ladder-web``: the ladder's pages over a big database, timed.
+
+A ladder of ``matches`` matches is made first (synthetic scores through the store's own
+``record``: results, faults with stderr, ratings and their history as a real run keeps them;
+``synchronous = OFF`` only while it is made), then every page is asked ``repeats`` times
+through the web view's ASGI application in this process, as a browser would (its ``Host``,
+``GET``), and the time from the request to the whole answer is taken. The figures are in
+docs/performance.md; no test asserts a speed."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from referee.ladder.ratings import finishing_ranks
+from referee.ladder.records import LadderSettings, MatchRecord, SeatResult
+from referee.ladder.schedule import ScheduledMatch, draw_sets
+from referee.ladder.store import LadderStore
+from referee.match.outcome import FaultReport
+from referee.rules.presets import ruleset
+from referee.web.ladder.app import LadderWeb
+
+ADDRESS = "http://127.0.0.1:8000"
+CRASHER = "crasher"
+
+
+def make_ladder(path: Path, matches: int = 10_000, bots: int = 12, seed: int = 1) -> Path:
+    """A ladder database of about ``matches`` finished matches (whole sets of 4) of ``bots``
+    bots, one of which crashes in a tenth of its matches with a few lines of stderr."""
+    names = [CRASHER, *(f"bot-{i:02d}" for i in range(1, bots))]
+    rules = ruleset("american")
+    sets = draw_sets(names, rules.players, seed, max(1, matches // rules.players))
+    store = LadderStore(path)
+    try:
+        store.db.execute("PRAGMA synchronous = OFF")  # a benchmark's fixture: speed over safety
+        settings = LadderSettings(seed, rules, len(sets), "2026-12-01T00:00:00+00:00")
+        store.initialize(settings, [(n, f"./{n} --play") for n in names], sets)
+        draw = random.Random(seed)
+        for match in store.pending():
+            store.record(_record(match, draw))
+    finally:
+        store.close()
+    return path
+
+
+def _record(match: ScheduledMatch, draw: random.Random) -> MatchRecord:
+    strength = {name: int(name[-2:]) if name[-2:].isdigit() else 0 for name in match.seats}
+    scores = [max(0, int(draw.gauss(60 - 2 * strength[name], 20))) for name in match.seats]
+    statuses = ["crash" if name == CRASHER and draw.random() < 0.1 else "ok" for name in match.seats]
+    ranks = finishing_ranks(scores, [s != "ok" for s in statuses])
+    winners = [i for i, r in enumerate(ranks) if r == 0]
+    seats = [
+        SeatResult(seat=i, bot=name, score=scores[i], status=statuses[i], moons=0,
+                   win=1 / len(winners) if i in winners else 0.0)
+        for i, name in enumerate(match.seats)
+    ]  # fmt: skip
+    faults = [
+        FaultReport(seat=i, name=name, reason="crash", message="the bot exited with code 1", action="forfeit",
+                    exit="exited with code 1", stderr=["Traceback (most recent call last):", "<b>boom</b>"],
+                    stderr_lines=2)
+        for i, name in enumerate(match.seats) if statuses[i] != "ok"
+    ]  # fmt: skip
+    return MatchRecord(match=match, match_id=f"m{match.key}", reason="target_reached", rounds=9, decisions=250,
+                       log=f"{match.key}.jsonl", seats=seats, faults=faults)  # fmt: skip
+
+
+async def get(app: Any, target: str) -> tuple[int, bytes]:
+    """One ``GET`` through an ASGI application: its status and body."""
+    path, _, query = target.partition("?")
+    scope = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(), "query_string": query.encode(),
+             "headers": [(b"host", b"127.0.0.1:8000")], "http_version": "1.1", "scheme": "http"}  # fmt: skip
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return int(sent[0]["status"]), b"".join(m.get("body", b"") for m in sent[1:])
+
+
+@dataclass(frozen=True)
+class PageTime:
+    page: str
+    status: int
+    bytes: int
+    first_ms: float
+    """The first request: nothing kept yet (a page after a match has ended)."""
+    median_ms: float
+    max_ms: float
+
+
+def pages(top: str) -> list[str]:
+    return ["/", f"/bot/{top}", f"/bot/{CRASHER}", "/matches", "/matches?page=100", f"/matches?bot={top}&page=20",
+            "/tables", "/api/version"]  # fmt: skip
+
+
+async def _time_pages(db: Path, repeats: int) -> list[PageTime]:
+    app = LadderWeb(db)
+    app.url = ADDRESS
+    try:
+        await get(app, "/api/version")  # the worker thread started and the file opened, as in a served view
+        found = []
+        for target in pages("bot-11"):
+            seconds = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                status, body = await get(app, target)
+                seconds.append(time.perf_counter() - start)
+            ms = [s * 1000 for s in seconds]
+            found.append(PageTime(target, status, len(body), ms[0], statistics.median(ms), max(ms)))
+        return found
+    finally:
+        app.close()
+
+
+def bench_ladder_web(db: Path, repeats: int = 10) -> list[PageTime]:
+    """Every page's time over the ladder in ``db`` (made by ``make_ladder``)."""
+    return trio.run(_time_pages, db, repeats)

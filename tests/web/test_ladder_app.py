@@ -1,0 +1,210 @@
+"""The ladder's web view asked as a hostile browser would, through its ASGI application: every
+page escapes what bots wrote, bad requests are refused with the reason, a match's log is
+reached by its key only and only inside the ladder's logs folder, the token guards a view bound
+elsewhere, a flood is shed, a failing page fails alone, and the database is only ever read."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+from referee.ladder.database import read_only
+from referee.ladder.live import LiveMatch, LiveTables
+from referee.ladder.store import LadderStore
+from referee.web.ladder import queries
+from referee.web.ladder.app import MAX_OPEN
+from tests.web.ladder_helpers import HOSTILE, NAMES, View, hostile_ladder
+from tests.web.test_watch_page import finished_log
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return hostile_ladder(tmp_path)
+
+
+@pytest.fixture
+def view(db: Path) -> Iterator[View]:
+    found = View(db)
+    yield found
+    found.close()
+
+
+async def test_every_page_escapes_what_the_bots_wrote(view: View) -> None:
+    pages = [(target, {}) for target in ("/", "/matches", "/matches?page=1", "/tables", "/bot/%3Cscript%3E")]
+    pages += [("/matches", {"query_string": urlencode({"bot": name}).encode()}) for name in NAMES]
+    pages += [("/bot/", {"path": f"/bot/{name}"}) for name in NAMES]  # as the server decodes the link
+    for target, scope in pages:
+        status, _, raw = await view.ask(target, **scope)
+        body = raw.decode()
+        assert status in (200, 404), (target, scope)
+        assert "<script>alert" not in body and "<img src=x" not in body, (target, scope)
+    status, _, raw = await view.ask("/bot/", path=f"/bot/{HOSTILE}")
+    body = raw.decode()
+    assert status == 200
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in body
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in body  # its stderr, shown as text
+    assert "referee replay 00000-" in body  # the command that shows each fault again
+    assert 'href="/bot/%3Cscript%3Ealert%28%22x%22%29%3C%2Fscript%3E"' in (await view.get("/"))[1]
+
+
+async def test_a_bots_page_has_its_results_against_each_opponent_and_its_faults(view: View) -> None:
+    status, _, raw = await view.ask("/bot/", path=f"/bot/{HOSTILE}")
+    body = raw.decode()
+    assert status == 200
+    assert "Against each opponent" in body and "Rating over time" in body and "<svg" in body
+    assert "Dropped: crash" in body and "(last 3 of 40 lines)" in body
+    status, body = await view.get("/bot/b/../c?d#e")
+    assert status == 400  # "?d#e" is a query: this page takes none
+    status, body = await view.get("/bot/b%2F..%2Fc%3Fd%23e")
+    assert status == 404  # the ASGI path is decoded by the server; here it stays encoded: no such bot
+
+
+async def test_bad_requests_are_refused_with_the_reason(view: View) -> None:
+    cases = {
+        "/nowhere": (404, "not found"),
+        "/bot/nobody": (404, "no bot named 'nobody'"),
+        "/matches?page=x": (400, "page: 'x' is not a whole number"),
+        "/matches?page=0": (400, "page: '0' is not a whole number"),
+        "/matches?page=99": (400, "page: 99 is past the last page (1)"),
+        "/matches?bot=nobody": (400, "bot: no bot named 'nobody'"),
+        "/matches?sort=1": (400, "unknown query parameter 'sort' (this page takes: bot, page)"),
+        "/matches?page=1&page=2": (400, "'page' given twice"),
+        "/?x=1": (400, "unknown query parameter 'x'"),
+        "/match/99999-0": (404, "no finished match"),
+        "/match/..%2F..%2Fetc%2Fpasswd": (404, "no finished match"),
+        "/table/00000-0/": (404, "not being played here"),
+        "/" + "a" * 600: (414, "longer than 512"),
+    }
+    for target, (status, text) in cases.items():
+        found, body = await view.get(target)
+        assert (found, text in body) == (status, True), (target, found, body)
+    status, _, _ = await view.ask("/", method="POST")
+    assert status == 405
+    status, _, body = await view.ask("/", headers=[(b"host", b"rebound.example:8000")])
+    assert status == 421  # another site's name pointed at 127.0.0.1
+    status, _, _ = await view.ask("/", headers=[(b"host", b"127.0.0.1:8000"), (b"host", b"x")])
+    assert status == 421
+
+
+async def test_every_answer_carries_the_security_headers(view: View) -> None:
+    for target in ("/", "/nowhere", "/ladder.js", "/api/version"):
+        _, headers, _ = await view.ask(target)
+        assert b"script-src 'self'" in headers[b"content-security-policy"]
+        assert headers[b"x-content-type-options"] == b"nosniff"
+
+
+async def test_a_match_opens_the_verified_replay_of_its_log_and_no_other_file(db: Path, tmp_path: Path) -> None:
+    logs = db.with_name("hostile-logs")
+    logs.mkdir()
+    lines = finished_log(tmp_path / "played.jsonl")
+    (logs / "00000-0.jsonl").write_bytes(b"".join(lines))
+    match_id = json.loads(lines[0])["match_id"]
+    outside = tmp_path / "secret.jsonl"
+    outside.write_bytes(b"".join(lines))
+    (logs / "00000-2.jsonl").symlink_to(outside)
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE matches SET match_id = ? WHERE set_index = 0", (match_id,))
+        con.execute("UPDATE matches SET log = ? WHERE set_index = 0 AND rotation = 1", (str(outside),))
+    view = View(db)
+    try:
+        status, headers, body = await view.ask("/match/00000-0")
+        assert status == 200 and b"Hearts replay" in body and b'"status":"verified"' in body
+        assert headers[b"content-security-policy"].startswith(b"sandbox allow-scripts; default-src 'none'")
+        for key in ("00000-1", "00000-2", "00000-3"):  # a row naming a file outside, a symlink, no file
+            status, body_text = await view.get(f"/match/{key}")
+            assert status == 404 and "cannot be read in the ladder's logs folder" in body_text, key
+    finally:
+        view.close()
+
+
+async def test_a_view_bound_elsewhere_needs_its_token(db: Path) -> None:
+    view = View(db, token="s3cret")
+    try:
+        assert (await view.get("/"))[0] == 403
+        assert (await view.get("/?token=wrong"))[0] == 403
+        status, headers, _ = await view.ask("/matches", query_string=b"token=s3cret")
+        assert status == 303 and headers[b"location"] == b"/matches"
+        cookie = headers[b"set-cookie"].split(b";")[0]
+        assert b"HttpOnly" in headers[b"set-cookie"] and b"SameSite=Strict" in headers[b"set-cookie"]
+        status, _, body = await view.ask("/matches", headers=[(b"host", b"127.0.0.1:8000"), (b"cookie", cookie)])
+        assert status == 200 and b"Matches" in body
+        wrong = [(b"host", b"127.0.0.1:8000"), (b"cookie", b"ladder_token=s3creT")]
+        assert (await view.ask("/", headers=wrong))[0] == 403
+    finally:
+        view.close()
+
+
+async def test_a_flood_is_shed_and_a_failing_page_fails_alone(view: View, monkeypatch: pytest.MonkeyPatch) -> None:
+    view.app.open = MAX_OPEN  # as many requests as it answers at once are under way
+    status, headers, _ = await view.ask("/")
+    assert status == 503 and headers[b"retry-after"] == b"1" and view.app.shed == 1
+    view.app.open = 0
+
+    def broken(reader: object) -> object:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(queries, "board", broken)
+    status, body = await view.get("/")
+    assert status == 500 and "the ladder goes on" in body
+    assert (await view.get("/matches"))[0] == 200 and view.app.open == 0
+
+
+async def test_the_pages_update_as_matches_end(db: Path) -> None:
+    view = View(db)
+    try:
+        before = json.loads((await view.get("/api/version"))[1])
+        _, page = await view.get("/")
+        assert f'data-stamp="{before["stamp"]}"' in page
+        store = LadderStore(db)
+        store.extend([], 3)  # nothing played: the same stamp
+        store.close()
+        assert json.loads((await view.get("/api/version"))[1]) == before
+        with sqlite3.connect(db) as con:
+            con.execute("UPDATE matches SET seq = seq + 1000 WHERE seq = (SELECT MAX(seq) FROM matches)")
+        after = json.loads((await view.get("/api/version"))[1])
+        assert after["seq"] == before["seq"] + 1000 and after["stamp"] != before["stamp"]
+        _, page = await view.get("/")
+        assert f'data-stamp="{after["stamp"]}"' in page
+    finally:
+        view.close()
+
+
+def test_the_view_only_reads_and_never_holds_up_a_writer(db: Path) -> None:
+    reader = read_only(db)
+    try:
+        with pytest.raises(sqlite3.OperationalError):
+            reader.execute("DELETE FROM ratings")
+        reader.execute("BEGIN")
+        assert reader.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 12  # a read transaction is open
+        writer = sqlite3.connect(db, timeout=0)  # a writer that would fail at once if it had to wait
+        writer.execute("PRAGMA journal_mode = WAL")
+        writer.execute("UPDATE meta SET value = value WHERE key = 'games'")
+        writer.commit()
+        writer.close()
+        reader.execute("COMMIT")
+    finally:
+        reader.close()
+
+
+async def test_the_tables_in_play_are_one_click_from_their_watch_page(db: Path, tmp_path: Path) -> None:
+    live = LiveTables()
+    view = View(db, live=live)
+    try:
+        assert "No match is being played" in (await view.get("/tables"))[1]
+        live.begin(LiveMatch("00001-2", (HOSTILE, "alpha", "delta", "alpha"), tmp_path / "00001-2.jsonl"))
+        body = (await view.get("/tables"))[1]
+        assert 'href="/table/00001-2/"' in body and "&lt;script&gt;" in body
+        status, headers, page = await view.ask("/table/00001-2/")
+        assert status == 200 and b"watch.js" in page
+        assert b"style-src 'self' 'sha256-" in headers[b"content-security-policy"]
+        assert (await view.get("/table/00001-2/watch.js"))[0] == 200
+        assert (await view.get("/table/00001-2/index.html"))[0] == 404
+        live.end("00001-2")
+        assert (await view.get("/table/00001-2/"))[0] == 404
+    finally:
+        view.close()
