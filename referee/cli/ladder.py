@@ -135,6 +135,13 @@ def _open(db: str) -> LadderStore:
     help="Play the matches on a Dask cluster: a scheduler's address (tcp://host:8786) or local:N for a "
     "local cluster of N worker processes (needs pip install -e '.[cluster]'; see docs/ladder.md).",
 )
+@click.option(
+    "--follow/--no-follow",
+    default=True,
+    show_default=True,
+    help="Follow edits to CONFIG while running (on save, or at once on SIGHUP): new bots and versions join, "
+    "removed ones retire, without a restart.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress and no table: for scripts.")
 def run_command(
     config: str,
@@ -153,6 +160,7 @@ def run_command(
     sandbox_mode: str,
     sandbox_binds: tuple[str, ...],
     cluster: str | None,
+    follow: bool,
     quiet: bool,
 ) -> None:
     """Play the ladder of the bots in CONFIG (a TOML bot list, as sample_bots/bots.toml),
@@ -184,6 +192,7 @@ def run_command(
             keep_bots=keep_bots,
             start_ahead=start_ahead,
             cluster=cluster,
+            bot_list=Path(config) if follow else None,
         )
         result = play_ladder(plan, Telling(quiet=quiet, console=console, warn=lambda line: click.echo(line, err=True)))
     except LadderInterrupted as err:

@@ -44,10 +44,6 @@ class DuelStore(LadderStore):
         self.extend([paired], paired.index + 1, pairings=[(new, old)])
         return paired.matches()
 
-    def next_index(self) -> int:
-        (count,) = self.db.execute("SELECT COALESCE(MAX(set_index) + 1, 0) FROM sets").fetchone()
-        return int(count)
-
     def scheduled(self) -> Counter[str]:
         """Sets scheduled (complete or not) against each bot."""
         rows = self.db.execute("SELECT old, COUNT(*) FROM pairings GROUP BY old")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -22,6 +22,8 @@ from rich.text import Text
 from protocol.ruleset import RuleSet
 from referee.ladder.bots import prepare_bots
 from referee.ladder.errors import LadderError
+from referee.ladder.feed import LadderFeed
+from referee.ladder.follow import PoolFollower, versions_built
 from referee.ladder.progress import LiveProgress
 from referee.ladder.records import MatchRecord
 from referee.ladder.runner import LadderRun, RunOptions, SetFeed
@@ -78,6 +80,9 @@ class LadderPlan:
     start_ahead: bool = True
     cluster: str | None = None
     """``tcp://host:port`` or ``local:N``: the matches are played by a Dask cluster's workers."""
+    bot_list: Path | None = None
+    """The bot list ``entries`` were read from: a running ladder follows its edits
+    (``referee.ladder.follow``); ``None``: the pool stays as it is for this run."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -137,7 +142,7 @@ class LadderKind:
         )
 
     def feed(self, store: LadderStore) -> SetFeed | None:
-        return None
+        return LadderFeed(store)
 
     def view(self, store: LadderStore, console: Console | None, workers: Callable[[], int] | None) -> LiveView:
         return LiveProgress(store, console, workers=workers)
@@ -184,8 +189,18 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
             start_ahead=plan.start_ahead,
             built=built,
         )
-        run = LadderRun(store, rules, dict(store.bots()), options, feed=kind.feed(store))
-        seconds = _drive(run, store, notes, telling, kind)
+        commands = dict(store.bots())
+        hidden = sandbox.hiding(*private) if sandbox is not None else None
+        built.update(versions_built(store, built, cwd=plan.cwd, sandbox=hidden, private=private, notes=notes))
+        feed = kind.feed(store)
+        run = LadderRun(store, rules, commands, options, feed=feed)
+        background = []
+        if plan.bot_list is not None and isinstance(feed, LadderFeed):
+            follower = PoolFollower(
+                plan.bot_list, plan.cwd, store, feed, commands, built, sandbox, private, telling.warn
+            )
+            background.append(follower.run)
+        seconds = _drive(run, store, notes, telling, kind, background=background)
         done, total = store.progress()
         restarts = dict(run.summary.restarts)
         return LadderResult(
@@ -237,19 +252,20 @@ def _drive(
     kind: RunKind,
     *,
     workers: Callable[[], int] | None = None,
+    background: Sequence[Callable[[], Awaitable[None]]] = (),
 ) -> float:
     """Play the run (quietly, or under the live view after printing the notes); the seconds it
     took. Ctrl-C or SIGTERM becomes ``LadderInterrupted`` saying what was kept."""
     start = time.perf_counter()
     try:
         if telling.quiet:
-            trio.run(_with_sigterm, run, None)
+            trio.run(_with_sigterm, run, None, background)
         else:
             for note in notes:
                 (telling.console or Console()).print(Text(note))
             with kind.view(store, telling.console, workers) as live:
                 run.on_result = live.on_result
-                trio.run(_with_sigterm, run, live)
+                trio.run(_with_sigterm, run, live, background)
     except BaseException as error:
         if _is_interrupt(error):
             done, total = store.progress()
@@ -260,14 +276,19 @@ def _drive(
     return time.perf_counter() - start
 
 
-async def _with_sigterm(run: LadderRun | ClusterRun, live: LiveView | None) -> None:
-    """Run the ladder (with its progress ticker); SIGTERM stops it like Ctrl-C: every bot is
-    ended and the finished matches are kept."""
+async def _with_sigterm(
+    run: LadderRun | ClusterRun, live: LiveView | None, background: Sequence[Callable[[], Awaitable[None]]] = ()
+) -> None:
+    """Run the ladder (with its progress ticker and the ``background`` tasks, such as the bot
+    list's follower); SIGTERM stops it like Ctrl-C: every bot is ended and the finished
+    matches are kept."""
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_sigterm_to_interrupt)
             if live is not None:
                 nursery.start_soon(live.tick)
+            for task in background:
+                nursery.start_soon(task)
             await run.run()
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:
