@@ -146,6 +146,13 @@ def _open(db: str) -> LadderStore:
     help="Play the matches on a Dask cluster: a scheduler's address (tcp://host:8786) or local:N for a "
     "local cluster of N worker processes (needs pip install -e '.[cluster]'; see docs/ladder.md).",
 )
+@click.option(
+    "--follow/--no-follow",
+    default=True,
+    show_default=True,
+    help="Follow edits to CONFIG while running (on save, or at once on SIGHUP): new bots and versions join, "
+    "removed ones retire, without a restart.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress and no table: for scripts.")
 @click.option(
     "--web", is_flag=True, help="Serve the ladder's pages while it plays (as `referee ladder web`, with its tables)."
@@ -168,13 +175,13 @@ def run_command(
     sandbox_mode: str,
     sandbox_binds: tuple[str, ...],
     cluster: str | None,
+    follow: bool,
     quiet: bool,
     web: bool,
     web_port: int,
 ) -> None:
     """Play the ladder of the bots in CONFIG (a TOML bot list, as sample_bots/bots.toml),
     or go on with the one in --db where it stopped."""
-
     try:
         entries = read_bots(config)
         folder = Path(cwd).absolute() if cwd else config_folder(config)
@@ -201,9 +208,9 @@ def run_command(
             keep_bots=keep_bots,
             start_ahead=start_ahead,
             cluster=cluster,
+            bot_list=Path(config) if follow else None,
         )
-        beside = partial(_serve_beside, Path(db), web_port) if web else None
-        result = play_ladder(plan, Telling(quiet=quiet, console=console, warn=_warn, beside=beside))
+        result = play_ladder(plan, _telling(quiet, console, Path(db), web_port if web else None))
     except LadderInterrupted as err:
         click.echo(str(err), err=True)
         raise SystemExit(130) from None
@@ -211,6 +218,12 @@ def run_command(
         raise click.ClickException(str(err)) from None
     if not quiet:
         _after_run(db, result, console)
+
+
+def _telling(quiet: bool, console: Console, db: Path, web_port: int | None) -> Telling:
+    """How ``ladder run`` tells what it does; with ``--web`` (``web_port``), its pages too."""
+    beside = partial(_serve_beside, db, web_port) if web_port is not None else None
+    return Telling(quiet=quiet, console=console, warn=_warn, beside=beside)
 
 
 def _warn(line: str) -> None:

@@ -35,10 +35,6 @@ class DuelReader(LadderReader):
         except msgspec.ValidationError as err:
             raise LadderError(f"{self.path}: the duel's settings cannot be read ({err})") from None
 
-    def next_index(self) -> int:
-        (count,) = self.db.execute("SELECT COALESCE(MAX(set_index) + 1, 0) FROM sets").fetchone()
-        return int(count)
-
     def scheduled(self) -> Counter[str]:
         """Sets scheduled (complete or not) against each bot."""
         rows = self.db.execute("SELECT old, COUNT(*) FROM pairings GROUP BY old")

@@ -10,9 +10,13 @@ The versions, and the commits whose code first wrote each:
 2. ``71f432d``: ``matches.sandboxed`` and ``matches.fresh_bots``, how each match's bots ran.
 3. ``c35a620``: the ``faults`` table and its ``faults_bot`` index, each fault explained.
 4. ``e5bcbe2``: every seed as hex text, and the version kept in the file.
-5. This referee: the ``pairings`` table, which two bots each set of a duel or a gauntlet
+5. ``85eb0bb``: the ``pairings`` table, which two bots each set of a duel or a gauntlet
    measures (``referee.duel``; empty in a ladder). An earlier referee refuses such a database
    rather than take a duel for a ladder and schedule sets of its own into it.
+6. This referee: a pool that changes while the ladder lives (``referee.ladder.pool``): the
+   ``bots`` table keeps versions (``entrant``, ``version``, ``replaces``, ``entry``, ``added``,
+   ``retired``), and ``sets.closed`` says why a set's pending matches will never be played.
+   Every bot of an earlier ladder becomes the first version of its own entrant, still playing.
 
 Before version 4 nothing kept the version: every ladder said ``user_version`` 0 and
 ``meta.schema`` 1, and the code of versions 2 and 3 added its columns, table and index to any
@@ -108,11 +112,29 @@ def _add_pairings_table(db: sqlite3.Connection) -> None:
     )
 
 
+def _add_versions(db: sqlite3.Connection) -> None:
+    """Bot versions and retirements, and closed sets. Every bot of an earlier ladder is the
+    first version of the entrant of its name; its entry is not known (only its command was
+    kept), and the first run after the upgrade fills it in when the command is the same."""
+    for column in (
+        "entrant TEXT",
+        "version INTEGER NOT NULL DEFAULT 1",
+        "replaces TEXT REFERENCES bots(name)",
+        "entry TEXT",
+        "added TEXT",
+        "retired TEXT",
+    ):
+        db.execute(f"ALTER TABLE bots ADD COLUMN {column}")
+    db.execute("UPDATE bots SET entrant = name")
+    db.execute("ALTER TABLE sets ADD COLUMN closed TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, _add_mode_columns),
     Migration(3, _add_faults_table),
     Migration(4, _seeds_as_text),
     Migration(5, _add_pairings_table),
+    Migration(6, _add_versions),
 )
 """In order; version 1 is where every ladder began, so it has none."""
 

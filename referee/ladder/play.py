@@ -23,6 +23,8 @@ from rich.text import Text
 from protocol.ruleset import RuleSet
 from referee.ladder.bots import prepare_bots
 from referee.ladder.errors import LadderError
+from referee.ladder.feed import LadderFeed
+from referee.ladder.follow import PoolFollower, versions_built
 from referee.ladder.live import LiveTables
 from referee.ladder.progress import LiveProgress
 from referee.ladder.records import MatchRecord
@@ -80,6 +82,9 @@ class LadderPlan:
     start_ahead: bool = True
     cluster: str | None = None
     """``tcp://host:port`` or ``local:N``: the matches are played by a Dask cluster's workers."""
+    bot_list: Path | None = None
+    """The bot list ``entries`` were read from: a running ladder follows its edits
+    (``referee.ladder.follow``); ``None``: the pool stays as it is for this run."""
 
 
 Beside = Callable[[LiveTables], Awaitable[None]]
@@ -90,13 +95,14 @@ pages, ``referee.web.ladder``), given the tables in play; cancelled when the run
 @dataclass(frozen=True, kw_only=True)
 class Telling:
     """Where a run tells what it does: quietly, or a live view on ``console``; ``warn`` gets
-    one-line warnings (the sandbox's, a refused worker's); ``beside``: a view served while
-    the tables play (its failure is told to ``warn`` and never stops the run)."""
+    one-line warnings (the sandbox's, a refused worker's)."""
 
     quiet: bool = False
     console: Console | None = None
     warn: Callable[[str], None] | None = None
     beside: Beside | None = None
+    """A view served while the tables play; its failure is told to ``warn`` and never stops
+    the run."""
 
 
 class LiveView(Protocol):
@@ -146,7 +152,7 @@ class LadderKind:
         )
 
     def feed(self, store: LadderStore) -> SetFeed | None:
-        return None
+        return LadderFeed(store)
 
     def view(self, store: LadderStore, console: Console | None, workers: Callable[[], int] | None) -> LiveView:
         return LiveProgress(store, console, workers=workers)
@@ -193,9 +199,19 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
             start_ahead=plan.start_ahead,
             built=built,
         )
+        commands = dict(store.bots())
+        hidden = sandbox.hiding(*private) if sandbox is not None else None
+        built.update(versions_built(store, built, cwd=plan.cwd, sandbox=hidden, private=private, notes=notes))
+        feed = kind.feed(store)
         live = LiveTables()
-        run = LadderRun(store, rules, dict(store.bots()), options, feed=kind.feed(store), live=live)
-        seconds = _drive(run, store, notes, telling, kind, tables=live)
+        run = LadderRun(store, rules, commands, options, feed=feed, live=live)
+        background = _guarded(telling, live)
+        if plan.bot_list is not None and isinstance(feed, LadderFeed):
+            follower = PoolFollower(
+                plan.bot_list, plan.cwd, store, feed, commands, built, sandbox, private, telling.warn
+            )
+            background.append(follower.run)
+        seconds = _drive(run, store, notes, telling, kind, background=background)
         done, total = store.progress()
         restarts = dict(run.summary.restarts)
         return LadderResult(
@@ -230,13 +246,32 @@ def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: Run
             run = ClusterRun(store, rules, plan.entries, options, client=client, sandbox_mode=plan.sandbox_mode,
                              sandbox_binds=plan.sandbox_binds, on_refused=telling.warn, feed=kind.feed(store),
                              window=plan.concurrency)  # fmt: skip
-            seconds = _drive(run, store, notes, telling, kind, workers=run.workers)
+            seconds = _drive(run, store, notes, telling, kind, workers=run.workers, background=_guarded(telling))
         finally:
             client.close()
             if local is not None:
                 local.close()
         done, total = store.progress()
         return LadderResult(played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes)
+
+
+def _guarded(telling: Telling, live: LiveTables | None = None) -> list[Callable[[], Awaitable[None]]]:
+    """``telling.beside`` as a background task whose failure is told, never raised: a web page
+    must not stop the ladder it shows. ``live``: the tables in play (none on a cluster, whose
+    workers write the logs)."""
+    beside = telling.beside
+    if beside is None:
+        return []
+    tables = live or LiveTables()
+
+    async def guarded() -> None:
+        try:
+            await beside(tables)
+        except Exception as error:  # the view is gone; the tables play on
+            line = traceback.format_exception_only(error)[-1].strip()
+            (telling.warn or (lambda text: None))(f"the web view stopped: {line}")
+
+    return [guarded]
 
 
 def _drive(
@@ -247,23 +282,20 @@ def _drive(
     kind: RunKind,
     *,
     workers: Callable[[], int] | None = None,
-    tables: LiveTables | None = None,
+    background: Sequence[Callable[[], Awaitable[None]]] = (),
 ) -> float:
-    """Play the run (quietly, or under the live view after printing the notes), with
-    ``telling.beside`` served beside it; the seconds it took. Ctrl-C or SIGTERM becomes
-    ``LadderInterrupted`` saying what was kept. ``tables``: the tables in play (none are shown
-    for a run on a cluster: its workers write the logs)."""
+    """Play the run (quietly, or under the live view after printing the notes); the seconds it
+    took. Ctrl-C or SIGTERM becomes ``LadderInterrupted`` saying what was kept."""
     start = time.perf_counter()
-    beside = _guarded(telling, tables or LiveTables())
     try:
         if telling.quiet:
-            trio.run(_with_sigterm, run, None, beside)
+            trio.run(_with_sigterm, run, None, background)
         else:
             for note in notes:
                 (telling.console or Console()).print(Text(note))
             with kind.view(store, telling.console, workers) as live:
                 run.on_result = live.on_result
-                trio.run(_with_sigterm, run, live, beside)
+                trio.run(_with_sigterm, run, live, background)
     except BaseException as error:
         if _is_interrupt(error):
             done, total = store.progress()
@@ -274,35 +306,19 @@ def _drive(
     return time.perf_counter() - start
 
 
-def _guarded(telling: Telling, live: LiveTables) -> Callable[[], Awaitable[None]] | None:
-    """``telling.beside`` as a task whose failure is told, never raised: a web page must not
-    stop the ladder it shows."""
-    beside = telling.beside
-    if beside is None:
-        return None
-
-    async def guarded() -> None:
-        try:
-            await beside(live)
-        except Exception as error:  # the view is gone; the tables play on
-            line = traceback.format_exception_only(error)[-1].strip()
-            (telling.warn or (lambda text: None))(f"the web view stopped: {line}")
-
-    return guarded
-
-
 async def _with_sigterm(
-    run: LadderRun | ClusterRun, live: LiveView | None, beside: Callable[[], Awaitable[None]] | None = None
+    run: LadderRun | ClusterRun, live: LiveView | None, background: Sequence[Callable[[], Awaitable[None]]] = ()
 ) -> None:
-    """Run the ladder (with its progress ticker and what is served beside it); SIGTERM stops
-    it like Ctrl-C: every bot is ended and the finished matches are kept."""
+    """Run the ladder (with its progress ticker and the ``background`` tasks, such as the bot
+    list's follower); SIGTERM stops it like Ctrl-C: every bot is ended and the finished
+    matches are kept."""
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_sigterm_to_interrupt)
             if live is not None:
                 nursery.start_soon(live.tick)
-            if beside is not None:
-                nursery.start_soon(beside)
+            for task in background:
+                nursery.start_soon(task)
             await run.run()
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:

@@ -15,11 +15,16 @@ import msgspec
 from protocol.ruleset import RuleSet
 from referee.ladder.database import has_table
 from referee.ladder.errors import LadderError
+from referee.ladder.pool import BotVersion
 from referee.ladder.ratings import Rating
 from referee.ladder.records import BotFigures, Drop, LadderSettings, ResultModes, StoredFault
 from referee.ladder.schedule import DuplicateSet, ScheduledMatch, match_key
 from referee.ladder.schema import seed_value
 from referee.match.outcome import FaultReport
+from referee.match.seats.bot_config import BotEntry
+
+OPEN_SETS = "(SELECT set_index FROM sets WHERE closed IS NULL)"
+"""The sets whose pending matches are still to be played (a closed set's never will be)."""
 
 
 class LadderReader:
@@ -58,8 +63,39 @@ class LadderReader:
         return None if found is None else json.loads(found[0])
 
     def bots(self) -> list[tuple[str, str]]:
-        """(name, command) in config order."""
-        return [(n, c) for n, c in self.db.execute("SELECT name, command FROM bots ORDER BY position")]
+        """(name, command) of every version, retired ones included, in config order."""
+        return [(n, c) for n, c in self.db.execute("SELECT name, command FROM bots ORDER BY position, version")]
+
+    def versions(self) -> list[BotVersion]:
+        """Every version of every entrant, in config order (``referee.ladder.pool``)."""
+        rows = self.db.execute(
+            "SELECT name, COALESCE(entrant, name), version, command, entry, position, replaces, added, retired"
+            " FROM bots ORDER BY position, version"
+        )
+        return [
+            BotVersion(
+                name=name,
+                entrant=entrant,
+                version=int(version),
+                command=command,
+                entry=None if entry is None else msgspec.json.decode(entry, type=BotEntry),
+                position=int(position),
+                replaces=replaces,
+                added=added,
+                retired=retired,
+            )
+            for name, entrant, version, command, entry, position, replaces, added, retired in rows
+        ]
+
+    def active(self) -> list[str]:
+        """The versions that the schedule draws from (not retired), in config order."""
+        return [n for (n,) in self.db.execute("SELECT name FROM bots WHERE retired IS NULL ORDER BY position")]
+
+    def runnable(self) -> list[str]:
+        """The versions that may still play: the active ones, and retired ones seated in a
+        pending match of an open set (a set begun before they were retired is finished)."""
+        seated = {name for match in self.pending() for name in match.seats}
+        return [v.name for v in self.versions() if v.active or v.name in seated]
 
     def sets(self) -> list[DuplicateSet]:
         return [
@@ -70,14 +106,28 @@ class LadderReader:
     def pending(self) -> list[ScheduledMatch]:
         """The matches still to play, in schedule order."""
         rows = self.db.execute(
-            "SELECT set_index, rotation, seats, seed FROM matches WHERE status = 'pending' ORDER BY id"
+            "SELECT set_index, rotation, seats, seed FROM matches"
+            f" WHERE status = 'pending' AND set_index IN {OPEN_SETS} ORDER BY id"
         )
         return [ScheduledMatch(s, r, tuple(json.loads(seats)), seed_value(seed)) for s, r, seats, seed in rows]
 
     def progress(self) -> tuple[int, int]:
-        """(matches done, matches scheduled)."""
-        done, total = self.db.execute("SELECT COUNT(seq), COUNT(*) FROM matches").fetchone()
-        return int(done), int(total)
+        """(matches done, matches in all): the done ones, the pending ones of open sets, and a
+        table's matches for each set of ``games`` not drawn yet (sets are drawn as tables
+        free up, ``referee.ladder.feed``)."""
+        done, total = self.db.execute(
+            f"SELECT COUNT(seq), COUNT(*) FROM matches WHERE seq IS NOT NULL OR set_index IN {OPEN_SETS}"
+        ).fetchone()
+        if not self.initialized:
+            return int(done), int(total)
+        settings = self.settings()
+        (drawn,) = self.db.execute("SELECT COUNT(*) FROM sets").fetchone()
+        return int(done), int(total) + max(0, settings.games - int(drawn)) * settings.rules.players
+
+    def next_index(self) -> int:
+        """The index of the next set to draw."""
+        (index,) = self.db.execute("SELECT COALESCE(MAX(set_index), -1) + 1 FROM sets").fetchone()
+        return int(index)
 
     # -- results ---------------------------------------------------------------------------------
     @staticmethod

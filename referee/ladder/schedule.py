@@ -12,6 +12,15 @@ broken by SHA-256 of the ladder seed, the set number and the bot's name, so the 
 pure function of the bot names, the seat count and the ladder seed, on any machine and any
 Python. Drawing is incremental: the sets already drawn (as stored) are fed back in and the
 draw continues from them, so extending a ladder never changes the sets it already has.
+
+A living ladder draws its sets one at a time as tables free up (``next_set``, called by
+``referee.ladder.feed``), from the versions active then, so a pool that changes is drawn from
+as it is. Two rules come before the level draw there: a bot *behind* (fewer than half the
+appearances of the bot with most: a new entrant or version) is seated first; and once no bot
+is behind and every pair has met in ``EXPLORE`` sets, the pair whose order is least sure (the
+``focus`` the caller measured) is seated together, the other seats drawn level. So matches go
+where they tell most, and a pure function of the sets so far, the pool and the focus still
+gives the same set on any machine.
 """
 
 from __future__ import annotations
@@ -109,10 +118,14 @@ class SetDrawer:
             self.extra_seats[name] += count - 1
         self.drawn += 1
 
-    def draw(self) -> DuplicateSet:
-        """The next set."""
-        index = self.drawn
-        chosen = self._draw_distinct(index) if len(self.bots) >= self.seats else self._draw_with_repeats(index)
+    def draw(self, index: int | None = None, focus: Sequence[str] = ()) -> DuplicateSet:
+        """The next set (numbered ``index``, default: the sets drawn so far); ``focus``: bots
+        seated first, in that order, when they are of the pool and fit."""
+        index = self.drawn if index is None else index
+        if len(self.bots) >= self.seats:
+            chosen = self._draw_distinct(index, [b for b in dict.fromkeys(focus) if b in self.bots][: self.seats])
+        else:
+            chosen = self._draw_with_repeats(index)
         # the cyclic order at the table (who passes to whom) is drawn too
         order = sorted(range(len(chosen)), key=lambda k: _hash("hearts-ladder-order", self.ladder_seed, index, k))
         table = tuple(chosen[k] for k in order)
@@ -125,9 +138,9 @@ class SetDrawer:
     def _met(self, name: str, chosen: Sequence[str]) -> int:
         return sum(self.pairs[min(name, c), max(name, c)] for c in chosen)
 
-    def _draw_distinct(self, index: int) -> list[str]:
-        chosen: list[str] = []
-        for _ in range(self.seats):
+    def _draw_distinct(self, index: int, first: Sequence[str] = ()) -> list[str]:
+        chosen: list[str] = list(first)
+        for _ in range(self.seats - len(chosen)):
             candidates = [b for b in self.bots if b not in chosen]
             chosen.append(
                 min(candidates, key=lambda b: (self.appearances[b], self._met(b, chosen), self._tie(index, b)))
@@ -157,3 +170,55 @@ def extend_sets(
     for duplicate_set in existing:
         drawer.record(duplicate_set.table)
     return [drawer.draw() for _ in range(max(0, count - len(existing)))]
+
+
+EXPLORE = 2
+"""Sets every pair of active bots meets in before the draw follows the least sure pair: no
+order is measured before that."""
+
+
+def next_set(  # noqa: PLR0917 - the draw's inputs, each named where it is called
+    index: int,
+    active: Sequence[str],
+    seats: int,
+    ladder_seed: int,
+    drawn: Iterable[DuplicateSet],
+    focus: Sequence[tuple[str, str]] = (),
+) -> DuplicateSet:
+    """Set ``index`` of a living ladder: drawn from the ``active`` bots, level with the sets
+    ``drawn`` so far (all of them, retired bots' too), bots behind first, else the first pair
+    of ``focus`` (least sure first) together when every pair has met ``EXPLORE`` times (see
+    the module's docstring)."""
+    drawer = SetDrawer(active, seats, ladder_seed)
+    for duplicate_set in drawn:
+        drawer.record(duplicate_set.table)
+    return drawer.draw(index, _first_seated(drawer, focus))
+
+
+def _first_seated(drawer: SetDrawer, focus: Sequence[tuple[str, str]]) -> list[str]:
+    """Who sits first at the next table: the bots behind, fewest appearances first; else the
+    least sure pair of ``focus`` once every pair has met ``EXPLORE`` times; else nobody."""
+    most = max((drawer.appearances[b] for b in drawer.bots), default=0)
+    behind = sorted((b for b in drawer.bots if 2 * drawer.appearances[b] < most), key=lambda b: drawer.appearances[b])
+    if behind:
+        return behind
+    explored = all(drawer.pairs[a, b] >= EXPLORE for a, b in combinations(drawer.bots, 2))
+    for a, b in focus:
+        if explored and a in drawer.bots and b in drawer.bots:
+            return [a, b]
+    return []
+
+
+def first_sets(bots: Sequence[str], seats: int, ladder_seed: int, games: int) -> list[DuplicateSet]:
+    """The sets a new ladder draws up front: level sets until every pair has met ``EXPLORE``
+    times (before that no order is measured, so ``next_set`` would draw the same), at most
+    ``games``; all ``games`` when every set seats every bot (there is no choice to make). The
+    rest are drawn as tables free up."""
+    drawer = SetDrawer(bots, seats, ladder_seed)
+    sets: list[DuplicateSet] = []
+    everyone = len(drawer.bots) <= seats
+    while len(sets) < games and (
+        everyone or not all(drawer.pairs[a, b] >= EXPLORE for a, b in combinations(drawer.bots, 2))
+    ):
+        sets.append(drawer.draw())
+    return sets

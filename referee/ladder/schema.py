@@ -9,7 +9,7 @@ import sqlite3
 
 from referee.ladder.errors import LadderError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """The schema this referee writes and reads. The file keeps its own in SQLite's ``PRAGMA
 user_version`` (and, for anyone reading with plain SQL, in ``meta.schema``); the versions and
 what each added are listed in ``referee.ladder.migrations``."""
@@ -20,14 +20,21 @@ CREATE TABLE meta (
     value TEXT NOT NULL                     -- JSON
 );
 CREATE TABLE bots (
-    name TEXT PRIMARY KEY,
+    name TEXT PRIMARY KEY,                  -- a version's name: the entrant's for its first, NAME@2, NAME@3, ...
     command TEXT NOT NULL,
-    position INTEGER NOT NULL               -- order in the config
+    position INTEGER NOT NULL,              -- order in the config
+    entrant TEXT,                           -- the bot list's name (every version of an entrant shares it)
+    version INTEGER NOT NULL DEFAULT 1,     -- 1, 2, ...: a new one when its command, build or folder changes
+    replaces TEXT REFERENCES bots(name),    -- the version this one replaced (NULL for a first version)
+    entry TEXT,                             -- JSON: the bot list's entry (command, build, folder, build_timeout)
+    added TEXT,                             -- when it joined the ladder (NULL: with the ladder, before schema 6)
+    retired TEXT                            -- when it left the schedule (removed or replaced); NULL while it plays
 );
 CREATE TABLE sets (
     set_index INTEGER PRIMARY KEY,
     seed TEXT NOT NULL,                     -- hex: 128-bit seeds do not fit SQLite integers
-    bots TEXT NOT NULL                      -- JSON: bot names by table position
+    bots TEXT NOT NULL,                     -- JSON: bot names by table position
+    closed TEXT                             -- why its pending matches will never be played (NULL: open)
 );
 CREATE TABLE matches (
     id INTEGER PRIMARY KEY,                 -- schedule order

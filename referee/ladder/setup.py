@@ -1,10 +1,13 @@
-"""Create a ladder, or resume one: the database must have been made from the same bots and
-rules, and a larger ``--games`` schedules more sets after the ones it has."""
+"""Create a ladder, or resume one: the database must have been made with the same rules and
+seed; its bots follow the bot list (``referee.ladder.pool``), and a larger ``--games`` (or new
+versions to catch up) schedules more sets after the ones it has."""
 
 from __future__ import annotations
 
 import fcntl
+import math
 import os
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -14,8 +17,9 @@ import msgspec
 
 from protocol.ruleset import RuleSet
 from referee.ladder.errors import LadderError
+from referee.ladder.pool import PoolChange, pool_change
 from referee.ladder.records import LadderSettings
-from referee.ladder.schedule import draw_sets, extend_sets
+from referee.ladder.schedule import first_sets
 from referee.ladder.store import LadderStore
 from referee.match.seats.bot_config import BotEntry
 from referee.private_files import close_up as close_up_fd
@@ -80,10 +84,11 @@ def open_ladder(
     seed: int | None = None,
     default_rules: RuleSet,
 ) -> tuple[LadderStore, list[str]]:
-    """The ladder in ``db``, created with its whole schedule if it is new. ``rules``,
-    ``games`` and ``seed`` are what the user asked for (``None``: not given). Returns the
-    store and notes for the user; raises ``LadderError`` when the database belongs to another
-    ladder."""
+    """The ladder in ``db``, created if it is new, its pool brought to ``entries`` if not
+    (``referee.ladder.pool``: new entrants and versions join, removed ones retire). ``rules``,
+    ``games`` and ``seed`` are what the user asked for (``None``: not given). Sets are drawn as
+    tables free up (``referee.ladder.feed``). Returns the store and notes for the user; raises
+    ``LadderError`` when the database belongs to another ladder."""
     names = [e.name for e in entries]
     if len(set(names)) != len(names):
         raise LadderError("bot names in the config must be unique")
@@ -92,47 +97,98 @@ def open_ladder(
     if games is not None and games < 1:
         raise LadderError("--games must be at least 1")
     store = LadderStore(db)
-    notes: list[str] = []
-    if not store.initialized:
-        rules = rules or default_rules
-        ladder_seed = random_seed() if seed is None else seed
-        count = DEFAULT_GAMES if games is None else games
-        settings = LadderSettings(
-            ladder_seed=ladder_seed, rules=rules, games=count, created=datetime.now(UTC).isoformat(timespec="seconds")
-        )
-        sets = draw_sets(names, rules.players, ladder_seed, count)
-        store.initialize(settings, [(e.name, e.command) for e in entries], sets)
-        plural = "s" if count != 1 else ""
-        notes.append(f"new ladder: {count} duplicate set{plural} of {rules.players} matches, ladder seed {ladder_seed}")
-        return store, notes
-    settings = store.settings()
     try:
+        if not store.initialized:
+            return store, _create(store, entries, rules or default_rules, games, seed)
         _check_same_ladder(db, store, entries, rules, seed)
-    except LadderError:
+        return store, _follow_pool(store, entries, games)
+    except BaseException:
         store.close()
         raise
-    existing = store.sets()
-    if games is not None and games > len(existing):
-        more = extend_sets(names, settings.rules.players, settings.ladder_seed, existing, games)
-        store.extend(more, games)
-        notes.append(f"scheduled {len(more)} more duplicate set{'s' if len(more) != 1 else ''} ({games} in all)")
-    elif games is not None and games < len(existing):
-        notes.append(f"the ladder already has {len(existing)} duplicate sets; they all stay scheduled")
+
+
+def _create(
+    store: LadderStore, entries: Sequence[BotEntry], rules: RuleSet, games: int | None, seed: int | None
+) -> list[str]:
+    now = _now()
+    ladder_seed = random_seed() if seed is None else seed
+    count = DEFAULT_GAMES if games is None else games
+    settings = LadderSettings(ladder_seed=ladder_seed, rules=rules, games=count, created=now)
+    store.initialize_pool(settings, pool_change([], entries, now).added)
+    store.extend(first_sets([e.name for e in entries], rules.players, ladder_seed, count), count)
+    plural = "s" if count != 1 else ""
+    return [f"new ladder: {count} duplicate set{plural} of {rules.players} matches, ladder seed {ladder_seed}"]
+
+
+def _follow_pool(store: LadderStore, entries: Sequence[BotEntry], games: int | None) -> list[str]:
+    """Bring a ladder's pool to ``entries`` and its sets to ``games`` (when more); notes."""
+    settings = store.settings()
+    change = _pool_change(store, entries)
+    notes = change.describe()
+    target = settings.games
+    if games is not None and games > settings.games:
+        target = games
+        more = games - settings.games
+        notes.append(f"scheduled {more} more duplicate set{'s' if more != 1 else ''} ({games} in all)")
+    elif games is not None and games < settings.games:
+        notes.append(f"the ladder already has {settings.games} duplicate sets; they all stay scheduled")
+    extra = sets_for_newcomers(store, change)
+    if extra:
+        target += extra
+        notes.append(
+            f"{extra} more duplicate set{'s' if extra != 1 else ''} for the new versions to catch up ({target} in all)"
+        )
+    if not change.empty or target != settings.games:
+        dropped = store.change_pool(change, target)
+        if dropped:
+            notes.append(
+                f"{len(dropped)} set{'s' if len(dropped) != 1 else ''} not begun with retired versions drawn again"
+            )
     done, total = store.progress()
     notes.append(f"resuming: {done} of {total} matches done")
-    return store, notes
+    return notes
+
+
+def _pool_change(store: LadderStore, entries: Sequence[BotEntry]) -> PoolChange:
+    try:
+        return pool_change(store.versions(), entries, _now())
+    except ValueError as err:
+        raise LadderError(f"{store.path}: {err}; give the entrant another name") from None
+
+
+def sets_for_newcomers(store: LadderStore, change: PoolChange) -> int:
+    """Sets to add so that the new versions sit at about as many sets as the active versions
+    they join have (each new set seats the newcomers first): none for a ladder that has not
+    drawn a set yet."""
+    if not change.added:
+        return 0
+    new = {v.name for v in change.added}
+    retired = set(change.retired)
+    joined = [n for n in store.active() if n not in retired]
+    if not joined:
+        return 0
+    seen = Counter(name for s in store.sets() for name in set(s.table))
+    mean = sum(seen[n] for n in joined) / len(joined)
+    seats = store.settings().rules.players
+    return math.ceil(len(new) * mean / min(len(new), seats))
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def check_same_ladder(db: str | Path, entries: Sequence[BotEntry], rules: RuleSet | None, seed: int | None) -> None:
     """Before anything is built or started: when ``db`` holds a ladder, raise ``LadderError``
-    unless the bots, the rules (when given) and the seed (when given) are the ones it was made
-    with. The message lists every difference and the two ways to go on."""
+    unless the rules (when given) and the seed (when given) are the ones it was made with and
+    the bot list can be followed (its bots may differ: the pool changes). The message lists
+    every difference and the two ways to go on."""
     if not Path(db).is_file():
         return
     store = LadderStore(db)
     try:
         if store.initialized:
             _check_same_ladder(db, store, entries, rules, seed)
+            _pool_change(store, entries)
     finally:
         store.close()
 
@@ -148,7 +204,7 @@ def _check_same_ladder(
             f" give `ladder run` another --db (for example --db {_free_name(db)})"
         )
     settings = store.settings()
-    differences = bot_differences(dict(store.bots()), {e.name: e.command for e in entries})
+    differences = []
     if rules is not None:
         changed = rule_differences(settings.rules, rules)
         if changed:
@@ -158,12 +214,12 @@ def _check_same_ladder(
     if not differences:
         return
     done, _ = store.progress()
-    keep = "run with the config it was made from" + (" and without --variant/--set" if rules is not None else "")
+    keep = "run with the rules it was made with" + (" (without --variant/--set)" if rules is not None else "")
     keep += " and without --seed" if seed is not None else ""
     fresh = f"start a new ladder with another --db (for example --db {_free_name(db)})"
     if done == 0:
         fresh += f"; no match of it is finished, so deleting {db} loses nothing"
-    raise LadderError(f"{db} was made from another config: {'; '.join(differences)}. To go on: {keep}, or {fresh}")
+    raise LadderError(f"{db} was made with other settings: {'; '.join(differences)}. To go on: {keep}, or {fresh}")
 
 
 def bot_differences(stored: Mapping[str, str], given: Mapping[str, str]) -> list[str]:

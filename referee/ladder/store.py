@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,10 +26,11 @@ import msgspec
 from referee.ladder import database
 from referee.ladder.errors import LadderError
 from referee.ladder.migrations import upgraded
+from referee.ladder.pool import BotVersion, PoolChange
 from referee.ladder.ratings import INITIAL, Rating, rate_match
 from referee.ladder.reader import LadderReader
 from referee.ladder.records import LadderSettings, MatchRecord
-from referee.ladder.schedule import DuplicateSet
+from referee.ladder.schedule import DuplicateSet, ScheduledMatch
 from referee.ladder.schema import SCHEMA_VERSION, create_tables, seed_text
 
 
@@ -81,9 +82,68 @@ class LadderStore(LadderReader):
                 **(extra or {}),
             }
             _insert(db, "meta", [{"key": k, "value": json.dumps(v)} for k, v in meta.items()])
-            _insert(db, "bots", [{"name": n, "command": c, "position": i} for i, (n, c) in enumerate(bots)])
-            _insert(db, "ratings", [{"bot": n, "mu": INITIAL.mu, "sigma": INITIAL.sigma} for n, _ in bots])
+            versions = [BotVersion(n, n, 1, c, None, i, added=settings.created) for i, (n, c) in enumerate(bots)]
+            _insert_versions(db, versions)
             self._insert_sets(db, sets)
+
+    def initialize_pool(self, settings: LadderSettings, versions: Sequence[BotVersion]) -> None:
+        """A new ladder of ``versions`` (each with its bot list entry), no set drawn yet: the
+        sets are drawn as tables free up (``referee.ladder.feed``). One transaction."""
+        with self.transaction() as db:
+            create_tables(db)
+            meta = {
+                "schema": SCHEMA_VERSION,
+                "ladder_seed": settings.ladder_seed,
+                "rules": msgspec.to_builtins(settings.rules),
+                "games": settings.games,
+                "created": settings.created,
+            }
+            _insert(db, "meta", [{"key": k, "value": json.dumps(v)} for k, v in meta.items()])
+            _insert_versions(db, versions)
+
+    # -- the pool as it changes ------------------------------------------------------------------
+    def change_pool(self, change: PoolChange, games: int, keep: Collection[int] = ()) -> list[int]:
+        """Apply what reading the bot list found (``referee.ladder.pool.pool_change``) and set
+        the sets in all to ``games``, in one transaction. A set not begun (no match done) that
+        seats a version now retired is taken out of the schedule, unless it is in ``keep`` (a
+        running ladder's sets in play); a begun one stays, to be finished with the versions it
+        began with. Returns the indexes of the sets taken out."""
+        with self.transaction() as db:
+            _insert_versions(db, change.added)
+            db.executemany("UPDATE bots SET retired = ? WHERE name = ?", [(change.at, n) for n in change.retired])
+            db.executemany("UPDATE bots SET retired = NULL WHERE name = ?", [(n,) for n in change.back])
+            db.executemany(
+                "UPDATE bots SET entry = ? WHERE name = ?",
+                [(msgspec.json.encode(e).decode(), n) for n, e in change.entries.items()],
+            )
+            db.executemany("UPDATE bots SET position = ? WHERE name = ?", [(p, n) for n, p in change.positions.items()])
+            dropped = self._unbegun_sets_of_retired(db, keep)
+            for table in ("matches", "pairings", "sets"):
+                db.executemany(f"DELETE FROM {table} WHERE set_index = ?", [(i,) for i in dropped])
+            db.execute("UPDATE meta SET value = ? WHERE key = 'games'", (json.dumps(games),))
+        return dropped
+
+    @staticmethod
+    def _unbegun_sets_of_retired(db: sqlite3.Connection, keep: Collection[int]) -> list[int]:
+        retired = {n for (n,) in db.execute("SELECT name FROM bots WHERE retired IS NOT NULL")}
+        rows = db.execute(
+            "SELECT s.set_index, s.bots FROM sets s WHERE NOT EXISTS"
+            " (SELECT 1 FROM matches m WHERE m.set_index = s.set_index AND m.seq IS NOT NULL)"
+        )
+        return [int(i) for i, table in rows if i not in keep and retired & set(json.loads(table))]
+
+    def schedule_set(self, duplicate_set: DuplicateSet) -> list[ScheduledMatch]:
+        """Add one drawn set (its matches pending) in one transaction; its matches."""
+        with self.transaction() as db:
+            self._insert_sets(db, [duplicate_set])
+        return duplicate_set.matches()
+
+    def close_sets(self, indexes: Collection[int], reason: str) -> None:
+        """Give up the pending matches of these sets (a retired version in them cannot be
+        started again): they stay in the database, never played; the set counts in no
+        comparison, since it is never complete."""
+        with self.transaction() as db:
+            db.executemany("UPDATE sets SET closed = ? WHERE set_index = ?", [(reason, i) for i in indexes])
 
     def extend(
         self, sets: Sequence[DuplicateSet], games: int, pairings: Sequence[tuple[str, str]] | None = None
@@ -168,6 +228,26 @@ class LadderStore(LadderReader):
                 db, "rating_history", [{"seq": seq, "bot": b, "mu": r.mu, "sigma": r.sigma} for b, r in after.items()]
             )
             return after
+
+
+def _insert_versions(db: sqlite3.Connection, versions: Sequence[BotVersion]) -> None:
+    """New versions, each with the first rating (a new version is rated from the start)."""
+    rows = [
+        {
+            "name": v.name,
+            "command": v.command,
+            "position": v.position,
+            "entrant": v.entrant,
+            "version": v.version,
+            "replaces": v.replaces,
+            "entry": None if v.entry is None else msgspec.json.encode(v.entry).decode(),
+            "added": v.added,
+            "retired": v.retired,
+        }
+        for v in versions
+    ]
+    _insert(db, "bots", rows)
+    _insert(db, "ratings", [{"bot": v.name, "mu": INITIAL.mu, "sigma": INITIAL.sigma} for v in versions])
 
 
 def _result_rows(match_row: int, record: MatchRecord, ranks: Sequence[int]) -> list[dict[str, object]]:

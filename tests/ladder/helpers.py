@@ -32,6 +32,7 @@ EARLIER = {
     "v2-71f432d.db": 2,
     "v3-1d94cdc.db": 3,
     "v4-e5bcbe2.db": 4,
+    "v5-85eb0bb.db": 5,
     "chain-dbafde3-to-1d94cdc.db": 3,
 }
 """The ladder databases written by earlier referees (``fixtures/README.md``), by the schema

@@ -1,5 +1,6 @@
-"""A ladder resumed with another config: the refusal says exactly what differs and how to go
-on, before any build step or bot starts (setup.py ``check_same_ladder``, ``referee ladder run``)."""
+"""A ladder resumed with other rules or another seed: the refusal says exactly what differs and
+how to go on, before any build step or bot starts (setup.py ``check_same_ladder``, ``referee
+ladder run``). Other bots are not refused: the pool follows the list (tests/ladder/test_pool.py)."""
 
 from __future__ import annotations
 
@@ -39,35 +40,16 @@ def test_the_same_config_or_no_ladder_passes(tmp_path: Path) -> None:
     check_same_ladder(tmp_path / "l.db", list(reversed(ENTRIES)), AMERICAN, 7)
 
 
-def test_a_changed_command_is_named_with_both_commands_and_the_ways_on(tmp_path: Path) -> None:
-    db = tmp_path / "l.db"
-    make_ladder(db)
-    fixed = [ENTRIES[0], BotEntry(name="b", command=f"{PY} b_fixed.py"), ENTRIES[2]]
-    message = refusal(db, fixed)
-    assert f"{db} was made from another config" in message
-    assert f"the config has other bots (b runs '{PY} b_fixed.py', not '{PY} b.py')" in message
-    assert "To go on: run with the config it was made from" in message
-    assert f"or start a new ladder with another --db (for example --db {tmp_path / 'l-2.db'})" in message
-    assert f"no match of it is finished, so deleting {db} loses nothing" in message
-    assert "\n" not in message
-
-
-def test_added_and_removed_bots_are_listed(tmp_path: Path) -> None:
-    db = tmp_path / "l.db"
-    make_ladder(db)
-    (tmp_path / "l-2.db").write_text("taken")
-    message = refusal(db, [ENTRIES[0], ENTRIES[1], BotEntry(name="d", command="d")])
-    assert "other bots (added d; removed c)" in message
-    assert "--db " + str(tmp_path / "l-3.db") in message
-
-
 def test_other_rules_and_seed_are_named_option_by_option(tmp_path: Path) -> None:
     db = tmp_path / "l.db"
     make_ladder(db)
     message = refusal(db, ENTRIES, ruleset("american", {"target": 50}), seed=8)
     assert "it is a ladder of american with other rules (target: 100 in the ladder, 50 given)" in message
     assert "it has ladder seed 7, not 8" in message
-    assert "run with the config it was made from and without --variant/--set and without --seed" in message
+    assert "run with the rules it was made with (without --variant/--set) and without --seed" in message
+    assert f"or start a new ladder with another --db (for example --db {tmp_path / 'l-2.db'})" in message
+    assert f"no match of it is finished, so deleting {db} loses nothing" in message
+    assert "\n" not in message
 
 
 def test_the_differences_one_by_one() -> None:
@@ -80,11 +62,9 @@ def test_the_differences_one_by_one() -> None:
     assert "deck: 'standard' in the ladder, 'piket' given" in rule_differences(AMERICAN, dutch)
 
 
-def test_ladder_run_with_a_corrected_config_explains_before_building(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_ladder_run_with_other_rules_explains_before_building(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = tmp_path / "l.db"
-    make_ladder(db, [BotEntry(name="a", command=f"{PY} a.py"), BotEntry(name="b", command=f"{PY} typo.py")])
+    make_ladder(db, [BotEntry(name="a", command=f"{PY} a.py"), BotEntry(name="b", command=f"{PY} b.py")])
     config = bot_list(tmp_path, ["a", "b"], a=f"{PY} a.py", b=f"{PY} b.py")
 
     def forbidden(*args: object, **kwargs: object) -> None:
@@ -92,10 +72,21 @@ def test_ladder_run_with_a_corrected_config_explains_before_building(
 
     monkeypatch.setattr(subprocess, "run", forbidden)
     monkeypatch.setattr(ProcessLink, "start", forbidden)
-    result = CliRunner().invoke(main, ["ladder", "run", str(config), "--db", str(db), "-q"])
+    result = CliRunner().invoke(main, ["ladder", "run", str(config), "--db", str(db), "--set", "target=50", "-q"])
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1
-    assert f"b runs '{PY} b.py', not '{PY} typo.py'" in errors[0]
+    assert "target: 100 in the ladder, 50 given" in errors[0]
     assert "another --db" in errors[0]
+
+
+def test_a_bot_list_naming_another_entrants_version_is_refused_before_building(tmp_path: Path) -> None:
+    db = tmp_path / "l.db"
+    make_ladder(db)
+    store, _ = open_ladder(
+        db, [ENTRIES[0], BotEntry(name="b", command="other"), ENTRIES[2]], None, default_rules=AMERICAN
+    )
+    store.close()
+    message = refusal(db, [*ENTRIES[:2], BotEntry(name="b@2", command="x")])
+    assert "bot 'b@2': that is the name of version 2 of 'b'" in message

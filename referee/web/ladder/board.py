@@ -39,8 +39,8 @@ def _standings(found: Board) -> str:
     for s in found.standings:
         version = found.versions.get(s.bot)
         name = bot_link(s.bot)
-        if version is not None and (version.number > 1 or version.entrant != s.bot):
-            name += f' <span class="tag">v{version.number} of {esc(version.entrant)}</span>'
+        if version is not None and (version.version > 1 or version.entrant != s.bot):
+            name += f' <span class="tag">v{version.version} of {esc(version.entrant)}</span>'
         if version is not None and version.retired:
             name += ' <span class="tag retired">retired</span>'
         faults = f"{s.crashes}/{s.timeouts}/{s.errors}"

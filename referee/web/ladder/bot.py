@@ -44,7 +44,7 @@ def _versions(view: BotView) -> str:
         return ""
     items = []
     for v in view.versions:
-        label = f"v{v.number}: " + (esc(v.name) if v.name == view.version.name else bot_link(v.name))
+        label = f"v{v.version}: " + (esc(v.name) if v.name == view.version.name else bot_link(v.name))
         items.append(f"<li>{label}{' (retired)' if v.retired else ''}</li>")
     return f'<p>Versions of {esc(view.version.entrant)}:</p><ul class="versions">{"".join(items)}</ul>'
 

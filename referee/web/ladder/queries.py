@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 
 from referee.duel.status import DuelStatus, duel_status
 from referee.duel.store import DuelReader
+from referee.ladder.pool import BotVersion
 from referee.ladder.ratings import INITIAL
 from referee.ladder.reader import LadderReader
 from referee.ladder.report import Standing, format_modes, standing, standings
 from referee.ladder.schedule import match_key
-from referee.web.ladder.versions import Version, of_entrant, versions
+from referee.web.ladder.versions import of_entrant, versions
 
 PAGE_SIZE = 50
 """Matches a page of the match list."""
@@ -39,7 +40,7 @@ class Board:
     """The leaderboard page."""
 
     standings: list[Standing]
-    versions: dict[str, Version]
+    versions: dict[str, BotVersion]
     done: int
     total: int
     modes: str
@@ -56,7 +57,7 @@ def board(reader: LadderReader) -> Board:
         status = duel_status(found, reader.settings().rules, duel.differences(), duel.scheduled())
     return Board(
         standings=standings(reader),
-        versions=versions(reader.db),
+        versions=versions(reader),
         done=done,
         total=total,
         modes=format_modes(reader.modes()),
@@ -97,8 +98,8 @@ class BotView:
 
     standing: Standing
     command: str
-    version: Version
-    versions: list[Version]
+    version: BotVersion
+    versions: list[BotVersion]
     history: dict[str, list[tuple[int, float, float]]]
     """Per version of the entrant: (seq, mu, sigma) points, thinned to ``HISTORY_POINTS``."""
     opponents: list[Opponent]
@@ -112,7 +113,7 @@ class BotView:
 def bot_view(reader: LadderReader, name: str) -> BotView | None:
     """The bot's page, or ``None`` when the ladder has no bot of that name. Its row of the
     leaderboard is made from its own totals: its rank needs only every bot's rating."""
-    known = versions(reader.db)
+    known = versions(reader)
     figures = reader.figures(name)
     if name not in known or name not in figures:
         return None
@@ -266,7 +267,7 @@ def stamp(reader: LadderReader) -> str:
     changes only when this does."""
     seq, scheduled = reader.db.execute("SELECT COALESCE(MAX(seq), 0), COUNT(*) FROM matches").fetchone()
     bots = reader.db.execute("SELECT COUNT(*), total(length(name)) FROM bots").fetchone()
-    retired = sum(1 for v in versions(reader.db).values() if v.retired)
+    retired = sum(1 for v in versions(reader).values() if v.retired)
     return f"{seq}.{scheduled}.{bots[0]}.{int(bots[1])}.{retired}"
 
 

@@ -1,0 +1,152 @@
+"""A running ladder follows its bot list: the organizer edits the file (adds a bot, changes a
+bot's command, build or folder, removes one) and saves it, or sends the run ``SIGHUP``, and the
+run changes its pool without a restart (``referee.ladder.pool``), between two sets.
+
+The list is looked at every ``POLL`` seconds (its modification time, size and content) and at
+once on ``SIGHUP``. An edit is taken whole or not at all: a list that cannot be read, or whose
+new bots fail their build or miss their program, is named in one warning and the pool stays as
+it was (the run goes on; fix the file and save it again). An edit taken is one transaction in
+the store (``LadderStore.change_pool``): new versions are drawn from the next set on; sets not
+begun that seat a retired version are drawn again; the sets being played are finished with the
+versions they began with.
+
+Also here: where each version runs from when a run starts (``versions_built``), including the
+retired versions still seated in a set begun before they were retired."""
+
+from __future__ import annotations
+
+import hashlib
+import signal
+from collections.abc import AsyncIterator, Callable, Mapping, MutableMapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import trio
+
+from referee.errors import RefereeError
+from referee.ladder.bots import prepare_bots
+from referee.ladder.feed import LadderFeed
+from referee.ladder.pool import BotVersion, pool_change
+from referee.ladder.setup import sets_for_newcomers
+from referee.ladder.store import LadderStore
+from referee.match.seats.bot_config import BotEntry, read_bots
+from referee.match.seats.building import BuiltBot
+from referee.sandbox.bwrap import Sandbox
+
+POLL = 2.0
+"""Seconds between two looks at the bot list."""
+
+
+def versions_built(
+    store: LadderStore,
+    built: Mapping[str, BuiltBot],
+    *,
+    cwd: Path | None,
+    sandbox: Sandbox | None,
+    private: Sequence[Path],
+    notes: list[str],
+) -> dict[str, BuiltBot]:
+    """Where each version that may play runs from, by its name: an active version from its
+    entrant's build (``built``, by entrant); a retired version seated in a begun set from its
+    stored entry, built again. A retired version that cannot be built or found any more is
+    given up: the sets it began are closed (their pending matches never played; a note says
+    so), rather than end the whole ladder."""
+    found: dict[str, BuiltBot] = {}
+    seated = {name for match in store.pending() for name in match.seats}
+    for version in store.versions():
+        if version.active and version.entrant in built:
+            found[version.name] = built[version.entrant]
+        elif not version.active and version.name in seated:
+            try:
+                found[version.name] = prepare_bots([version.runs_as()], cwd, sandbox, private)[version.name]
+            except RefereeError as err:
+                _give_up(store, version, str(err), notes)
+    return found
+
+
+def _give_up(store: LadderStore, version: BotVersion, why: str, notes: list[str]) -> None:
+    begun = sorted({m.set_index for m in store.pending() if version.name in m.seats})
+    store.close_sets(begun, f"{version.name} retired and cannot be started again: {why}")
+    notes.append(f"{len(begun)} begun set(s) of retired {version.name} closed unfinished: {why}")
+
+
+class PoolFollower:
+    """Follows the bot list of a running ladder (see the module's docstring). Mutates the run's
+    ``commands`` and ``built`` maps, which its tables read for every match they start."""
+
+    def __init__(  # noqa: PLR0917 - what a pool change touches, from play_ladder
+        self,
+        bot_list: Path,
+        cwd: Path | None,
+        store: LadderStore,
+        feed: LadderFeed,
+        commands: MutableMapping[str, str],
+        built: MutableMapping[str, BuiltBot],
+        sandbox: Sandbox | None,
+        private: Sequence[Path],
+        tell: Callable[[str], None] | None,
+    ) -> None:
+        self.bot_list = bot_list
+        self.cwd = cwd
+        self.store = store
+        self.feed = feed
+        self.commands = commands
+        self.built = built
+        self.sandbox = sandbox
+        self.private = private
+        self.tell = tell or (lambda line: None)
+        self.seen = self._fingerprint()
+
+    def _fingerprint(self) -> bytes | None:
+        try:
+            return hashlib.sha256(self.bot_list.read_bytes()).digest()
+        except OSError:
+            return None
+
+    async def run(self) -> None:
+        """Look at the list every ``POLL`` seconds and on ``SIGHUP``, until cancelled."""
+        with trio.open_signal_receiver(signal.SIGHUP) as hangups:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._on_hangup, hangups)
+                while True:
+                    await trio.sleep(POLL)
+                    await self.look()
+
+    async def _on_hangup(self, hangups: AsyncIterator[int]) -> None:
+        async for _ in hangups:
+            await self.look(force=True)
+
+    async def look(self, *, force: bool = False) -> list[str]:
+        """Read the list if it changed (or ``force``) and apply it; what changed, as lines."""
+        fingerprint = self._fingerprint()
+        if fingerprint is None or (fingerprint == self.seen and not force):
+            return []
+        self.seen = fingerprint
+        try:
+            entries = read_bots(self.bot_list)
+            if len(entries) < 2 or len({e.name for e in entries}) != len(entries):
+                raise RefereeError("a ladder needs at least two bots, each of its own name")
+            change = pool_change(self.store.versions(), entries, _now())
+            if change.empty:
+                return []
+            new = [v.runs_as() for v in change.added]
+            ready = await trio.to_thread.run_sync(self._build, new)
+        except (RefereeError, ValueError, OSError) as err:
+            self.tell(f"{self.bot_list}: not taken ({err}); the ladder goes on with the bots it had")
+            return []
+        games = self.store.settings().games + sets_for_newcomers(self.store, change)
+        self.built.update(ready)
+        self.commands.update({v.name: v.command for v in change.added})
+        self.store.change_pool(change, games, keep=self.feed.handed)
+        lines = change.describe()
+        for line in lines:
+            self.tell(f"{self.bot_list}: {line}")
+        return lines
+
+    def _build(self, entries: Sequence[BotEntry]) -> dict[str, BuiltBot]:
+        hidden = self.sandbox.hiding(*self.private) if self.sandbox is not None else None
+        return prepare_bots(entries, self.cwd, hidden, self.private) if entries else {}
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
