@@ -13,11 +13,13 @@ from urllib.parse import urlencode
 
 import pytest
 
+from referee.duel.feed import DuelFeed
 from referee.ladder.database import read_only
 from referee.ladder.live import LiveMatch, LiveTables
 from referee.ladder.store import LadderStore
 from referee.web.ladder import queries
 from referee.web.ladder.app import MAX_OPEN
+from tests.duel.helpers import TEST, duel_settings, duel_store, play_set, scored
 from tests.web.ladder_helpers import HOSTILE, NAMES, View, hostile_ladder
 from tests.web.test_watch_page import finished_log
 
@@ -206,5 +208,47 @@ async def test_the_tables_in_play_are_one_click_from_their_watch_page(db: Path, 
         assert (await view.get("/table/00001-2/index.html"))[0] == 404
         live.end("00001-2")
         assert (await view.get("/table/00001-2/"))[0] == 404
+    finally:
+        view.close()
+
+
+async def test_the_versions_of_an_entrant_are_linked_and_a_retired_one_marked(db: Path) -> None:
+    with sqlite3.connect(db) as con:  # alpha replaced by alpha@2, which has played one match
+        con.execute(
+            "INSERT INTO bots (name, command, position, entrant, version, replaces, added)"
+            " VALUES ('alpha@2', './run alpha --v2', 0, 'alpha', 2, 'alpha', '2026-12-01T00:00:00+00:00')"
+        )
+        con.execute("UPDATE bots SET entrant = 'alpha', retired = '2026-12-01T00:00:00+00:00' WHERE name = 'alpha'")
+        con.execute("INSERT INTO ratings (bot, mu, sigma) VALUES ('alpha@2', 30, 5)")
+        con.execute("INSERT INTO rating_history (seq, bot, mu, sigma) VALUES (100, 'alpha@2', 30, 5)")
+    view = View(db)
+    try:
+        _, board = await view.get("/")
+        assert 'href="/bot/alpha%402">alpha@2</a> <span class="tag">v2 of alpha</span>' in board
+        assert 'href="/bot/alpha">alpha</a> <span class="tag retired">retired</span>' in board
+        status, _, raw = await view.ask("/bot/", path="/bot/alpha@2")
+        page = raw.decode()
+        assert status == 200 and "Versions of alpha" in page and 'href="/bot/alpha">alpha</a> (retired)' in page
+        assert "<title>alpha</title>" in page and "<title>alpha@2</title>" in page  # both in its rating chart
+    finally:
+        view.close()
+
+
+async def test_a_duels_database_shows_its_llr_against_the_bounds_and_its_sets(tmp_path: Path) -> None:
+    settings = duel_settings()
+    store = duel_store(tmp_path / "duel.db", settings)
+    feed = DuelFeed(store, settings, max_sets=100)
+    for index in range(5):
+        group = feed()
+        assert group is not None
+        play_set(store, group, scored(new=5, old=8 if index % 2 else 6))
+    store.close()
+    view = View(tmp_path / "duel.db")
+    try:
+        status, page = await view.get("/")
+        assert status == 200 and "Duel: " in page and ">new</a> under test" in page
+        assert "LLR in bounds" in page and f"in [{TEST.lower:+.2f}, {TEST.upper:+.2f}]" in page
+        assert "<td>old</td><td>5</td><td>+1.80</td>" in page  # its sets and their mean difference: (1+3+1+3+1)/5
+        assert "verdict: undecided" in page
     finally:
         view.close()
