@@ -1,0 +1,38 @@
+"""``ladder run --web``: the pages are served beside the tables, and a view that fails (its
+port taken) is told and never stops the ladder."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from referee.cli import main
+from tests.ladder.helpers import bot_list, check_consistent
+
+SHORT = ["--set", "end=rounds", "--set", "rounds=1", "--sandbox", "off", "--games", "1", "--quiet"]
+
+
+def test_a_view_that_cannot_listen_is_told_and_the_ladder_plays_on(tmp_path: Path) -> None:
+    config = bot_list(tmp_path, ["first", "random"])
+    db = tmp_path / "l.db"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(
+            main, ["ladder", "run", str(config), "--db", str(db), *SHORT, "--web", "--web-port", str(port)]
+        )
+    assert result.exit_code == 0, result.output
+    assert "the web view stopped" in result.output
+    assert check_consistent(db) == {"done": 4, "total": 4}
+
+
+def test_the_pages_are_served_while_the_ladder_plays(tmp_path: Path) -> None:
+    config = bot_list(tmp_path, ["first", "random"])
+    db = tmp_path / "l.db"
+    result = CliRunner().invoke(main, ["ladder", "run", str(config), "--db", str(db), *SHORT, "--web"])
+    assert result.exit_code == 0, result.output
+    assert "ladder pages: open http://127.0.0.1:" in result.output
+    assert check_consistent(db) == {"done": 4, "total": 4}
