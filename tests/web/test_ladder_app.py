@@ -248,7 +248,9 @@ async def test_a_duels_database_shows_its_llr_against_the_bounds_and_its_sets(tm
         status, page = await view.get("/")
         assert status == 200 and "Duel: " in page and ">new</a> under test" in page
         assert "LLR in bounds" in page and f"in [{TEST.lower:+.2f}, {TEST.upper:+.2f}]" in page
-        assert "<td>old</td><td>5</td><td>+1.80</td>" in page  # its sets and their mean difference: (1+3+1+3+1)/5
+        assert (
+            '<td class="text">old</td><td>5</td><td>+1.80</td>' in page
+        )  # its sets and their mean difference: (1+3+1+3+1)/5
         assert "verdict: undecided" in page
     finally:
         view.close()

@@ -51,7 +51,7 @@ def _standings(found: Board) -> str:
             f'<span class="{"bad" if faults != "0/0/0" else ""}">{faults}</span>',
         ])  # fmt: skip
     head = ["#", "bot", "μ", "σ", "95% interval", "μ-3σ", "games", "win", "pts/rd", "crash/tmo/err"]
-    return table(head, rows, wide=frozenset({3, 4, 8}), cls="board")
+    return table(head, rows, wide=frozenset({3, 4, 8}), text=frozenset({1}), cls="board")
 
 
 def duel_section(status: DuelStatus) -> str:
@@ -71,6 +71,6 @@ def duel_section(status: DuelStatus) -> str:
     kind = "Gauntlet" if status.duel.kind == "gauntlet" else "Duel"
     return (
         f'<section class="duel"><h2>{kind}: {bot_link(status.duel.new)} under test</h2>'
-        + table(head, rows, wide=frozenset({3, 4}), cls="duel")
+        + table(head, rows, wide=frozenset({3, 4}), text=frozenset({0, 6}), cls="duel")
         + f'<p class="hint">{esc(caption(status))}</p><p class="verdict">{esc(verdict_line(status))}</p></section>'
     )

@@ -21,6 +21,7 @@ def bot_body(view: BotView, times: tuple[TimeSummary | None, int]) -> str:
         [[str(s.rank), number(s.mu), number(s.sigma, 2), number(s.ordinal), str(s.matches), f"{s.win_rate:.0%}",
           number(s.points_per_round, 2), str(s.moons), faults]],
         wide=frozenset({2, 6, 7}),
+        text=frozenset(),
     )  # fmt: skip
     return "".join([
         f"<h1>{esc(name)}</h1>",
@@ -72,7 +73,7 @@ def _times(summary: TimeSummary | None, read: int) -> str:
         head.append("cpu median ms")
         cells.append(number(summary.cpu_median_ms))
     note = f'<p class="hint">From each request to its reply, over the logs of its latest {read} matches.</p>'
-    return table(head, [cells], wide=frozenset({2, 4})) + note
+    return table(head, [cells], wide=frozenset({2, 4}), text=frozenset()) + note
 
 
 def _faults(view: BotView) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from referee.web.ladder.markup import esc
 
-WIDTH, HEIGHT, PAD = 640, 240, 32
+WIDTH, HEIGHT, PAD = 560, 240, 30
 COLOURS = ("#0969da", "#bf3989", "#1a7f37", "#bc4c00", "#8250df", "#57606a")
 
 
@@ -28,9 +28,9 @@ def rating_chart(history: dict[str, list[tuple[int, float, float]]]) -> str:
 
     parts = [
         f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="rating over the matches rated">',
-        f'<text x="{PAD}" y="14" font-size="12">μ {high:.1f}</text>',
-        f'<text x="{PAD}" y="{HEIGHT - 6}" font-size="12">μ {low:.1f} · match {first}</text>',
-        f'<text x="{WIDTH - PAD}" y="{HEIGHT - 6}" font-size="12" text-anchor="end">match {last}</text>',
+        f'<text x="{PAD}" y="14" font-size="13">μ {high:.1f}</text>',
+        f'<text x="{PAD}" y="{HEIGHT - 6}" font-size="13">μ {low:.1f} · match {first}</text>',
+        f'<text x="{WIDTH - PAD}" y="{HEIGHT - 6}" font-size="13" text-anchor="end">match {last}</text>',
     ]
     for index, (name, series) in enumerate(history.items()):
         if not series:
@@ -45,6 +45,6 @@ def rating_chart(history: dict[str, list[tuple[int, float, float]]]) -> str:
         parts.append("</polyline>")
         end_s, end_m, _ = series[-1]
         at = f'x="{x(end_s):.1f}" y="{y(end_m) - 6:.1f}"'
-        parts.append(f'<text {at} font-size="12" text-anchor="end" fill="{colour}">{label}</text>')
+        parts.append(f'<text {at} font-size="13" text-anchor="end" fill="{colour}">{label}</text>')
     parts.append("</svg>")
     return "".join(parts)

@@ -26,12 +26,17 @@ def matches_body(found: MatchList, bots: list[str]) -> str:
             + "</li>"
             for s in m.seats
         )
-        rows.append([f'<a href="/match/{esc(m.key)}">{esc(m.key)}</a>', str(m.seq), f'<ol class="seats">{seats}</ol>',
-                     str(m.rounds), esc(m.finished.replace("T", " ").removesuffix("+00:00"))])  # fmt: skip
+        finished = esc(m.finished.replace("T", " ").removesuffix("+00:00"))
+        link = f'<a href="/match/{esc(m.key)}">{esc(m.key)}</a>'
+        rows.append([link, str(m.seq), f'<ol class="seats" start="0">{seats}</ol>', str(m.rounds), finished])
     whose = f" with {bot_link(found.bot)}" if found.bot else ""
     title = f"<h1>Matches{whose}</h1><p>{found.total} finished, newest first; page {found.page} of {found.pages}.</p>"
     listing = table(
-        ["match", "#", "seats: points", "rounds", "finished"], rows, wide=frozenset({1, 3, 4}), cls="matches"
+        ["match", "#", "seats: points", "rounds", "finished"],
+        rows,
+        wide=frozenset({1, 3, 4}),
+        text=frozenset({0, 2}),
+        cls="matches",
     )
     return title + picker + listing + _pager(found)
 
@@ -56,8 +61,10 @@ def tables_body(live: list[LiveMatch] | None) -> str:
         return "<h1>Tables</h1><p>No match is being played right now.</p>"
     rows = [
         [f'<a href="/table/{quote(m.key)}/">{esc(m.key)}</a>',
-         f'<ol class="seats">{"".join(f"<li>{bot_link(name)}</li>" for name in m.seats)}</ol>',
+         f'<ol class="seats" start="0">{"".join(f"<li>{bot_link(name)}</li>" for name in m.seats)}</ol>',
          f'<a class="watch" href="/table/{quote(m.key)}/">watch</a>']
         for m in live
     ]  # fmt: skip
-    return f"<h1>Tables</h1><p>{len(live)} in play.</p>" + table(["match", "seats", ""], rows, cls="tables")
+    return f"<h1>Tables</h1><p>{len(live)} in play.</p>" + table(
+        ["match", "seats", ""], rows, text=frozenset({0, 1}), cls="tables"
+    )

@@ -10,7 +10,6 @@ import html
 import math
 from urllib.parse import quote, urlencode
 
-WIDE = ' class="wide"'
 CURRENT = ' aria-current="page"'
 
 
@@ -47,15 +46,27 @@ def interval(low: float, high: float, digits: int = 2) -> str:
     return f"[{low:+.{digits}f}, {high:+.{digits}f}]"
 
 
-def table(head: list[str], rows: list[list[str]], *, wide: frozenset[int] = frozenset(), cls: str = "") -> str:
-    """A table of cells already made HTML; the columns in ``wide`` are left out at a phone's
-    width (``ladder.css``)."""
+def table(
+    head: list[str],
+    rows: list[list[str]],
+    *,
+    wide: frozenset[int] = frozenset(),
+    text: frozenset[int] = frozenset({0}),
+    cls: str = "",
+) -> str:
+    """A table of cells already made HTML: figures right-aligned, the columns in ``text`` to
+    the left; the columns in ``wide`` are left out at a phone's width (``ladder.css``)."""
 
     def cells(tag: str, row: list[str]) -> str:
-        return "".join(f"<{tag}{WIDE if i in wide else ''}>{cell}</{tag}>" for i, cell in enumerate(row))
+        return "".join(f"<{tag}{_classes(i, wide, text)}>{cell}</{tag}>" for i, cell in enumerate(row))
 
     body = "".join(f"<tr>{cells('td', row)}</tr>" for row in rows)
     return f'<table class="{esc(cls)}"><thead><tr>{cells("th", head)}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _classes(column: int, wide: frozenset[int], text: frozenset[int]) -> str:
+    names = [name for name, where in (("wide", wide), ("text", text)) if column in where]
+    return f' class="{" ".join(names)}"' if names else ""
 
 
 def page(title: str, ladder: str, body: str, *, stamp: str, tables: str, section: str) -> str:
