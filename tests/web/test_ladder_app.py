@@ -120,6 +120,12 @@ async def test_a_match_opens_the_verified_replay_of_its_log_and_no_other_file(db
         for key in ("00000-1", "00000-2", "00000-3"):  # a row naming a file outside, a symlink, no file
             status, body_text = await view.get(f"/match/{key}")
             assert status == 404 and "cannot be read in the ladder's logs folder" in body_text, key
+        (logs / "00002-3.jsonl").write_bytes(b"".join(lines))  # the last match rated: among every seat's latest
+        with sqlite3.connect(db) as con:
+            con.execute("UPDATE matches SET match_id = ? WHERE set_index = 2 AND rotation = 3", (match_id,))
+            (seats,) = con.execute("SELECT seats FROM matches WHERE set_index = 2 AND rotation = 3").fetchone()
+        status, _, page = await view.ask("/bot/", path=f"/bot/{json.loads(seats)[0]}")
+        assert b"over the log of its latest match" in page  # its time per decision: the one log it can read
     finally:
         view.close()
 

@@ -72,7 +72,8 @@ def _times(summary: TimeSummary | None, read: int) -> str:
     if summary.cpu_median_ms is not None:
         head.append("cpu median ms")
         cells.append(number(summary.cpu_median_ms))
-    note = f'<p class="hint">From each request to its reply, over the logs of its latest {read} matches.</p>'
+    logs = "the log of its latest match" if read == 1 else f"the logs of its latest {read} matches"
+    note = f'<p class="hint">From each request to its reply, over {logs}.</p>'
     return table(head, [cells], wide=frozenset({2, 4}), text=frozenset()) + note
 
 

@@ -23,7 +23,9 @@ from referee.replay.verify import verify
 MAX_LOG_BYTES = 64 * 1024 * 1024
 """A longer file is not a log of one ladder match: it is not read."""
 KEPT = 16
-"""Pages and figures remembered."""
+"""Replay pages remembered."""
+KEPT_TIMES = 512
+"""Seats' decision times remembered (a few kilobytes each): every bot's latest matches."""
 V = TypeVar("V")
 
 
@@ -55,7 +57,7 @@ class Logs:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._pages: OrderedDict[tuple[object, ...], str] = OrderedDict()
-        self._times: OrderedDict[tuple[object, ...], tuple[TimeSummary | None, int]] = OrderedDict()
+        self._times: OrderedDict[tuple[object, ...], tuple[list[float], list[float]]] = OrderedDict()
 
     def replay_page(self, recorded: str, match_id: str) -> str | None:
         """The replay viewer's page of the match, verified; ``None``: no readable log of it."""
@@ -68,7 +70,7 @@ class Logs:
                 found = [m for m in read_log(path).matches if m.header.match_id == match_id]
                 if not found:
                     return None
-                self._remember(self._pages, key, match_page(verify(found[-1])))
+                self._remember(self._pages, key, match_page(verify(found[-1])), KEPT)
             self._pages.move_to_end(key)
             return self._pages[key]
         except (LogError, OSError, msgspec.MsgspecError, ValueError):
@@ -76,29 +78,38 @@ class Logs:
 
     def times(self, recent: Sequence[tuple[str, str, int]]) -> tuple[TimeSummary | None, int]:
         """A bot's time per decision over the logs of ``recent`` (log, match id, seat) that can
-        be read, and how many could."""
-        key = tuple(recent)
-        if key in self._times:
-            return self._times[key]
+        be read, and how many could. Each log's figures are kept: when a match ends, only its
+        log is read."""
         seconds: list[float] = []
         cpu: list[float] = []
         read = 0
         for recorded, match_id, seat in recent:
-            path = log_inside(self.folder, recorded)
-            try:
-                found = [m for m in read_log(path).matches if m.header.match_id == match_id] if path else []
-                if found:
-                    seconds += decision_times(found[-1])[seat]
-                    cpu += decision_cpu(found[-1])[seat]
-                    read += 1
-            except (LogError, OSError, msgspec.MsgspecError, ValueError, IndexError):
-                continue
-        found_times = (summarize(seconds, cpu), read)
-        self._remember(self._times, key, found_times)
-        return found_times
+            found = self._seat_times(recorded, match_id, seat)
+            if found is not None:
+                seconds += found[0]
+                cpu += found[1]
+                read += 1
+        return summarize(seconds, cpu), read
+
+    def _seat_times(self, recorded: str, match_id: str, seat: int) -> tuple[list[float], list[float]] | None:
+        path = log_inside(self.folder, recorded)
+        if path is None:
+            return None
+        try:
+            key = (*_stamp(path), match_id, seat)
+            if key not in self._times:
+                found = [m for m in read_log(path).matches if m.header.match_id == match_id]
+                if not found:
+                    return None
+                times = (decision_times(found[-1])[seat], decision_cpu(found[-1])[seat])
+                self._remember(self._times, key, times, KEPT_TIMES)
+            self._times.move_to_end(key)
+            return self._times[key]
+        except (LogError, OSError, msgspec.MsgspecError, ValueError, IndexError):
+            return None
 
     @staticmethod
-    def _remember(kept: OrderedDict[tuple[object, ...], V], key: tuple[object, ...], value: V) -> None:
+    def _remember(kept: OrderedDict[tuple[object, ...], V], key: tuple[object, ...], value: V, limit: int) -> None:
         kept[key] = value
-        while len(kept) > KEPT:
+        while len(kept) > limit:
             kept.popitem(last=False)
