@@ -54,6 +54,7 @@ class View:
     def __init__(self, db: Path, *, live: LiveTables | None = None, token: str | None = None) -> None:
         self.app = LadderWeb(db, live=live, token=token)
         self.app.url = ADDRESS
+        self.app.kept.every = 0.0  # every request sees the database as it is now
 
     async def get(self, target: str) -> tuple[int, str]:
         status, body = await get(self.app, target)

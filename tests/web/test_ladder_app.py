@@ -19,6 +19,7 @@ from referee.ladder.live import LiveMatch, LiveTables
 from referee.ladder.store import LadderStore
 from referee.web.ladder import queries
 from referee.web.ladder.app import MAX_OPEN
+from referee.web.ladder.budget import Bucket
 from tests.duel.helpers import TEST, duel_settings, duel_store, play_set, scored
 from tests.web.ladder_helpers import HOSTILE, NAMES, View, hostile_ladder
 from tests.web.test_watch_page import finished_log
@@ -147,19 +148,32 @@ async def test_a_view_bound_elsewhere_needs_its_token(db: Path) -> None:
         view.close()
 
 
-async def test_a_flood_is_shed_and_a_failing_page_fails_alone(view: View, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_flood_is_shed_and_a_failing_page_fails_alone(
+    view: View, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     view.app.open = MAX_OPEN  # as many requests as it answers at once are under way
     status, headers, _ = await view.ask("/")
     assert status == 503 and headers[b"retry-after"] == b"1" and view.app.shed == 1
     view.app.open = 0
+    view.app.renders = Bucket(rate=0.0, burst=2)  # two pages may be made, no more
+    assert (await view.get("/"))[0] == 200
+    assert (await view.get("/matches"))[0] == 200
+    status, body = await view.get("/tables")
+    assert status == 503 and "busy" in body and view.app.shed == 2
+    assert [(await view.get(target))[0] for target in ("/", "/matches", "/", "/api/version")] == [200] * 4  # kept
+    view.app.renders = Bucket()
 
     def broken(reader: object) -> object:
         raise sqlite3.OperationalError("disk I/O error")
 
     monkeypatch.setattr(queries, "board", broken)
-    status, body = await view.get("/")
-    assert status == 500 and "the ladder goes on" in body
-    assert (await view.get("/matches"))[0] == 200 and view.app.open == 0
+    fresh = View(db)  # nothing kept yet
+    try:
+        status, body = await fresh.get("/")
+        assert status == 500 and "the ladder goes on" in body
+        assert (await fresh.get("/matches"))[0] == 200 and fresh.app.open == 0
+    finally:
+        fresh.close()
 
 
 async def test_the_pages_update_as_matches_end(db: Path) -> None:

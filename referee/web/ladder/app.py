@@ -1,6 +1,7 @@
 """The ladder's pages as an ASGI application. Every request is hostile: only ``GET`` and
 ``HEAD``, a bounded path and query, unknown paths 404, bad query values named in a 400, more
-than ``MAX_OPEN`` requests at once shed with a 503, a ``Host`` that is not ours refused on
+than ``MAX_OPEN`` requests at once shed with a 503, and pages made again only when the
+database changed, at most ``budget.RENDERS_PER_SECOND`` a second (503 beyond), a ``Host`` that is not ours refused on
 loopback (DNS rebinding), the token required when bound elsewhere, and a page that fails
 answers 500 alone: nothing a request does reaches the ladder that serves it. A match's log is
 found by its key through the database, never by a path from the request."""
@@ -36,6 +37,7 @@ from referee.web.ladder.answers import (
 )  # fmt: skip
 from referee.web.ladder.board import board_body
 from referee.web.ladder.bot import bot_body
+from referee.web.ladder.budget import Bucket, Kept
 from referee.web.ladder.lists import matches_body, tables_body
 from referee.web.ladder.logs import Logs
 from referee.web.ladder.markup import page
@@ -79,6 +81,8 @@ class LadderWeb:
         self._files = {path: (STATIC / path.lstrip("/")).read_bytes() for path in FILES}
         self._watch = _watch_page()
         self._kept: tuple[str, queries.Board] | None = None
+        self.kept = Kept(lambda: self.reading.run(lambda r: (queries.stamp(r), queries.latest(r))))
+        self.renders = Bucket()
 
     async def __call__(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
         await route(scope, receive, send, websocket=self._websocket, http=self._http)
@@ -131,11 +135,31 @@ class LadderWeb:
         if path in FILES:
             query(scope, ())
             return Answer(200, self._files[path], f"{FILES[path]}; charset=utf-8")
+        table = TABLE.fullmatch(path)
+        if table is not None and table.group(2) != "ws":
+            return self._table_file(table.group(1), table.group(2))
+        stamp, seq = await self.kept.stamp()
         if path == "/api/version":
             query(scope, ())
-            state = await self.reading.run(lambda r: (queries.stamp(r), queries.latest(r)))
-            version = {"stamp": state[0], "seq": state[1], "tables": self._tables()}
+            version = {"stamp": stamp, "seq": seq, "tables": self._tables()}
             return Answer(200, json.dumps(version).encode(), "application/json")
+        raw = scope.get("query_string", b"")
+        key = (path, raw.decode("latin-1") if isinstance(raw, bytes) else "", stamp, self._tables())
+        found = self.kept.get(key)
+        if isinstance(found, Answer):
+            return found
+        if not self.renders.take():
+            self.shed += 1
+            busy = Answer.text(503, "busy: too many pages asked at once, try again\n")
+            busy.headers.append((b"retry-after", b"1"))
+            return busy
+        answer = await self._render(path, scope)
+        if answer.status == 200:
+            self.kept.put(key, answer)
+        return answer
+
+    async def _render(self, path: str, scope: dict[str, Any]) -> Answer:
+        """The page at ``path``, made from the database."""
         if path == "/":
             query(scope, ())
             board, now = await self.reading.run(self._board)
@@ -152,9 +176,6 @@ class LadderWeb:
             query(scope, ())
             now = await self.reading.run(queries.stamp)
             return self._page("Tables", tables_body(self.live.current() if self.live else None), now, "tables")
-        table = TABLE.fullmatch(path)
-        if table is not None and table.group(2) != "ws":
-            return self._table_file(table.group(1), table.group(2))
         return Answer.text(404, "not found\n")
 
     def _tables(self) -> str:
