@@ -35,7 +35,6 @@ from referee.cli.options import (
 )
 from referee.ladder.errors import LadderError
 from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
-from referee.ladder.live import LiveTables
 from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, Telling, play_ladder
 from referee.ladder.report import (
     compare,
@@ -60,7 +59,7 @@ from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import SandboxUnavailable
 from referee.web.ladder.reading import Reading
-from referee.web.ladder.server import serve_ladder_web
+from referee.web.ladder.server import serve_apart, serve_ladder_web
 
 DB_OPTION = click.option(
     "--db",
@@ -230,13 +229,13 @@ def _warn(line: str) -> None:
     click.echo(line, err=True)
 
 
-async def _serve_beside(db: Path, port: int, live: LiveTables) -> None:
-    """``--web``: the ladder's pages on loopback, in the run's trio run, with its tables."""
+async def _serve_beside(db: Path, port: int) -> None:
+    """``--web``: the ladder's pages on loopback, from a process of their own."""
 
     def listening(url: str) -> None:
         click.echo(f"ladder pages: open {url}", err=True)
 
-    await serve_ladder_web(db, DEFAULT_HOST, port, live=live, on_listening=listening)
+    await serve_apart(db, port, on_listening=listening, on_line=_warn)
 
 
 def _after_run(db: str, result: LadderResult, console: Console) -> None:

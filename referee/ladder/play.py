@@ -25,7 +25,6 @@ from referee.ladder.bots import prepare_bots
 from referee.ladder.errors import LadderError
 from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower, versions_built
-from referee.ladder.live import LiveTables
 from referee.ladder.progress import LiveProgress
 from referee.ladder.records import MatchRecord
 from referee.ladder.runner import LadderRun, RunOptions, SetFeed
@@ -87,9 +86,9 @@ class LadderPlan:
     (``referee.ladder.follow``); ``None``: the pool stays as it is for this run."""
 
 
-Beside = Callable[[LiveTables], Awaitable[None]]
-"""A view served beside the tables in the same trio run (``ladder run --web``: the ladder's
-pages, ``referee.web.ladder``), given the tables in play; cancelled when the run ends."""
+Beside = Callable[[], Awaitable[None]]
+"""A view served beside the tables while they play (``ladder run --web``: the ladder's pages,
+``referee.web.ladder``, from a process of its own); cancelled when the run ends."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -203,9 +202,8 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
         hidden = sandbox.hiding(*private) if sandbox is not None else None
         built.update(versions_built(store, built, cwd=plan.cwd, sandbox=hidden, private=private, notes=notes))
         feed = kind.feed(store)
-        live = LiveTables()
-        run = LadderRun(store, rules, commands, options, feed=feed, live=live)
-        background = _guarded(telling, live)
+        run = LadderRun(store, rules, commands, options, feed=feed)
+        background = _guarded(telling)
         if plan.bot_list is not None and isinstance(feed, LadderFeed):
             follower = PoolFollower(
                 plan.bot_list, plan.cwd, store, feed, commands, built, sandbox, private, telling.warn
@@ -255,18 +253,16 @@ def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: Run
         return LadderResult(played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes)
 
 
-def _guarded(telling: Telling, live: LiveTables | None = None) -> list[Callable[[], Awaitable[None]]]:
+def _guarded(telling: Telling) -> list[Callable[[], Awaitable[None]]]:
     """``telling.beside`` as a background task whose failure is told, never raised: a web page
-    must not stop the ladder it shows. ``live``: the tables in play (none on a cluster, whose
-    workers write the logs)."""
+    must not stop the ladder it shows."""
     beside = telling.beside
     if beside is None:
         return []
-    tables = live or LiveTables()
 
     async def guarded() -> None:
         try:
-            await beside(tables)
+            await beside()
         except Exception as error:  # the view is gone; the tables play on
             line = traceback.format_exception_only(error)[-1].strip()
             (telling.warn or (lambda text: None))(f"the web view stopped: {line}")

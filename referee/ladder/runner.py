@@ -26,7 +26,6 @@ import msgspec
 import trio
 
 from protocol.ruleset import RuleSet
-from referee.ladder.live import LiveMatch, LiveTables
 from referee.ladder.records import MatchRecord, SeatResult
 from referee.ladder.schedule import ScheduledMatch
 from referee.ladder.spares import Spares
@@ -237,7 +236,6 @@ class LadderRun:
         on_result: Callable[[MatchRecord], None] | None = None,
         *,
         feed: SetFeed | None = None,
-        live: LiveTables | None = None,
     ) -> None:
         if options.concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -249,8 +247,6 @@ class LadderRun:
         self.feed = feed
         """Where the tables take their sets (``None``: every pending set of the store, in order)."""
         self.summary = RunSummary()
-        self.live = live or LiveTables()
-        """The matches at the tables now (for ``ladder run --web``)."""
 
     async def run(self) -> RunSummary:
         """Play every pending match (or the sets of ``feed``). Raises ``BotStartError`` when a
@@ -288,7 +284,6 @@ class LadderRun:
         path = self.options.logs / f"{match.key}.jsonl"
         path.unlink(missing_ok=True)  # what an interrupted earlier try left
         log = MatchLog(path)
-        self.live.begin(LiveMatch(match.key, tuple(match.seats), path))
         try:
             connections = await slot.take(match.seats)
             runner = MatchRunner(
@@ -298,7 +293,6 @@ class LadderRun:
             await slot.give_back(match.seats, connections, runner)
         finally:
             log.close()
-            self.live.end(match.key)
         record = match_record(
             match,
             outcome,

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from referee.bench.ladder_web import ADDRESS, get
-from referee.ladder.live import LiveTables
 from referee.ladder.records import LadderSettings, MatchRecord
 from referee.ladder.schedule import ScheduledMatch, draw_sets
 from referee.ladder.store import LadderStore
@@ -51,8 +50,8 @@ def _crashing(match: ScheduledMatch) -> MatchRecord:
 class View:
     """A ``LadderWeb`` over a database, asked in the test's trio run."""
 
-    def __init__(self, db: Path, *, live: LiveTables | None = None, token: str | None = None) -> None:
-        self.app = LadderWeb(db, live=live, token=token)
+    def __init__(self, db: Path, *, token: str | None = None) -> None:
+        self.app = LadderWeb(db, token=token)
         self.app.url = ADDRESS
         self.app.kept.every = 0.0  # every request sees the database as it is now
 

@@ -6,7 +6,9 @@ elsewhere, a flood is shed, a failing page fails alone, and the database is only
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlencode
@@ -15,11 +17,12 @@ import pytest
 
 from referee.duel.feed import DuelFeed
 from referee.ladder.database import read_only
-from referee.ladder.live import LiveMatch, LiveTables
+from referee.ladder.schedule import draw_sets
 from referee.ladder.store import LadderStore
 from referee.web.ladder import queries
 from referee.web.ladder.app import MAX_OPEN
 from referee.web.ladder.budget import Bucket
+from referee.web.ladder.tables import in_play
 from tests.duel.helpers import TEST, duel_settings, duel_store, play_set, scored
 from tests.web.ladder_helpers import HOSTILE, NAMES, View, hostile_ladder
 from tests.web.test_watch_page import finished_log
@@ -213,21 +216,32 @@ def test_the_view_only_reads_and_never_holds_up_a_writer(db: Path) -> None:
         reader.close()
 
 
-async def test_the_tables_in_play_are_one_click_from_their_watch_page(db: Path, tmp_path: Path) -> None:
-    live = LiveTables()
-    view = View(db, live=live)
+async def test_the_tables_in_play_are_one_click_from_their_watch_page(db: Path) -> None:
+    store = LadderStore(db)
+    store.extend(draw_sets(NAMES, 4, 9, 4)[3:], 4)  # a fourth set, pending
+    store.close()
+    logs = db.with_name("hostile-logs")
+    logs.mkdir()
+    view = View(db)
     try:
         assert "No match is being played" in (await view.get("/tables"))[1]
-        live.begin(LiveMatch("00001-2", (HOSTILE, "alpha", "delta", "alpha"), tmp_path / "00001-2.jsonl"))
+        (logs / "00003-2.jsonl").write_text("{}\n")  # a pending match whose log grows
+        (logs / "00000-1.jsonl").write_text("{}\n")  # a match that is done
+        (logs / "00003-0.jsonl").write_text("{}\n")
+        os.utime(logs / "00003-0.jsonl", (time.time() - 60, time.time() - 60))  # a log that stopped growing
         body = (await view.get("/tables"))[1]
-        assert 'href="/table/00001-2/"' in body and "&lt;script&gt;" in body
-        status, headers, page = await view.ask("/table/00001-2/")
+        assert body.count('class="watch"') == 1 and 'href="/table/00003-2/"' in body and "&lt;script&gt;" in body
+        assert json.loads((await view.get("/api/version"))[1])["tables"] == "00003-2"
+        status, headers, page = await view.ask("/table/00003-2/")
         assert status == 200 and b"watch.js" in page
         assert b"style-src 'self' 'sha256-" in headers[b"content-security-policy"]
-        assert (await view.get("/table/00001-2/watch.js"))[0] == 200
-        assert (await view.get("/table/00001-2/index.html"))[0] == 404
-        live.end("00001-2")
-        assert (await view.get("/table/00001-2/"))[0] == 404
+        assert (await view.get("/table/00003-2/watch.js"))[0] == 200
+        assert (await view.get("/table/00003-2/index.html"))[0] == 404
+        for key in ("00000-1", "00003-0", "00003-1"):
+            assert (await view.get(f"/table/{key}/"))[0] == 404, key
+        with sqlite3.connect(db) as con:
+            (seats,) = con.execute("SELECT seats FROM matches WHERE set_index = 3 AND rotation = 2").fetchone()
+        assert in_play(view.app.reading.reader, logs)[0].seats == tuple(json.loads(seats))  # the ladder's names
     finally:
         view.close()
 

@@ -18,7 +18,6 @@ from urllib.parse import quote
 
 import trio
 
-from referee.ladder.live import LiveTables
 from referee.ladder.reader import LadderReader
 from referee.ladder.setup import logs_folder
 from referee.web.asgi import route, same_origin
@@ -37,11 +36,12 @@ from referee.web.ladder.answers import (
 )  # fmt: skip
 from referee.web.ladder.board import board_body
 from referee.web.ladder.bot import bot_body
-from referee.web.ladder.budget import Bucket, Kept
+from referee.web.ladder.budget import Bucket, Kept, State
 from referee.web.ladder.lists import matches_body, tables_body
 from referee.web.ladder.logs import Logs
 from referee.web.ladder.markup import page
 from referee.web.ladder.reading import Reading
+from referee.web.ladder.tables import in_play
 from referee.web.link import AsgiReceive, AsgiSend
 from referee.web.server import STATIC
 from referee.web.watch import MAX_SPECTATORS, LogTail, spectate
@@ -64,14 +64,13 @@ def _watch_page() -> tuple[bytes, str]:
 
 
 class LadderWeb:
-    """The pages of the ladder in ``db``; ``live``: the tables a run in this process plays
-    (``None``: none); ``token``: asked of every request (bound to a non-loopback address)."""
+    """The pages of the ladder in ``db``; ``token``: asked of every request (bound to a
+    non-loopback address)."""
 
-    def __init__(self, db: Path, *, live: LiveTables | None = None, token: str | None = None) -> None:
+    def __init__(self, db: Path, *, token: str | None = None) -> None:
         self.reading = Reading(db)
         self.name = db.stem
         self.logs = Logs(logs_folder(db))
-        self.live = live
         self.token = token
         self.url = ""
         """Where it is served (``server`` sets it): the ``Host`` and ``Origin`` it answers."""
@@ -81,7 +80,7 @@ class LadderWeb:
         self._files = {path: (STATIC / path.lstrip("/")).read_bytes() for path in FILES}
         self._watch = _watch_page()
         self._kept: tuple[str, queries.Board] | None = None
-        self.kept = Kept(lambda: self.reading.run(lambda r: (queries.stamp(r), queries.latest(r))))
+        self.kept = Kept(lambda: self.reading.run(self._look))
         self.renders = Bucket()
 
     async def __call__(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
@@ -135,16 +134,16 @@ class LadderWeb:
         if path in FILES:
             query(scope, ())
             return Answer(200, self._files[path], f"{FILES[path]}; charset=utf-8")
+        state = await self.kept.state()
         table = TABLE.fullmatch(path)
         if table is not None and table.group(2) != "ws":
-            return self._table_file(table.group(1), table.group(2))
-        stamp, seq = await self.kept.stamp()
+            return self._table_file(state, table.group(1), table.group(2))
         if path == "/api/version":
             query(scope, ())
-            version = {"stamp": stamp, "seq": seq, "tables": self._tables()}
+            version = {"stamp": state.stamp, "seq": state.seq, "tables": state.keys}
             return Answer(200, json.dumps(version).encode(), "application/json")
         raw = scope.get("query_string", b"")
-        key = (path, raw.decode("latin-1") if isinstance(raw, bytes) else "", stamp, self._tables())
+        key = (path, raw.decode("latin-1") if isinstance(raw, bytes) else "", state.stamp, state.keys)
         found = self.kept.get(key)
         if isinstance(found, Answer):
             return found
@@ -153,66 +152,65 @@ class LadderWeb:
             busy = Answer.text(503, "busy: too many pages asked at once, try again\n")
             busy.headers.append((b"retry-after", b"1"))
             return busy
-        answer = await self._render(path, scope)
+        answer = await self._render(path, scope, state)
         if answer.status == 200:
             self.kept.put(key, answer)
         return answer
 
-    async def _render(self, path: str, scope: dict[str, Any]) -> Answer:
+    async def _render(self, path: str, scope: dict[str, Any], state: State) -> Answer:
         """The page at ``path``, made from the database."""
         if path == "/":
             query(scope, ())
-            board, now = await self.reading.run(self._board)
-            return self._page("Leaderboard", board_body(board), now, "board")
+            board = await self.reading.run(self._board)
+            return self._page("Leaderboard", board_body(board), state, "board")
         if path == "/matches":
-            return await self._matches(query(scope, ("bot", "page")))
+            return await self._matches(query(scope, ("bot", "page")), state)
         if path.startswith("/bot/"):
             query(scope, ())
-            return await self._bot(path.removeprefix("/bot/"))
+            return await self._bot(path.removeprefix("/bot/"), state)
         if path.startswith("/match/"):
             query(scope, ())
             return await self._replay(path.removeprefix("/match/"))
         if path == "/tables":
             query(scope, ())
-            now = await self.reading.run(queries.stamp)
-            return self._page("Tables", tables_body(self.live.current() if self.live else None), now, "tables")
+            return self._page("Tables", tables_body(state.tables), state, "tables")
         return Answer.text(404, "not found\n")
 
-    def _tables(self) -> str:
-        return ",".join(m.key for m in self.live.current()) if self.live else ""
+    def _look(self, reader: LadderReader) -> State:
+        return State(queries.stamp(reader), queries.latest(reader), in_play(reader, self.logs.folder))
 
-    def _page(self, title: str, body: str, stamp: str, section: str) -> Answer:
-        return Answer(200, page(title, self.name, body, stamp=stamp, tables=self._tables(), section=section).encode())
+    def _page(self, title: str, body: str, state: State, section: str) -> Answer:
+        return Answer(200, page(title, self.name, body, stamp=state.stamp, tables=state.keys, section=section).encode())
 
-    def _board(self, reader: LadderReader) -> tuple[queries.Board, str]:
-        """The leaderboard, made again only when the database has changed (every viewer's
-        page and every refresh between two results read the same one)."""
+    def _board(self, reader: LadderReader) -> queries.Board:
+        """The leaderboard, made again only when the database has changed (a bot's page and
+        the leaderboard between two results read the same one)."""
         now = queries.stamp(reader)
         if self._kept is None or self._kept[0] != now:
             self._kept = (now, queries.board(reader))
-        return self._kept[1], now
+        return self._kept[1]
 
-    async def _matches(self, params: dict[str, str]) -> Answer:
+    async def _matches(self, params: dict[str, str], state: State) -> Answer:
         number = whole_number(params, "page", 1)
         bot = params.get("bot") or None
 
-        def read(reader: LadderReader) -> tuple[queries.MatchList, list[str], str]:
+        def read(reader: LadderReader) -> tuple[queries.MatchList, list[str]]:
             names = queries.bot_names(reader)
             if bot is not None and bot not in names:
                 raise BadRequest(400, f"bot: no bot named {bot[:80]!r} in this ladder\n")
-            return queries.match_list(reader, bot, number), names, queries.stamp(reader)
+            return queries.match_list(reader, bot, number), names
 
-        found, names, now = await self.reading.run(read)
+        found, names = await self.reading.run(read)
         if number > found.pages:
             raise BadRequest(400, f"page: {number} is past the last page ({found.pages})\n")
-        return self._page("Matches", matches_body(found, names), now, "matches")
+        return self._page("Matches", matches_body(found, names), state, "matches")
 
-    async def _bot(self, name: str) -> Answer:
-        view, now = await self.reading.run(lambda r: (queries.bot_view(r, name), queries.stamp(r)))
+    async def _bot(self, name: str, state: State) -> Answer:
+        view = await self.reading.run(lambda r: queries.bot_view(r, name))
         if view is None:
             return Answer.text(404, f"no bot named {name[:80]!r} in this ladder\n")
         times = await self.reading.run(lambda _: self.logs.times(view.recent))
-        return self._page(name, bot_body(view, times), now, "bot")
+        return self._page(name, bot_body(view, times), state, "bot")
 
     async def _replay(self, key: str) -> Answer:
         where = await self.reading.run(lambda r: queries.match_log(r, key))
@@ -223,8 +221,8 @@ class LadderWeb:
             return Answer.text(404, f"the log of match {key} cannot be read in the ladder's logs folder\n")
         return Answer(200, body.encode(), policy=REPLAY_POLICY)
 
-    def _table_file(self, key: str, name: str | None) -> Answer:
-        if self.live is None or self.live.get(key) is None:
+    def _table_file(self, state: State, key: str, name: str | None) -> Answer:
+        if key not in {m.key for m in state.tables}:
             return Answer.text(404, f"match {key} is not being played here (its replay: /match/{key})\n")
         if name is None:
             body, policy = self._watch
@@ -236,7 +234,8 @@ class LadderWeb:
         if first.get("type") != "websocket.connect":
             return
         table = TABLE.fullmatch(str(scope.get("path", "")))
-        match = self.live.get(table.group(1)) if table and table.group(2) == "ws" and self.live else None
+        tables = (await self.kept.state()).tables if table and table.group(2) == "ws" else []
+        match = next((m for m in tables if table and m.key == table.group(1)), None)
         cookie, _ = token_of(scope)
         allowed = self.token is None or same_token(self.token, cookie)
         if match is None or not allowed or not same_origin(scope, self.url) or self.spectators >= MAX_SPECTATORS:

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
 import trio
+
+from referee.web.ladder.tables import LiveMatch
 
 RENDERS_PER_SECOND = 10.0
 BURST = 20
 STAMP_EVERY = 0.5
-"""Seconds a stamp of the database is used for: pages lag the database by at most this."""
+"""Seconds a look at the database (its stamp, the tables in play) is used for: pages lag the
+database by at most this."""
 KEPT_ANSWERS = 64
 
 
@@ -39,23 +43,36 @@ class Bucket:
         return True
 
 
+@dataclass(frozen=True)
+class State:
+    """The database and the tables as last looked at."""
+
+    stamp: str = ""
+    seq: int = 0
+    tables: list[LiveMatch] = field(default_factory=list)
+
+    @property
+    def keys(self) -> str:
+        return ",".join(m.key for m in self.tables)
+
+
 class Kept:
     """The latest stamp of the database (looked at most every ``STAMP_EVERY`` seconds) and the
     answers made at it, by address."""
 
-    def __init__(self, look: Callable[[], Awaitable[tuple[str, int]]], every: float = STAMP_EVERY) -> None:
+    def __init__(self, look: Callable[[], Awaitable[State]], every: float = STAMP_EVERY) -> None:
         self._look = look
         self.every = every
-        self._stamp: tuple[str, int] = ("", 0)
+        self._state = State()
         self._at: float | None = None
         self._answers: OrderedDict[tuple[str, ...], object] = OrderedDict()
 
-    async def stamp(self) -> tuple[str, int]:
-        """(the stamp, the last match rated), at most ``every`` seconds old."""
+    async def state(self) -> State:
+        """The stamp, the last match rated and the tables in play, at most ``every`` seconds old."""
         now = trio.current_time()
         if self._at is None or now - self._at >= self.every:
-            self._stamp, self._at = await self._look(), now
-        return self._stamp
+            self._state, self._at = await self._look(), now
+        return self._state
 
     def get(self, key: tuple[str, ...]) -> object | None:
         found = self._answers.get(key)

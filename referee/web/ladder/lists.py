@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from referee.ladder.live import LiveMatch
 from referee.web.ladder.markup import bot_link, esc, matches_href, table
 from referee.web.ladder.queries import MatchList
+from referee.web.ladder.tables import LIVE_SECONDS, LiveMatch
 
 
 def matches_body(found: MatchList, bots: list[str]) -> str:
@@ -50,15 +50,13 @@ def _pager(found: MatchList) -> str:
     return f'<nav class="pager">{" ".join(links)}</nav>'
 
 
-def tables_body(live: list[LiveMatch] | None) -> str:
-    """The tables in play (``None``: this process plays none)."""
-    if live is None:
-        return (
-            "<h1>Tables</h1><p>This page shows the tables of a ladder played by the same process: "
-            "<code>referee ladder run CONFIG --web</code>. The results here update as matches end.</p>"
-        )
+def tables_body(live: list[LiveMatch]) -> str:
+    """The tables in play: the pending matches whose logs are growing."""
     if not live:
-        return "<h1>Tables</h1><p>No match is being played right now.</p>"
+        return (
+            "<h1>Tables</h1><p>No match is being played right now (no pending match's log has grown in the "
+            f"last {LIVE_SECONDS:.0f} seconds).</p>"
+        )
     rows = [
         [f'<a href="/table/{quote(m.key)}/">{esc(m.key)}</a>',
          f'<ol class="seats" start="0">{"".join(f"<li>{bot_link(name)}</li>" for name in m.seats)}</ol>',

@@ -1,5 +1,12 @@
-"""Serving the ladder's pages with Hypercorn on trio: on its own (``referee ladder web``) or
-in the trio run of a ladder that plays (``ladder run --web``), beside its tables.
+"""Serving the ladder's pages with Hypercorn on trio: ``serve_ladder_web`` in this process
+(``referee ladder web``), or ``serve_apart`` in a process of its own beside a ladder that plays
+(``ladder run --web``).
+
+Apart, because a page costs CPU (Hypercorn's HTTP, SQLite, the HTML) and in the ladder's
+process it would take it from the tables under the same GIL: in a process of its own, at a
+lower priority (``nice`` + ``NICENESS``), the bots and the referee come first, and a flood of
+requests slows the pages, not the matches. The pages find the tables in play from the
+ladder's files (``referee.web.ladder.tables``), so the view needs nothing from the run.
 
 On a loopback address the pages are open to this machine's browsers (their ``Host`` checked);
 bound anywhere else they need a token, which the printed address carries in its query (the
@@ -7,18 +14,25 @@ first request turns it into a cookie and drops it from the address)."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import trio
 
-from referee.ladder.live import LiveTables
-from referee.network import new_token
+from referee.network import DEFAULT_HOST, new_token
 from referee.web.asgi import LOOPBACK_NAMES, hypercorn_config, listen
 from referee.web.ladder.app import LadderWeb
 
 MAX_MESSAGE_BYTES = 4096
 """A spectator sends nothing that is read: its messages are capped small."""
+NICENESS = 10
+"""How much lower the pages' process runs than the ladder (``nice``: at 10, about a tenth of
+the CPU weight when both want it)."""
+ADDRESS = re.compile(r"open (http://\S+)")
 
 
 def needs_token(host: str) -> bool:
@@ -30,14 +44,13 @@ async def serve_ladder_web(
     host: str,
     port: int,
     *,
-    live: LiveTables | None = None,
     on_listening: Callable[[str], None] | None = None,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the pages of the ladder in ``db`` until cancelled; ``on_listening`` gets the
     address to open (with the token when there is one)."""
     token = new_token() if needs_token(host) else None
-    app = LadderWeb(db, live=live, token=token)
+    app = LadderWeb(db, token=token)
     try:
         async with trio.open_nursery() as nursery:
             app.url = await listen(app, hypercorn_config(host, port, MAX_MESSAGE_BYTES), nursery)
@@ -47,3 +60,45 @@ async def serve_ladder_web(
             task_status.started(address)
     finally:
         app.close()
+
+
+class ViewStopped(Exception):
+    """The pages' process ended by itself (its port taken, the database unreadable)."""
+
+
+async def serve_apart(
+    db: Path, port: int, *, on_listening: Callable[[str], None], on_line: Callable[[str], None]
+) -> None:
+    """``referee ladder web --db DB --port PORT`` on 127.0.0.1 in a process of its own, niced,
+    until cancelled (then it is ended). ``on_listening`` gets its address, ``on_line`` any
+    other line it writes. Raises ``ViewStopped`` when it ends by itself."""
+    command = [sys.executable, "-m", "referee", "ladder", "web", "--db", str(db), "--host", DEFAULT_HOST,
+               "--port", str(port)]  # fmt: skip
+    process = await trio.lowlevel.open_process(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        preexec_fn=lambda: os.nice(NICENESS),
+    )  # fmt: skip
+    try:
+        assert process.stderr is not None
+        pending = b""
+        async for chunk in process.stderr:
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for raw in lines:
+                line = raw.decode(errors="replace")
+                found = ADDRESS.search(line)
+                if found:
+                    on_listening(found.group(1))
+                else:
+                    on_line(line)
+        code = await process.wait()
+        raise ViewStopped(f"the pages' process ended (exit status {code})")
+    finally:
+        with trio.CancelScope(shield=True):
+            if process.returncode is None:
+                process.terminate()
+                with trio.move_on_after(3):
+                    await process.wait()
+                if process.returncode is None:
+                    process.kill()
+                    await process.wait()
