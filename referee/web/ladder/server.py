@@ -3,10 +3,11 @@
 (``ladder run --web``).
 
 Apart, because a page costs CPU (Hypercorn's HTTP, SQLite, the HTML) and in the ladder's
-process it would take it from the tables under the same GIL: in a process of its own, at a
-lower priority (``nice`` + ``NICENESS``), the bots and the referee come first, and a flood of
-requests slows the pages, not the matches. The pages find the tables in play from the
-ladder's files (``referee.web.ladder.tables``), so the view needs nothing from the run.
+process it would take it from the tables under the same GIL: in a process of its own, in
+Linux's idle scheduling class (``SCHED_IDLE``; elsewhere ``nice`` + ``NICENESS``), the bots
+and the referee come first, and a flood of requests slows the pages more than the matches.
+The pages find the tables in play from the ladder's files (``referee.web.ladder.tables``), so
+the view needs nothing from the run.
 
 On a loopback address the pages are open to this machine's browsers (their ``Host`` checked);
 bound anywhere else they need a token, which the printed address carries in its query (the
@@ -33,6 +34,15 @@ NICENESS = 10
 """How much lower the pages' process runs than the ladder (``nice``: at 10, about a tenth of
 the CPU weight when both want it)."""
 ADDRESS = re.compile(r"open (http://\S+)")
+
+
+def _lower_priority() -> None:
+    """In the pages' process, before it runs: the idle scheduling class where Linux has it
+    (it runs only when no bot and no table wants the CPU), else ``nice``."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        os.nice(NICENESS)
 
 
 def needs_token(host: str) -> bool:
@@ -69,14 +79,15 @@ class ViewStopped(Exception):
 async def serve_apart(
     db: Path, port: int, *, on_listening: Callable[[str], None], on_line: Callable[[str], None]
 ) -> None:
-    """``referee ladder web --db DB --port PORT`` on 127.0.0.1 in a process of its own, niced,
+    """``referee ladder web --db DB --port PORT`` on 127.0.0.1 in a process of its own, at the
+    lowest priority,
     until cancelled (then it is ended). ``on_listening`` gets its address, ``on_line`` any
     other line it writes. Raises ``ViewStopped`` when it ends by itself."""
     command = [sys.executable, "-m", "referee", "ladder", "web", "--db", str(db), "--host", DEFAULT_HOST,
                "--port", str(port)]  # fmt: skip
     process = await trio.lowlevel.open_process(
         command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        preexec_fn=lambda: os.nice(NICENESS),
+        preexec_fn=_lower_priority,
     )  # fmt: skip
     try:
         assert process.stderr is not None
