@@ -3,9 +3,9 @@
 (``ladder run --web``).
 
 Apart, because a page costs CPU (Hypercorn's HTTP, SQLite, the HTML) and in the ladder's
-process it would take it from the tables under the same GIL: in a process of its own, in
-Linux's idle scheduling class (``SCHED_IDLE``; elsewhere ``nice`` + ``NICENESS``), the bots
-and the referee come first, and a flood of requests slows the pages more than the matches.
+process it would take it from the tables under the same GIL: in a process of its own, at
+``nice`` + ``NICENESS``, the bots and the referee come first, and a flood of requests slows
+the pages more than the matches.
 The pages find the tables in play from the ladder's files (``referee.web.ladder.tables``), so
 the view needs nothing from the run.
 
@@ -37,12 +37,10 @@ ADDRESS = re.compile(r"open (http://\S+)")
 
 
 def _lower_priority() -> None:
-    """In the pages' process, before it runs: the idle scheduling class where Linux has it
-    (it runs only when no bot and no table wants the CPU), else ``nice``."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):
-        os.nice(NICENESS)
+    """In the pages' process, before it runs: ``nice`` + ``NICENESS``. Not Linux's idle class
+    (``SCHED_IDLE``): on a machine the bots keep busy it starved the pages altogether (measured
+    in docs/performance.md); at nice 10 they still get a share."""
+    os.nice(NICENESS)
 
 
 def needs_token(host: str) -> bool:
