@@ -371,8 +371,8 @@ def bench_ladder_web_command(matches: int, repeats: int, db: str | None, as_json
     with tempfile.TemporaryDirectory() as folder:
         path = Path(db) if db else make_ladder(Path(folder) / "bench.db", matches)
         found = bench_ladder_web(path, repeats)
-    lines = [f"{'page':34} status   bytes  first ms  median ms  max ms"]
+    lines = [f"{'page':30} status   bytes  made: median ms  max ms  kept: median ms"]
     lines += [
-        f"{p.page:34} {p.status:6} {p.bytes:7} {p.first_ms:9.1f} {p.median_ms:10.1f} {p.max_ms:7.1f}" for p in found
+        f"{p.page:30} {p.status:6} {p.bytes:7} {p.made_ms:16.1f} {p.made_max_ms:7.1f} {p.kept_ms:16.2f}" for p in found
     ]
     _report({"pages": found}, as_json, "\n".join(lines))

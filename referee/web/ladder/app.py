@@ -251,5 +251,12 @@ class LadderWeb:
         finally:
             self.spectators -= 1
 
+    def forget(self) -> None:
+        """Forget every page and figure kept, as when the database has changed: the next
+        request of each page makes it again (``referee bench ladder-web`` times that)."""
+        self._kept = None
+        self.kept = Kept(self.kept.look, self.kept.every)
+        self.logs = Logs(self.logs.folder)
+
     def close(self) -> None:
         self.reading.close()

@@ -61,7 +61,7 @@ class Kept:
     answers made at it, by address."""
 
     def __init__(self, look: Callable[[], Awaitable[State]], every: float = STAMP_EVERY) -> None:
-        self._look = look
+        self.look = look
         self.every = every
         self._state = State()
         self._at: float | None = None
@@ -71,7 +71,7 @@ class Kept:
         """The stamp, the last match rated and the tables in play, at most ``every`` seconds old."""
         now = trio.current_time()
         if self._at is None or now - self._at >= self.every:
-            self._state, self._at = await self._look(), now
+            self._state, self._at = await self.look(), now
         return self._state
 
     def get(self, key: tuple[str, ...]) -> object | None:

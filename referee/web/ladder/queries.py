@@ -22,8 +22,10 @@ PAGE_SIZE = 50
 """Matches a page of the match list."""
 FAULTS_SHOWN = 20
 HISTORY_POINTS = 300
-TIMED_MATCHES = 10
-"""A bot's time per decision is read from the logs of its latest matches, this many."""
+TIMED_MATCHES = 5
+"""A bot's time per decision is read from the logs of its latest matches, this many: a log
+of a whole match takes about 20 ms to read, and a bot's page, made from nothing, stays near
+100 ms (``referee ladder times`` reads them all)."""
 KEY = re.compile(r"(\d{5,7})-(\d{1,2})")
 """A match's key, ``SSSSS-R`` (``referee.ladder.schedule.match_key``)."""
 
