@@ -13,7 +13,11 @@ from __future__ import annotations
 
 import random
 import statistics
+import threading
 import time
+import urllib.error
+import urllib.request
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,3 +155,38 @@ async def _time_pages(db: Path, repeats: int) -> list[PageTime]:
 def bench_ladder_web(db: Path, repeats: int = 10) -> list[PageTime]:
     """Every page's time over the ladder in ``db`` (made by ``make_ladder``)."""
     return trio.run(_time_pages, db, repeats)
+
+
+FLOODED = ("/", "/matches", "/api/version", "/tables", "/matches?page=1", "/ladder.css")
+
+
+def flood(url: str, clients: int = 16, seconds: float = 600.0) -> dict[str, int]:
+    """``clients`` threads asking the pages at ``url`` in turn as fast as they can, until
+    ``seconds`` have passed or the server is gone (50 failed connections): the answers by
+    status. For measuring what a flood costs a ladder that serves its pages."""
+    counts: Counter[str] = Counter()
+    stop = threading.Event()
+    deadline = time.monotonic() + seconds
+
+    def client() -> None:
+        asked = 0
+        while not stop.is_set() and time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(url.rstrip("/") + FLOODED[asked % len(FLOODED)], timeout=5) as answer:
+                    answer.read()
+                    counts[str(answer.status)] += 1
+            except urllib.error.HTTPError as refused:
+                counts[str(refused.code)] += 1
+            except OSError:
+                counts["gone"] += 1
+                if counts["gone"] > 50:
+                    stop.set()
+                time.sleep(0.05)
+            asked += 1
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return dict(counts)

@@ -13,7 +13,7 @@ from referee.bench.cluster import bench_cluster
 from referee.bench.engine import bench_engine, bench_playouts
 from referee.bench.fairness import SCENARIOS, FairnessCase, bench_fairness
 from referee.bench.hostile import bench_hostile
-from referee.bench.ladder_web import bench_ladder_web, make_ladder
+from referee.bench.ladder_web import bench_ladder_web, flood, make_ladder
 from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
 from referee.bench.openspiel import OpenSpielMissing, bench_openspiel
 from referee.bench.sandbox import bench_startup
@@ -365,9 +365,20 @@ def _sprt_text(result: SprtBench) -> str:
     default=None,
     help="Time this ladder database as it is (default: make one of --matches matches in a temporary folder).",
 )
+@click.option(
+    "--flood",
+    "flood_url",
+    default=None,
+    metavar="URL",
+    help="Instead: 16 clients ask the pages at URL as fast as they can until it is gone; the answers by status.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def bench_ladder_web_command(matches: int, repeats: int, db: str | None, as_json: bool) -> None:
+def bench_ladder_web_command(matches: int, repeats: int, db: str | None, flood_url: str | None, as_json: bool) -> None:
     """The ladder's web pages over a big database: each page's time from request to answer."""
+    if flood_url is not None:
+        counts = flood(flood_url)
+        _report(counts, as_json, ", ".join(f"{status}: {n}" for status, n in sorted(counts.items())))
+        return
     with tempfile.TemporaryDirectory() as folder:
         path = Path(db) if db else make_ladder(Path(folder) / "bench.db", matches)
         found = bench_ladder_web(path, repeats)
