@@ -23,7 +23,7 @@ from protocol.ruleset import RuleSet
 from referee.ladder.bots import prepare_bots
 from referee.ladder.errors import LadderError
 from referee.ladder.feed import LadderFeed
-from referee.ladder.follow import PoolFollower, versions_built
+from referee.ladder.follow import PoolFollower, version_entries, versions_built
 from referee.ladder.progress import LiveProgress
 from referee.ladder.records import MatchRecord
 from referee.ladder.runner import LadderRun, RunOptions, SetFeed
@@ -194,7 +194,7 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
         built.update(versions_built(store, built, cwd=plan.cwd, sandbox=hidden, private=private, notes=notes))
         feed = kind.feed(store)
         run = LadderRun(store, rules, commands, options, feed=feed)
-        background = []
+        background: list[Callable[[], Awaitable[None]]] = []
         if plan.bot_list is not None and isinstance(feed, LadderFeed):
             follower = PoolFollower(
                 plan.bot_list, plan.cwd, store, feed, commands, built, sandbox, private, telling.warn
@@ -232,10 +232,16 @@ def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: Run
         options = RunOptions(logs=logs_folder(plan.db), config=plan.config, cwd=plan.cwd)
         client, local = cluster_client(cluster)
         try:
-            run = ClusterRun(store, rules, plan.entries, options, client=client, sandbox_mode=plan.sandbox_mode,
-                             sandbox_binds=plan.sandbox_binds, on_refused=telling.warn, feed=kind.feed(store),
-                             window=plan.concurrency)  # fmt: skip
-            seconds = _drive(run, store, notes, telling, kind, workers=run.workers)
+            feed = kind.feed(store)
+            run = ClusterRun(store, rules, version_entries(store, plan.entries), options, client=client,
+                             sandbox_mode=plan.sandbox_mode, sandbox_binds=plan.sandbox_binds,
+                             on_refused=telling.warn, feed=feed, window=plan.concurrency)  # fmt: skip
+            background: list[Callable[[], Awaitable[None]]] = []
+            if plan.bot_list is not None and isinstance(feed, LadderFeed):
+                follower = PoolFollower(plan.bot_list, plan.cwd, store, feed, run.commands, {}, None, (),
+                                        telling.warn, cluster_bots=run.bots)  # fmt: skip
+                background.append(follower.run)
+            seconds = _drive(run, store, notes, telling, kind, workers=run.workers, background=background)
         finally:
             client.close()
             if local is not None:

@@ -11,6 +11,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -227,7 +228,7 @@ def test_the_least_sure_pair_is_seated_together_once_every_pair_has_met(tmp_path
     seated = set(feed_set[0].seats)
     ratings = store.ratings()
     order = sorted("abcde", key=lambda b: -ratings[b].mu)
-    least_sure = [(x, y) for x, y in zip(order, order[1:], strict=False) if {x, y} <= {"c", "d", "e"}]
+    least_sure = [(x, y) for x, y in pairwise(order) if {x, y} <= {"c", "d", "e"}]
     assert any({x, y} <= seated for x, y in least_sure), (order, seated)
     store.close()
 
