@@ -48,14 +48,24 @@ class Standing:
     """Of its matches, those played with the bots in the sandbox."""
     fresh_bots: int = 0
     """Of its matches, those played with freshly started bot processes (not ``--keep-bots``)."""
+    entrant: str = ""
+    """The bot list's name of this version's entrant (``referee.ladder.pool``)."""
+    version: int = 1
+    replaces: str | None = None
+    """The version this one replaced, for a version after the first."""
+    retired: bool = False
+    """Left the schedule (removed from the bot list, or replaced): its rows stay, shown."""
 
 
 def standings(store: LadderStore) -> list[Standing]:
-    """The leaderboard, best conservative rating first (ties by name)."""
+    """The leaderboard, best conservative rating first (ties by name): every version, the
+    retired ones marked."""
     ratings = store.ratings()
+    versions = {v.name: v for v in store.versions()}
     rows = []
     for bot, f in store.figures().items():
         r = ratings.get(bot, INITIAL)
+        v = versions[bot]
         rows.append(
             Standing(
                 rank=0,
@@ -72,6 +82,10 @@ def standings(store: LadderStore) -> list[Standing]:
                 errors=f.errors,
                 sandboxed=f.sandboxed,
                 fresh_bots=f.fresh_bots,
+                entrant=v.entrant,
+                version=v.version,
+                replaces=v.replaces,
+                retired=not v.active,
             )
         )
     rows.sort(key=lambda s: (-s.ordinal, s.bot))
@@ -103,8 +117,19 @@ def standings_table(rows: Sequence[Standing], title: str | None = None) -> Table
         width = max([len(header), *(len(row[i]) for row in cells)])
         table.add_column(header, justify="right", no_wrap=True, min_width=width)
     for s, row in zip(rows, cells, strict=True):
-        table.add_row(str(s.rank), Text(s.bot), *row)
+        table.add_row(str(s.rank), _bot_cell(s), *row)
     return table
+
+
+def _bot_cell(s: Standing) -> Text:
+    """A version's name, dimmed and marked when it is retired; a later version says which it
+    replaced."""
+    cell = Text(s.bot, style="dim" if s.retired else "")
+    if s.replaces is not None:
+        cell.append(f" (after {s.replaces})", style="dim")
+    if s.retired:
+        cell.append(" retired", style="dim italic")
+    return cell
 
 
 def format_modes(modes: ResultModes) -> str:

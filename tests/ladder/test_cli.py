@@ -57,7 +57,14 @@ def test_table_as_json_and_csv(db: Path) -> None:
     assert set(rows[0]) == {
         "rank", "bot", "mu", "sigma", "ordinal", "matches", "win_rate", "points_per_round",
         "moons", "crashes", "timeouts", "errors", "sandboxed", "fresh_bots",
+        "entrant", "version", "replaces", "retired",
     }  # fmt: skip
+    assert (rows[0]["entrant"], rows[0]["version"], rows[0]["replaces"], rows[0]["retired"]) == (
+        "strong",
+        1,
+        None,
+        False,
+    )
     assert rows[0]["ordinal"] == pytest.approx(rows[0]["mu"] - 3 * rows[0]["sigma"])
     assert all(r["matches"] == 48 for r in rows)
     assert rows[0]["points_per_round"] == pytest.approx(45 / 5, abs=0.5)

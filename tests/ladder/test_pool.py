@@ -15,9 +15,11 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from referee.cli import main
 from referee.ladder.feed import LadderFeed
 from referee.ladder.pool import BotVersion, pool_change, same_bot
 from referee.ladder.ratings import INITIAL
@@ -273,6 +275,10 @@ def test_ladder_run_again_with_an_edited_list_goes_on_in_the_same_database(tmp_p
     seated = {name for row in after[len(played) :] for name in json.loads(row[2])}
     assert {"first@2", "random2"} <= seated and "first" not in seated
     check_consistent(db)
+    table = CliRunner(env={"COLUMNS": "200"}).invoke(main, ["ladder", "table", "--db", str(db)])
+    assert table.exit_code == 0, table.output
+    lines = {line.split()[1]: line for line in table.output.splitlines() if line.strip()[:1].isdigit()}
+    assert "retired" in lines["first"] and "(after first)" in lines["first@2"] and "retired" not in lines["first@2"]
 
 
 def _done_rows(db: Path) -> list[tuple]:
