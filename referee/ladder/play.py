@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 from rich.console import Console
@@ -233,9 +233,10 @@ def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: Run
         client, local = cluster_client(cluster)
         try:
             feed = kind.feed(store)
+            window = max(plan.concurrency, _threads(client)) if isinstance(feed, LadderFeed) else plan.concurrency
             run = ClusterRun(store, rules, version_entries(store, plan.entries), options, client=client,
                              sandbox_mode=plan.sandbox_mode, sandbox_binds=plan.sandbox_binds,
-                             on_refused=telling.warn, feed=feed, window=plan.concurrency)  # fmt: skip
+                             on_refused=telling.warn, feed=feed, window=window)  # fmt: skip
             background: list[Callable[[], Awaitable[None]]] = []
             if plan.bot_list is not None and isinstance(feed, LadderFeed):
                 follower = PoolFollower(plan.bot_list, plan.cwd, store, feed, run.commands, {}, None, (),
@@ -248,6 +249,13 @@ def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: Run
                 local.close()
         done, total = store.progress()
         return LadderResult(played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes)
+
+
+def _threads(client: Any) -> int:
+    """The cluster's worker threads now: a ladder keeps as many sets in flight (each of a set's
+    matches is a task of its own, so every thread has work while sets are drawn as they end)."""
+    workers = client.scheduler_info().get("workers", {})
+    return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
 
 
 def _drive(
