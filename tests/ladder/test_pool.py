@@ -15,18 +15,20 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+import trio
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
 from referee.cli import main
 from referee.ladder.feed import LadderFeed
+from referee.ladder.follow import PoolFollower
 from referee.ladder.pool import BotVersion, pool_change, same_bot
 from referee.ladder.ratings import INITIAL
 from referee.ladder.schedule import EXPLORE, next_set
 from referee.ladder.setup import open_ladder, sets_for_newcomers
 from referee.ladder.store import LadderStore
-from referee.match.seats.bot_config import BotEntry
+from referee.match.seats.bot_config import BotEntry, read_bots
 from referee.rules import ruleset
 from tests.ladder.helpers import BOTS, ROOT, bot_list, check_consistent, record_of
 from tests.ladder.test_resume import count, done_count, wait_for
@@ -324,3 +326,39 @@ def test_a_running_ladder_follows_its_list_and_a_kill_mid_change_loses_nothing(m
     assert "late" in _bot_rows(db)
     assert count(db, "SELECT COUNT(*) FROM results WHERE bot = 'late'") >= 1
     check_consistent(db)
+
+
+# -- a running ladder's follower -------------------------------------------------------------------
+def follower_of(tmp_path: Path, db: Path, told: list[str]) -> tuple[PoolFollower, dict[str, str], LadderStore]:
+    store = LadderStore(db)
+    commands = dict(store.bots())
+    follower = PoolFollower(tmp_path / "bots.toml", tmp_path, store, LadderFeed(store), commands, {}, None, (),
+                            told.append)  # fmt: skip
+    return follower, commands, store
+
+
+def test_the_follower_takes_a_saved_list_whole_or_not_at_all(tmp_path: Path) -> None:
+    names = ["first", "random", "heuristic"]
+    config = bot_list(tmp_path, names)
+    db = tmp_path / "l.db"
+    store, _ = open_ladder(db, read_bots(config), None, games=2, default_rules=AMERICAN)
+    store.close()
+    told: list[str] = []
+    follower, commands, store = follower_of(tmp_path, db, told)
+    try:
+        assert trio.run(follower.look) == []  # unchanged: nothing to do
+        # garbage, a bot whose program does not exist: named, and nothing changes
+        config.write_text("[[bot]\nname = ")
+        assert trio.run(follower.look) == [] and "not taken" in told[-1] and "the ladder goes on" in told[-1]
+        bot_list(tmp_path, [*names, "ghost"], ghost="no-such-program-here --x")
+        assert trio.run(follower.look) == [] and "no-such-program-here" in told[-1]
+        assert [v.name for v in store.versions()] == names
+        # a good edit is taken: a late entrant, a removal; the new bot's command is the run's
+        bot_list(tmp_path, ["first", "random", "late"], late=BOTS["first"])
+        lines = trio.run(follower.look)
+        assert lines == ["new entrant late", "heuristic retired (removed from the bot list)"]
+        assert commands["late"] == BOTS["first"] and store.active() == ["first", "random", "late"]
+        # the same content saved again changes nothing; SIGHUP (force) reads it again, still nothing
+        assert trio.run(follower.look) == [] and trio.run(lambda: follower.look(force=True)) == []
+    finally:
+        store.close()
