@@ -114,8 +114,8 @@ def _create(
     ladder_seed = random_seed() if seed is None else seed
     count = DEFAULT_GAMES if games is None else games
     settings = LadderSettings(ladder_seed=ladder_seed, rules=rules, games=count, created=now)
-    store.initialize_pool(settings, pool_change([], entries, now).added)
-    store.extend(first_sets([e.name for e in entries], rules.players, ladder_seed, count), count)
+    first = first_sets([e.name for e in entries], rules.players, ladder_seed, count)
+    store.initialize(settings, pool_change([], entries, now).added, first)
     plural = "s" if count != 1 else ""
     return [f"new ladder: {count} duplicate set{plural} of {rules.players} matches, ladder seed {ladder_seed}"]
 
