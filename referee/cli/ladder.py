@@ -142,6 +142,12 @@ def _open(db: str) -> LadderStore:
     help="Follow edits to CONFIG while running (on save, or at once on SIGHUP): new bots and versions join, "
     "removed ones retire, without a restart.",
 )
+@click.option(
+    "--keep-running",
+    is_flag=True,
+    help="When every set is played, wait for new bots or versions in CONFIG instead of ending "
+    "(stop with Ctrl-C or SIGTERM): a ladder that lives for weeks.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress and no table: for scripts.")
 def run_command(
     config: str,
@@ -161,10 +167,13 @@ def run_command(
     sandbox_binds: tuple[str, ...],
     cluster: str | None,
     follow: bool,
+    keep_running: bool,
     quiet: bool,
 ) -> None:
     """Play the ladder of the bots in CONFIG (a TOML bot list, as sample_bots/bots.toml),
     or go on with the one in --db where it stopped."""
+    if keep_running and not follow:
+        raise click.UsageError("--keep-running waits for edits to CONFIG: it needs --follow")
 
     try:
         entries = read_bots(config)
@@ -193,6 +202,7 @@ def run_command(
             start_ahead=start_ahead,
             cluster=cluster,
             bot_list=Path(config) if follow else None,
+            keep_running=keep_running,
         )
         result = play_ladder(plan, Telling(quiet=quiet, console=console, warn=lambda line: click.echo(line, err=True)))
     except LadderInterrupted as err:

@@ -39,6 +39,10 @@ if TYPE_CHECKING:
     from referee.ladder.store import LadderStore
 
 
+IDLE_LOOK = 1.0
+"""Seconds between two looks for new sets when a kept-running ladder has played every one."""
+
+
 class LadderInterrupted(LadderError):
     """The run was interrupted (Ctrl-C); what was done is kept, the rest stays pending."""
 
@@ -83,6 +87,9 @@ class LadderPlan:
     bot_list: Path | None = None
     """The bot list ``entries`` were read from: a running ladder follows its edits
     (``referee.ladder.follow``); ``None``: the pool stays as it is for this run."""
+    keep_running: bool = False
+    """When every set is played, wait for more (a new bot or version in the list) instead of
+    ending: the run ends on Ctrl-C or SIGTERM only."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -200,7 +207,7 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
                 plan.bot_list, plan.cwd, store, feed, commands, built, sandbox, private, telling.warn
             )
             background.append(follower.run)
-        seconds = _drive(run, store, notes, telling, kind, background=background)
+        seconds = _drive(run, store, notes, telling, kind, background=background, keep_running=plan.keep_running)
         done, total = store.progress()
         restarts = dict(run.summary.restarts)
         return LadderResult(
@@ -242,7 +249,8 @@ def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: Run
                 follower = PoolFollower(plan.bot_list, plan.cwd, store, feed, run.commands, {}, None, (),
                                         telling.warn, cluster_bots=run.bots)  # fmt: skip
                 background.append(follower.run)
-            seconds = _drive(run, store, notes, telling, kind, workers=run.workers, background=background)
+            seconds = _drive(run, store, notes, telling, kind, workers=run.workers, background=background,
+                             keep_running=plan.keep_running)  # fmt: skip
         finally:
             client.close()
             if local is not None:
@@ -267,19 +275,20 @@ def _drive(
     *,
     workers: Callable[[], int] | None = None,
     background: Sequence[Callable[[], Awaitable[None]]] = (),
+    keep_running: bool = False,
 ) -> float:
     """Play the run (quietly, or under the live view after printing the notes); the seconds it
     took. Ctrl-C or SIGTERM becomes ``LadderInterrupted`` saying what was kept."""
     start = time.perf_counter()
     try:
         if telling.quiet:
-            trio.run(_with_sigterm, run, None, background)
+            trio.run(_with_sigterm, run, None, background, keep_running)
         else:
             for note in notes:
                 (telling.console or Console()).print(Text(note))
             with kind.view(store, telling.console, workers) as live:
                 run.on_result = live.on_result
-                trio.run(_with_sigterm, run, live, background)
+                trio.run(_with_sigterm, run, live, background, keep_running)
     except BaseException as error:
         if _is_interrupt(error):
             done, total = store.progress()
@@ -291,7 +300,10 @@ def _drive(
 
 
 async def _with_sigterm(
-    run: LadderRun | ClusterRun, live: LiveView | None, background: Sequence[Callable[[], Awaitable[None]]] = ()
+    run: LadderRun | ClusterRun,
+    live: LiveView | None,
+    background: Sequence[Callable[[], Awaitable[None]]] = (),
+    keep_running: bool = False,
 ) -> None:
     """Run the ladder (with its progress ticker and the ``background`` tasks, such as the bot
     list's follower); SIGTERM stops it like Ctrl-C: every bot is ended and the finished
@@ -304,6 +316,9 @@ async def _with_sigterm(
             for task in background:
                 nursery.start_soon(task)
             await run.run()
+            while keep_running:  # the follower may add sets: look for them now and then
+                await trio.sleep(IDLE_LOOK)
+                await run.run()
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:
         if len(group.exceptions) == 1:

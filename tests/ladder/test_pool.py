@@ -362,3 +362,31 @@ def test_the_follower_takes_a_saved_list_whole_or_not_at_all(tmp_path: Path) -> 
         assert trio.run(follower.look) == [] and trio.run(lambda: follower.look(force=True)) == []
     finally:
         store.close()
+
+
+def test_a_kept_running_ladder_waits_for_new_bots_and_plays_them(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.db"
+    config = bot_list(tmp_path, ["first", "random"])
+    short = ["--set", "end=rounds", "--set", "rounds=1"]
+    process = subprocess.Popen(run_command(config, db, "--games", "1", "--keep-running", *short), cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        wait_for(lambda: done_count(db) == 4)  # every set played: it waits instead of ending
+        assert process.poll() is None
+        bot_list(tmp_path, ["first", "random", "late"], late=BOTS["heuristic"])  # saved: no signal
+        wait_for(lambda: count(db, "SELECT COUNT(*) FROM results WHERE bot = 'late'") >= 4)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err
+    assert "bots.toml: new entrant late" in err and "interrupted:" in err
+    check_consistent(db)
+
+
+def test_keep_running_needs_follow(tmp_path: Path) -> None:
+    config = bot_list(tmp_path, ["first", "random"])
+    result = CliRunner().invoke(main, ["ladder", "run", str(config), "--keep-running", "--no-follow"])
+    assert result.exit_code == 2 and "--keep-running waits for edits to CONFIG: it needs --follow" in result.output
