@@ -79,25 +79,41 @@ def test_compare_is_sure_of_a_real_difference(long_db: Path) -> None:
     assert result.exit_code == 0, result.output
     assert f"duplicate sets with both: {MIN_SETS + 4}" in result.output
     assert "95% confidence interval" in result.output
-    assert "95% confidence sequence: [+" in result.output
+    assert "97.5% confidence sequence: [+" in result.output
+    assert f"sets won: strong {MIN_SETS + 4}, weak 0, tied 0" in result.output
     assert (
-        "verdict: strong is stronger than weak (95%, anytime-valid: safe to check as often as you like): you can stop"
+        "verdict: strong is stronger than weak (95%, anytime-valid: safe to check as often as you like;"
+        f" won {MIN_SETS + 4} of {MIN_SETS + 4} sets; the confidence sequence excludes zero): you can stop"
         in result.output
     )
     reverse = ladder("compare", "weak", "strong", "--db", str(long_db))
-    assert "95% confidence sequence: [-" in reverse.output
+    assert "97.5% confidence sequence: [-" in reverse.output
     assert "verdict: strong is stronger than weak" in reverse.output
 
 
-def test_compare_does_not_stop_on_the_fixed_interval(db: Path) -> None:
-    """12 sets: the t interval already excludes zero, but a verdict to stop on waits for the
-    confidence sequence, which needs ``MIN_SETS`` sets."""
-    result = ladder("compare", "strong", "weak", "--db", str(db))
+def test_compare_does_not_stop_on_the_fixed_interval(tmp_path: Path) -> None:
+    """6 sets, all won by strong: the t interval already excludes zero, but a verdict to stop
+    on waits for an anytime-valid test: the confidence sequence needs ``MIN_SETS`` sets, and
+    the sign test cannot decide 6 of 6 at its 2.5% (the seventh set would do it)."""
+    path = tmp_path / "six.db"
+    synthetic_store(path, BOTS, 6, scores).close()
+    result = ladder("compare", "strong", "weak", "--db", str(path))
     assert result.exit_code == 0, result.output
     interval = next(line for line in result.output.splitlines() if "95% confidence interval" in line)
     assert interval.split("[")[1].startswith("+")
     assert "confidence sequence" not in result.output
-    assert f"verdict: not sure yet: about {MIN_SETS} complete sets with both would settle it" in result.output
+    assert "sets won: strong 6, weak 0, tied 0; sign test: wealth 22.2 (decides at 40;" in result.output
+    assert "verdict: not sure yet: about 1 more complete set with both would settle it" in result.output
+
+
+def test_compare_stops_on_the_sign_test_before_the_confidence_sequence(db: Path) -> None:
+    """12 sets, all won by strong: far fewer than ``MIN_SETS``, yet decided, and it says by what."""
+    result = ladder("compare", "weak", "strong", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert "sets won: weak 0, strong 12, tied 0" in result.output
+    assert "verdict: strong is stronger than weak" in result.output
+    assert "won 12 of 12 sets): you can stop" in result.output
+    assert "the confidence sequence excludes zero" not in result.output
 
 
 @pytest.mark.parametrize("fixture", ["db", "long_db"])
