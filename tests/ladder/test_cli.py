@@ -52,7 +52,9 @@ def test_table(db: Path) -> None:
 
 
 def test_table_as_json_and_csv(db: Path) -> None:
-    rows = json.loads(ladder("table", "--db", str(db), "--json").output)
+    found = json.loads(ladder("table", "--db", str(db), "--json").output)
+    assert set(found) == {"standings", "order"}
+    rows = found["standings"]
     assert rows[0]["bot"] == "strong" and [r["rank"] for r in rows] == [1, 2, 3, 4]
     assert set(rows[0]) == {
         "rank", "bot", "mu", "sigma", "ordinal", "matches", "win_rate", "points_per_round",
@@ -61,9 +63,42 @@ def test_table_as_json_and_csv(db: Path) -> None:
     assert rows[0]["ordinal"] == pytest.approx(rows[0]["mu"] - 3 * rows[0]["sigma"])
     assert all(r["matches"] == 48 for r in rows)
     assert rows[0]["points_per_round"] == pytest.approx(45 / 5, abs=0.5)
+    order = found["order"]
+    assert order["bots"] == ["strong", "middle", "twin"] or order["bots"] == ["strong", "twin", "middle"]
+    assert order["top"] == 3 and order["pairs"] == 2 and order["line"].startswith("order of the top 3: 1 of 2")
+    first = order["neighbours"][0]
+    assert first["above"] == "strong" and first["state"] == "sure" and first["by"] == "won 12 of 12 sets"
+    assert first["sets"] == 12 and first["share"] == 1.0 and first["more_sets"] == 0
     table = list(csv.DictReader(io.StringIO(ladder("table", "--db", str(db), "--csv").output)))
     assert [r["bot"] for r in table] == [r["bot"] for r in rows]
     assert ladder("table", "--db", str(db), "--json", "--csv").exit_code == 2
+
+
+def test_table_says_how_sure_the_order_of_the_top_is(db: Path) -> None:
+    """12 sets: strong wins every set against the next bot (sure by the sign test); middle and
+    twin play the same game, so nothing tells them apart and no projection is made."""
+    result = ladder("table", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    line = next(line for line in result.output.splitlines() if line.startswith("order of the top"))
+    assert line.startswith("order of the top 3: 1 of 2 neighbours sure; ")
+    assert "no difference seen yet between" in line or "more sets would make it sure" in line
+    top2 = ladder("table", "--db", str(db), "--top", "2")
+    assert "order of the top 2: 1 of 1 neighbours sure (the order is sure)" in top2.output
+    every = ladder("table", "--db", str(db), "--top", "10")  # more than there are: all of them
+    assert "order of the top 4: " in every.output
+    assert ladder("table", "--db", str(db), "--top", "1").exit_code == 2
+
+
+def test_table_projects_the_sets_the_order_needs(tmp_path: Path) -> None:
+    """Three sets: nothing is decided, and the sign test's projection (all sets won so far: 7
+    of 7) says four more sets would settle both pairs of neighbours."""
+    path = tmp_path / "three.db"
+    synthetic_store(path, ["strong", "middle", "weak"], 3, scores).close()
+    result = ladder("table", "--db", str(path))
+    assert result.exit_code == 0, result.output
+    assert "order of the top 3: 0 of 2 neighbours sure; about 4 more sets would make it sure" in result.output
+    compared = ladder("compare", "strong", "middle", "--db", str(path))
+    assert "verdict: not sure yet: about 4 more complete sets with both would settle it" in compared.output
 
 
 @pytest.fixture
