@@ -17,7 +17,7 @@ from itertools import pairwise
 from typing import Literal
 
 from referee.ladder.evidence import ALPHA, more_sets_needed, weigh
-from referee.ladder.report import complete_sets, differences_in, ladder_sets, standings
+from referee.ladder.report import Standing, complete_sets, differences_in, ladder_sets, standings
 from referee.ladder.store import LadderStore
 
 TOP = 3
@@ -156,10 +156,11 @@ def format_order(progress: OrderProgress) -> str:
     return line + f"; no difference seen yet between {names}"
 
 
-def order_of(store: LadderStore, top: int = TOP) -> OrderProgress:
-    """The order of the ladder's top ``top`` bots by the standings, with the duplicate sets of
-    each pair of neighbours: one query for the sets of all of them."""
-    bots = [s.bot for s in standings(store)[:top]]
+def order_of(store: LadderStore, top: int = TOP, rows: Sequence[Standing] | None = None) -> OrderProgress:
+    """The order of the ladder's top ``top`` bots by the standings (``rows``, when the caller
+    has just read them), with the duplicate sets of each pair of neighbours: one query for the
+    sets of all of them."""
+    bots = [s.bot for s in (standings(store) if rows is None else rows)[:top]]
     sets = store.set_scores(bots) if len(bots) >= 2 else {}
     complete = complete_sets(store)
     differences, shares = {}, {}

@@ -4,15 +4,18 @@ read from a ladder database."""
 
 from __future__ import annotations
 
+import io
 import math
 from itertools import pairwise
 from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
+from rich.console import Console
 
 from referee.ladder.evidence import more_sets_needed, weigh
 from referee.ladder.order import format_order, least_sure_pairs, order_of, order_progress
+from referee.ladder.progress import LiveProgress
 from referee.ladder.report import set_differences
 from referee.ladder.schedule import ScheduledMatch
 from tests.ladder.helpers import synthetic_store
@@ -104,5 +107,17 @@ def test_order_of_a_ladder_reads_the_standings_and_the_sets(tmp_path: Path) -> N
             assert n.more_sets == more_sets_needed(found) and (n.state == "sure") == (found.direction == 1)
         assert progress.neighbours[0].state == "sure"  # best wins every set by 20 points
         assert len(order_of(store, top=10).bots) == 4
+    finally:
+        store.close()
+
+
+def test_the_live_view_shows_the_order_line(tmp_path: Path) -> None:
+    store = synthetic_store(tmp_path / "l.db", ["poor", "fair", "good", "best"], 8, scores)
+    try:
+        out = io.StringIO()
+        console = Console(file=out, width=120)
+        console.print(LiveProgress(store, console)._view())
+        shown = out.getvalue()
+        assert format_order(order_of(store)) in shown and "order of the top 3: " in shown
     finally:
         store.close()
