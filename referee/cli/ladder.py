@@ -250,7 +250,7 @@ def table_command(db: str, as_json: bool, as_csv: bool, bot: str | None, top: in
         done, total = store.progress()
         modes = store.modes()
         commands = dict(store.bots())
-        order = order_of(store, top)
+        order = order_of(store, top, rows)
         if bot is not None:
             found = [r for r in rows if r.bot == bot]
             if not found:

@@ -7,7 +7,7 @@ import csv
 import io
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from rich import box
@@ -16,6 +16,7 @@ from rich.text import Text
 
 from referee.ladder.errors import LadderError
 from referee.ladder.evidence import Evidence, more_sets_needed, sequence_alpha, sequence_sets_to_decide, weigh
+from referee.ladder.pairs import complete_sets, pair_differences
 from referee.ladder.ratings import INITIAL, predict_win, skill_above
 from referee.ladder.reader import LadderReader
 from referee.ladder.records import ResultModes
@@ -80,7 +81,7 @@ def standings(store: LadderStore) -> list[Standing]:
                 fresh_bots=f.fresh_bots,
             )
         )
-    rows.sort(key=lambda s: (-s.ordinal, s.bot))
+    rows.sort(key=lambda s: _rank(s.bot, s.ordinal))
     return [Standing(**{**asdict(s), "rank": i}) for i, s in enumerate(rows, 1)]
 
 
@@ -206,38 +207,23 @@ def ladder_sets(more_sets: int | None, share: float | None) -> int | None:
     return math.ceil(more_sets / share - 1e-9)
 
 
-def differences_in(sets: Mapping[int, list[list[tuple[str, int]]]], a: str, b: str) -> list[float]:
-    """One number per set of ``sets`` (``LadderReader.set_scores``'s answer) that seats both
-    ``a`` and ``b``, in set order: b's final score minus a's (each averaged over its seats if it
-    held several), averaged over the set's rotations. Positive: a took fewer points than b on
-    the same cards. Pure, so that the differences of many pairs come from one query."""
-    differences = []
-    for index in sorted(sets):
-        per_match = []
-        for seats in sets[index]:
-            a_scores = [score for bot, score in seats if bot == a]
-            b_scores = [score for bot, score in seats if bot == b]
-            if a_scores and b_scores:
-                per_match.append(sum(b_scores) / len(b_scores) - sum(a_scores) / len(a_scores))
-        if per_match:
-            differences.append(sum(per_match) / len(per_match))
-    return differences
-
-
 def set_differences(store: LadderReader, a: str, b: str) -> list[float]:
     """One number per complete duplicate set with both bots, in set order: b's final score
     minus a's (each averaged over its seats if it held several), averaged over the set's
     rotations. Positive: a took fewer points than b on the same cards."""
-    return differences_in(store.set_scores([a, b]), a, b)
+    return pair_differences(store, [(a, b)])[(a, b)]
 
 
-def complete_sets(store: LadderReader) -> int:
-    """How many of the ladder's duplicate sets are complete (every rotation done): the
-    denominator of the share of sets that seat a pair."""
-    row = store.db.execute(
-        "SELECT COUNT(*) FROM (SELECT set_index FROM matches GROUP BY set_index HAVING COUNT(seq) = COUNT(*))"
-    ).fetchone()
-    return int(row[0])
+def ranking(store: LadderReader) -> list[str]:
+    """The bots in the leaderboard's order (:func:`standings`'), from the ratings alone: for
+    the order of the top N, which does not need the figures (the slow part of the table)."""
+    ratings = store.ratings()
+    return sorted((name for name, _ in store.bots()), key=lambda bot: _rank(bot, ratings.get(bot, INITIAL).ordinal))
+
+
+def _rank(bot: str, ordinal: float) -> tuple[float, str]:
+    """The leaderboard's order: best conservative rating first, ties by name."""
+    return (-ordinal, bot)
 
 
 def compare(store: LadderStore, a: str, b: str) -> Comparison:

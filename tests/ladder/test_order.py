@@ -16,7 +16,7 @@ from rich.console import Console
 from referee.ladder.evidence import more_sets_needed, weigh
 from referee.ladder.order import format_order, least_sure_pairs, order_of, order_progress
 from referee.ladder.progress import LiveProgress
-from referee.ladder.report import set_differences
+from referee.ladder.report import ranking, set_differences, standings
 from referee.ladder.schedule import ScheduledMatch
 from tests.ladder.helpers import synthetic_store
 
@@ -121,3 +121,15 @@ def test_the_live_view_shows_the_order_line(tmp_path: Path) -> None:
         assert format_order(order_of(store)) in shown and "order of the top 3: " in shown
     finally:
         store.close()
+
+
+def test_the_ranking_is_the_order_of_the_standings(tmp_path: Path) -> None:
+    """``order_of`` without the standings ranks the bots from the ratings alone: the same order,
+    before any match too (every bot at the initial rating: by name)."""
+    for games, name in ((3, "l.db"), (0, "new.db")):
+        store = synthetic_store(tmp_path / name, ["poor", "fair", "good", "best"], games, scores)
+        try:
+            assert ranking(store) == [s.bot for s in standings(store)]
+            assert len(ranking(store)) == 4
+        finally:
+            store.close()
