@@ -351,4 +351,27 @@ def _sprt_text(result: SprtBench) -> str:
             f"  {p.sample:<20} {p.method:<22} from set {p.first_look:<3}  {p.ever_excluded:.3f} ± {p.se:.3f}"
             for p in result.peeking
         )
+    if result.verdict:
+        lines.append(
+            "ladder compare's verdict (sign test and confidence sequence at 2.5% each), looked at after every set "
+            f"up to {result.verdict[0].horizon} at a true difference of 0: runs ever decided (promised: 0.05 together)"
+        )
+        lines.extend(
+            f"  {p.sample:<20} {p.method:<22} from set {p.first_look:<3}  {p.ever_excluded:.3f} ± {p.se:.3f}"
+            for p in result.verdict
+        )
+    if result.speed:
+        lines.append(
+            f"sets to the verdict at the sample's own mean (median of {result.speed[0].runs} runs; "
+            f"'-': most not decided in {result.speed[0].horizon} sets), against the confidence sequence alone at 5%:"
+        )
+        lines.extend(
+            f"  {v.sample:<20} mean {v.truth:+6.2f}  verdict {_sets(v.median_sets):>4} ({v.decided:.0%} decided)"
+            f"  confidence sequence alone {_sets(v.sequence_median_sets):>4} ({v.sequence_decided:.0%} decided)"
+            for v in result.speed
+        )
     return "\n".join(lines)
+
+
+def _sets(n: int | None) -> str:
+    return "-" if n is None else str(n)
