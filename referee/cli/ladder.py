@@ -198,12 +198,16 @@ def run_command(
 
 
 def _after_run(db: str, result: LadderResult, console: Console) -> None:
-    """What a run that was not ``--quiet`` prints at its end: the standings, the run's modes,
-    the faults in short, and what this run played."""
+    """What a run that was not ``--quiet`` prints at its end: the standings, how sure the order
+    of the top is, the run's modes, the faults in short, and what this run played."""
     store = LadderStore(db)
     try:
         title = f"ladder {Path(db).name}: {result.done} of {result.total} matches"
-        console.print(standings_table(standings(store), title=title))
+        rows = standings(store)
+        console.print(standings_table(rows, title=title))
+        order = order_of(store, TOP, rows)
+        if order.neighbours:
+            click.echo(format_order(order))
         click.echo(format_modes(store.modes()))  # one line per fact, never wrapped
         for line in summary_lines(ladder_faults(store), db):
             click.echo(line)  # bot text is made printable; never read as rich markup
