@@ -310,25 +310,38 @@ def _verdict_stream(
     return by_signs, by_sequence, direction
 
 
+def _symmetric_draws(centred: Sequence[float], rng: random.Random) -> Iterator[float]:
+    """Endless set differences drawn from the sample, centred and given a random sign: mean and
+    median 0, the null of both of the verdict's tests at once."""
+    while True:
+        yield rng.choice(centred) * rng.choice((-1.0, 1.0))
+
+
 def simulate_verdict(
-    sample: SetSample, horizon: int, runs: int, rng: random.Random, alpha: float = 0.05
+    sample: SetSample, horizon: int, runs: int, rng: random.Random, alpha: float = 0.05, *, symmetric: bool = False
 ) -> list[PeekCase]:
     """``runs`` streams of ``horizon`` sets at a true difference of 0, the verdict's two tests
     checked after every set (the sign test from the first, the confidence sequence from
-    ``MIN_SETS``): how often each, and either, ever decided (every decision is wrong here)."""
+    ``MIN_SETS``): how often each, and either, ever decided (every decision is wrong here).
+
+    The sets are the sample moved to a mean of 0, which leaves a skewed sample's median off 0
+    (heuristic-random: 56% of its sets above its mean), so the sign test's null does not hold
+    there; ``symmetric`` draws them with a random sign too, which makes both nulls hold."""
     centred = _centred(sample.differences)
+    suffix = " (symmetric)" if symmetric else ""
     sequence = [math.inf] * 2 + [confidence_radius(n, sequence_alpha(alpha)) for n in range(2, horizon + 1)]
     margins = sign_margins(horizon, alpha - sequence_alpha(alpha))
     hits = [0, 0, 0]
     for _ in range(runs):
-        by_signs, by_sequence, _ = _verdict_stream(_draws(centred, 0.0, rng), horizon, sequence, margins)
+        draws = _symmetric_draws(centred, rng) if symmetric else _draws(centred, 0.0, rng)
+        by_signs, by_sequence, _ = _verdict_stream(draws, horizon, sequence, margins)
         hits[0] += by_signs is not None
         hits[1] += by_sequence is not None
         hits[2] += by_signs is not None or by_sequence is not None
     return [
         PeekCase(
             sample=sample.name,
-            method=method,
+            method=method + suffix,
             first_look=MIN_SETS if method == "confidence sequence" else 1,
             horizon=horizon,
             runs=runs,
@@ -386,20 +399,31 @@ def bench_sprt(
     horizon: int = 1000,
     peek_runs: int | None = None,
     data: SetData | None = None,
+    verdict_only: bool = False,
 ) -> SprtBench:
-    """Every measured sample: the SPRT at d0 and d1 for every pair, then repeated looks."""
+    """Every measured sample: the SPRT at d0 and d1 for every pair, then repeated looks, then
+    ``ladder compare``'s verdict (only that with ``verdict_only``)."""
     data = data if data is not None else load_sets()
     rng = random.Random(seed)
     started = time.perf_counter()
     cases = []
-    for sample in data.samples:
+    for sample in [] if verdict_only else data.samples:
         for d0, d1 in pairs:
             bounds = SprtBounds(d0, d1, alpha, beta)
             for truth in (d0, d1):
                 cases.append(simulate_sprt(sample, bounds, truth, runs, rng, min_sets=min_sets))
     looks = peek_runs if peek_runs is not None else runs
-    peeking = [case for sample in data.samples for case in simulate_peeking(sample, horizon, looks, rng, alpha)]
-    verdict = [case for sample in data.samples for case in simulate_verdict(sample, horizon, looks, rng, alpha)]
+    peeking = [
+        case
+        for sample in ([] if verdict_only else data.samples)
+        for case in simulate_peeking(sample, horizon, looks, rng, alpha)
+    ]
+    verdict = [
+        case
+        for symmetric in (False, True)
+        for sample in data.samples
+        for case in simulate_verdict(sample, horizon, looks, rng, alpha, symmetric=symmetric)
+    ]
     speed = [verdict_speed(sample, min(horizon, SPEED_HORIZON), looks, rng, alpha) for sample in data.samples]
     return SprtBench(
         variant=data.variant,

@@ -290,6 +290,9 @@ def bench_channels_command(
     type=click.Path(exists=True, dir_okay=False),
     help="Measured set differences (JSON, as the default file) to draw from.",
 )
+@click.option(
+    "--verdict-only", is_flag=True, help="Only ladder compare's verdict (the sign test and the confidence sequence)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_sprt_command(
     runs: int,
@@ -300,6 +303,7 @@ def bench_sprt_command(
     horizon: int,
     seed: int,
     sets_file: str,
+    verdict_only: bool,
     as_json: bool,
 ) -> None:
     """Error rates of the sequential test (at D0 and D1) and of repeated looks at the confidence
@@ -314,6 +318,7 @@ def bench_sprt_command(
             min_sets=min_sets,
             horizon=horizon,
             data=load_sets(Path(sets_file)),
+            verdict_only=verdict_only,
         )
     except SprtBoundsError as err:
         raise click.UsageError(str(err)) from None
@@ -354,10 +359,11 @@ def _sprt_text(result: SprtBench) -> str:
     if result.verdict:
         lines.append(
             "ladder compare's verdict (sign test and confidence sequence at 2.5% each), looked at after every set "
-            f"up to {result.verdict[0].horizon} at a true difference of 0: runs ever decided (promised: 0.05 together)"
+            f"up to {result.verdict[0].horizon} at a true difference of 0: runs ever decided (promised: 0.05 together; "
+            "symmetric: the centred sets with a random sign)"
         )
         lines.extend(
-            f"  {p.sample:<20} {p.method:<22} from set {p.first_look:<3}  {p.ever_excluded:.3f} ± {p.se:.3f}"
+            f"  {p.sample:<20} {p.method:<34} from set {p.first_look:<3}  {p.ever_excluded:.3f} ± {p.se:.3f}"
             for p in result.verdict
         )
     if result.speed:

@@ -95,6 +95,9 @@ def test_the_verdict_keeps_its_rate_and_decides_a_lopsided_pair_early() -> None:
     assert [c.method for c in cases] == ["sign test", "confidence sequence", "either: the verdict"]
     signs, sequence, either = (c.ever_excluded for c in cases)
     assert max(signs, sequence) <= either <= signs + sequence and either < 0.12
+    symmetric = simulate_verdict(SYMMETRIC.samples[0], horizon=300, runs=300, rng=random.Random(4), symmetric=True)
+    assert [c.method for c in symmetric][-1] == "either: the verdict (symmetric)"
+    assert symmetric[-1].ever_excluded < 0.12
     lopsided = next(s for s in load_sets().samples if s.name == "heuristic-random")
     speed = verdict_speed(lopsided, horizon=60, runs=40, rng=random.Random(5))
     assert speed.decided == speed.sequence_decided == 1.0
@@ -111,6 +114,8 @@ def test_the_command_reports_as_text_and_json() -> None:
     assert {c["d1"] for c in found["sprt"]} == {30.0} and found["runs"] == 10
     assert len(found["sprt"]) == 2 * len(load_sets().samples)
     assert [s["name"] for s in found["samples"]] == [s.name for s in load_sets().samples]
-    assert len(found["verdict"]) == 3 * len(found["samples"]) and len(found["speed"]) == len(found["samples"])
+    assert len(found["verdict"]) == 6 * len(found["samples"]) and len(found["speed"]) == len(found["samples"])
+    only = json.loads(CliRunner().invoke(main, [*args, "--json", "--verdict-only"]).output)
+    assert only["sprt"] == only["peeking"] == [] and len(only["verdict"]) == len(found["verdict"])
     refused = CliRunner().invoke(main, ["bench", "sprt", "--runs", "10", "--pair", "2", "1"])
     assert refused.exit_code == 2 and "d0 < d1" in refused.output
