@@ -5,6 +5,7 @@ Thin click commands over ``referee.ladder``; the ladder is documented in docs/la
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -28,6 +29,7 @@ from referee.cli.options import (
 )
 from referee.ladder.errors import LadderError
 from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
+from referee.ladder.order import TOP, format_order, order_json, order_of
 from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, Telling, play_ladder
 from referee.ladder.report import (
     compare,
@@ -215,12 +217,16 @@ def run_command(
 
 
 def _after_run(db: str, result: LadderResult, console: Console) -> None:
-    """What a run that was not ``--quiet`` prints at its end: the standings, the run's modes,
-    the faults in short, and what this run played."""
+    """What a run that was not ``--quiet`` prints at its end: the standings, how sure the order
+    of the top is, the run's modes, the faults in short, and what this run played."""
     store = LadderStore(db)
     try:
         title = f"ladder {Path(db).name}: {result.done} of {result.total} matches"
-        console.print(standings_table(standings(store), title=title))
+        rows = standings(store)
+        console.print(standings_table(rows, title=title))
+        order = order_of(store, TOP, rows)
+        if order.neighbours:
+            click.echo(format_order(order))
         click.echo(format_modes(store.modes()))  # one line per fact, never wrapped
         for line in summary_lines(ladder_faults(store), db):
             click.echo(line)  # bot text is made printable; never read as rich markup
@@ -247,8 +253,16 @@ def _after_run(db: str, result: LadderResult, console: Console) -> None:
     metavar="NAME",
     help="One bot in detail: its row, its faults by reason with the first of each explained, the logs to replay.",
 )
-def table_command(db: str, as_json: bool, as_csv: bool, bot: str | None) -> None:
-    """The leaderboard, best conservative rating (μ-3σ) first; or one bot in detail (--bot)."""
+@click.option(
+    "--top",
+    default=TOP,
+    show_default=True,
+    type=click.IntRange(2, 10_000),
+    help="The line under the table says how sure the order of this many best bots is (all if fewer).",
+)
+def table_command(db: str, as_json: bool, as_csv: bool, bot: str | None, top: int) -> None:
+    """The leaderboard, best conservative rating (μ-3σ) first, and how sure the order of its top
+    bots is (--top); or one bot in detail (--bot)."""
     if as_json and as_csv:
         raise click.UsageError("--json and --csv exclude each other")
     if bot is not None and as_csv:
@@ -259,6 +273,7 @@ def table_command(db: str, as_json: bool, as_csv: bool, bot: str | None) -> None
         done, total = store.progress()
         modes = store.modes()
         commands = dict(store.bots())
+        order = order_of(store, top, rows)
         if bot is not None:
             found = [r for r in rows if r.bot == bot]
             if not found:
@@ -276,11 +291,13 @@ def table_command(db: str, as_json: bool, as_csv: bool, bot: str | None) -> None
         for line in detail_lines(faults, commands.get(bot)):
             click.echo(line)
     elif as_json:
-        click.echo(standings_json(rows))
+        click.echo(json.dumps({"standings": json.loads(standings_json(rows)), "order": order_json(order)}, indent=2))
     elif as_csv:
         click.echo(standings_csv(rows), nl=False)
     else:
         Console().print(standings_table(rows, title=f"ladder {Path(db).name}: {done} of {total} matches"))
+        if order.neighbours:
+            click.echo(format_order(order))
         click.echo(format_modes(modes))
 
 
