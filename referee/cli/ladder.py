@@ -291,7 +291,7 @@ def table_command(db: str, as_json: bool, as_csv: bool, bot: str | None, top: in
         for line in detail_lines(faults, commands.get(bot)):
             click.echo(line)
     elif as_json:
-        click.echo(json.dumps({"standings": json.loads(standings_json(rows)), "order": order_json(order)}, indent=2))
+        click.echo(standings_json(rows))  # the rows, as ever: scripts read a list (the order: ladder order --json)
     elif as_csv:
         click.echo(standings_csv(rows), nl=False)
     else:
@@ -299,6 +299,30 @@ def table_command(db: str, as_json: bool, as_csv: bool, bot: str | None, top: in
         if order.neighbours:
             click.echo(format_order(order))
         click.echo(format_modes(modes))
+
+
+@ladder.command("order")
+@DB_OPTION
+@click.option("--top", default=TOP, show_default=True, type=click.IntRange(2, 10_000), help="How many best bots.")
+@click.option("--json", "as_json", is_flag=True, help="Every neighbouring pair as JSON.")
+def order_command(db: str, top: int, as_json: bool) -> None:
+    """How sure the order of the top bots is: each pair of neighbours (sure, reversed or not
+    sure, on which evidence, sets with both) and about how many more sets would make it sure."""
+    store = _open(db)
+    try:
+        order = order_of(store, top, standings(store))
+    except LadderError as err:
+        raise click.ClickException(str(err)) from None
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps(order_json(order), indent=2))
+        return
+    click.echo(format_order(order))
+    for pair in order.neighbours:
+        more = "" if pair.more_sets in (None, 0) else f"; about {pair.more_sets} more sets with both"
+        evidence = f" ({pair.by})" if pair.by else ""
+        click.echo(f"  {pair.above} > {pair.below}: {pair.state}{evidence}, {pair.sets} sets with both{more}")
 
 
 @ladder.command("compare")

@@ -52,9 +52,7 @@ def test_table(db: Path) -> None:
 
 
 def test_table_as_json_and_csv(db: Path) -> None:
-    found = json.loads(ladder("table", "--db", str(db), "--json").output)
-    assert set(found) == {"standings", "order"}
-    rows = found["standings"]
+    rows = json.loads(ladder("table", "--db", str(db), "--json").output)
     assert rows[0]["bot"] == "strong" and [r["rank"] for r in rows] == [1, 2, 3, 4]
     assert set(rows[0]) == {
         "rank", "bot", "mu", "sigma", "ordinal", "matches", "win_rate", "points_per_round",
@@ -70,7 +68,7 @@ def test_table_as_json_and_csv(db: Path) -> None:
     assert rows[0]["ordinal"] == pytest.approx(rows[0]["mu"] - 3 * rows[0]["sigma"])
     assert all(r["matches"] == 48 for r in rows)
     assert rows[0]["points_per_round"] == pytest.approx(45 / 5, abs=0.5)
-    order = found["order"]
+    order = json.loads(ladder("order", "--db", str(db), "--json").output)
     assert order["bots"] == ["strong", "middle", "twin"] or order["bots"] == ["strong", "twin", "middle"]
     assert order["top"] == 3 and order["pairs"] == 2 and order["line"].startswith("order of the top 3: 1 of 2")
     first = order["neighbours"][0]
@@ -208,3 +206,15 @@ def test_commands_on_a_file_that_is_no_ladder(tmp_path: Path) -> None:
     garbage.write_text("not sqlite at all, not even close " * 10)
     result = ladder("table", "--db", str(garbage))
     assert result.exit_code == 1 and "not a ladder database" in result.output
+
+
+def test_ladder_order_lists_each_pair_of_neighbours(db: Path) -> None:
+    result = ladder("order", "--db", str(db), "--top", "3")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("order of the top 3: 1 of 2")
+    assert (
+        lines[1] == "  strong > " + lines[1].split(" > ")[1]
+        and "sure (won 12 of 12 sets), 12 sets with both" in lines[1]
+    )
+    assert len(lines) == 3 and "not sure" in lines[2]

@@ -72,7 +72,7 @@ def test_by_default_every_match_has_fresh_sandboxed_bots_and_private_files(tmp_p
     assert {mode_of(log) for log in (tmp_path / "l-logs").iterdir()} == {0o600}
     table = ladder("table", "--db", str(db))
     assert "results: 4 matches sandboxed with fresh bots" in table.output and "warning" not in table.output
-    rows = json.loads(ladder("table", "--db", str(db), "--json").output)["standings"]
+    rows = json.loads(ladder("table", "--db", str(db), "--json").output)
     assert all(r["sandboxed"] == r["fresh_bots"] == r["matches"] == 4 for r in rows)
 
 
@@ -92,7 +92,7 @@ def test_keep_bots_and_sandbox_off_are_recorded_and_shown(tmp_path: Path) -> Non
     table = ladder("table", "--db", str(db))
     assert "results: 8 matches: 8 NOT sandboxed, 4 with fresh bots, 4 with bots kept across matches" in table.output
     assert "warning: not every result comes from sandboxed, freshly started bots" in table.output
-    rows = json.loads(ladder("table", "--db", str(db), "--json").output)["standings"]
+    rows = json.loads(ladder("table", "--db", str(db), "--json").output)
     assert all((r["matches"], r["sandboxed"], r["fresh_bots"]) == (8, 0, 4) for r in rows)
 
 
