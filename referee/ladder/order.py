@@ -161,8 +161,10 @@ def order_of(store: LadderStore, top: int = TOP, rows: Sequence[Standing] | None
     """The order of the ladder's top ``top`` bots by the standings (``rows``, when the caller
     has just read them; else the same order from the ratings alone), with the duplicate sets of
     each pair of neighbours: one query for the sets of all of them. On a ladder of 10,000
-    matches it takes a few milliseconds (docs/performance.md)."""
-    bots = (ranking(store) if rows is None else [s.bot for s in rows])[:top]
+    matches it takes a few milliseconds (docs/performance.md). Retired versions are left out:
+    they play no more sets, so their order can be made no surer."""
+    active = set(store.active())
+    bots = [b for b in (ranking(store) if rows is None else [s.bot for s in rows]) if b in active][:top]
     neighbours = list(pairwise(bots))
     differences = pair_differences(store, neighbours)
     complete = complete_sets(store)

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from referee.cli import main
 from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower
+from referee.ladder.order import order_of
 from referee.ladder.pool import BotVersion, pool_change, same_bot
 from referee.ladder.ratings import INITIAL
 from referee.ladder.schedule import EXPLORE, next_set
@@ -176,6 +177,8 @@ def test_a_changed_bot_gets_a_version_of_its_own_and_history_is_kept(tmp_path: P
         assert all("b" not in m.seats for m in store.pending())
         drawn = LadderFeed(store)()
         assert drawn is not None and "b@2" in drawn[0].seats
+        # the order to make sure is the active versions': a retired one plays no more sets
+        assert sorted(order_of(store, 10).bots) == ["a", "b@2", "c", "d", "e"]
     finally:
         store.close()
 
