@@ -393,3 +393,17 @@ def test_keep_running_needs_follow(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "random"])
     result = CliRunner().invoke(main, ["ladder", "run", str(config), "--keep-running", "--no-follow"])
     assert result.exit_code == 2 and "--keep-running waits for edits to CONFIG: it needs --follow" in result.output
+
+
+def test_when_every_bot_changes_the_new_versions_still_get_their_sets(tmp_path: Path) -> None:
+    db = tmp_path / "l.db"
+    store, _ = open_ladder(db, entries(a="a", b="b"), None, games=2, seed=3, default_rules=AMERICAN)
+    play_sets(store, 2)
+    store.close()
+    store, notes = open_ladder(db, entries(a="a2", b="b2"), None, default_rules=AMERICAN)
+    try:
+        assert store.active() == ["a@2", "b@2"] and store.settings().games == 4, notes
+        play_sets(store, 2)
+        assert LadderFeed(store)() is None and {b for s in store.sets()[2:] for b in s.table} == {"a@2", "b@2"}
+    finally:
+        store.close()
