@@ -227,7 +227,7 @@ CASES: list[tuple[list[str], int, str]] = [
     (["ladder", "run", "spaces.toml"], 1, "spaces.toml: bot a, command: empty command line"),
     (["ladder", "run", "nul.toml"], 1, "nul.toml: bot a, command: 'python3\\x00x' holds a NUL character"),
     (["ladder", "run", "build.toml"], 1, 'build.toml: bot a, build: "make \'x": no closing quotation'),
-    (["ladder", "run", "noname.toml"], 1, "noname.toml: a bot has an empty name"),
+    (["ladder", "run", "noname.toml"], 1, "noname.toml: bot entry 1 has an empty name"),
     (["ladder", "run", "adir"], 2, "'adir' is a directory"),
     (["ladder", "run", "nosuch.toml"], 2, "'nosuch.toml' does not exist"),
     # replay logs

@@ -11,7 +11,11 @@ duplicate sets (``data/sets-american.json``, made by ladders of the sample bots:
   took;
 - **repeated looks** at a true difference of 0: the confidence sequence and, for contrast, the
   fixed 95% t interval, each checked after every set up to a horizon: how often they ever
-  exclude zero (what "stop when it excludes zero" gets wrong).
+  exclude zero (what "stop when it excludes zero" gets wrong);
+- **the verdict of ``ladder compare``** (:mod:`referee.ladder.evidence`): the sign test and the
+  confidence sequence at 2.5% each, stopped on the first that decides, at a true difference of
+  0 (how often it is ever wrong, promised at most 5%) and at the sample's own mean (how many
+  sets it takes, against the confidence sequence alone).
 
 Figures go to docs/testing-bots.md; no test asserts them (a quick, small run in
 tests/bench/test_bench_sprt.py only checks that they are sane).
@@ -27,6 +31,7 @@ from pathlib import Path
 
 import msgspec
 
+from referee.ladder.evidence import sequence_alpha
 from referee.ladder.sequential import (
     MIN_SETS,
     RunningMoments,
@@ -34,11 +39,15 @@ from referee.ladder.sequential import (
     confidence_radius,
     sprt_steps,
 )
+from referee.ladder.signs import SIGN_ALPHA, log_wealth
 from referee.ladder.stats import estimate, t_quantile
 
 DATA = Path(__file__).resolve().parent / "data" / "sets-american.json"
 PAIRS: tuple[tuple[float, float], ...] = ((0.0, 1.0), (0.0, 2.0), (0.0, 5.0))
 """The (d0, d1) pairs simulated by default, in points a match."""
+SPEED_HORIZON = 300
+"""Sets drawn per run when measuring how long the verdict takes (a run not decided by then
+counts as longer than any)."""
 MAX_SETS = 1_000_000
 """A run that has not decided by then counts as undecided (the SPRT stops with probability 1;
 this only bounds a run on a degenerate sample)."""
@@ -112,6 +121,23 @@ class PeekCase(msgspec.Struct, frozen=True, kw_only=True):
     se: float
 
 
+class VerdictSpeed(msgspec.Struct, frozen=True, kw_only=True):
+    """Sets until the verdict, at the sample's own mean (its true difference, resampled)."""
+
+    sample: str
+    truth: float
+    horizon: int
+    runs: int
+    decided: float
+    """The share of runs decided by the horizon (the right way round)."""
+    median_sets: int | None
+    """The median number of sets to a decision, of all runs (``None``: most never decided)."""
+    sequence_decided: float
+    sequence_median_sets: int | None
+    """The same with the confidence sequence alone at the whole ``alpha`` (before the sign
+    test)."""
+
+
 class SprtBench(msgspec.Struct, frozen=True, kw_only=True):
     variant: str
     runs: int
@@ -119,6 +145,10 @@ class SprtBench(msgspec.Struct, frozen=True, kw_only=True):
     samples: list[SampleShape]
     sprt: list[SprtCase]
     peeking: list[PeekCase]
+    verdict: list[PeekCase] = msgspec.field(default_factory=list)
+    """The verdict's tests, each alone and together, looked at after every set at a true
+    difference of 0."""
+    speed: list[VerdictSpeed] = msgspec.field(default_factory=list)
     seconds: float
 
 
@@ -239,6 +269,125 @@ def simulate_peeking(
     ]
 
 
+def sign_margins(horizon: int, alpha: float = SIGN_ALPHA) -> list[float]:
+    """For every number ``n`` of sets won by either (index ``n``), the fewest won by the leader
+    that make the sign test decide (``inf``: none): the test is one comparison a set."""
+    threshold = math.log(1 / alpha)
+    margins = []
+    for n in range(horizon + 1):
+        found = next((w for w in range((n + 1) // 2, n + 1) if log_wealth(w, n - w) >= threshold), None)
+        margins.append(math.inf if found is None else float(found))
+    return margins
+
+
+VERDICT_LOOKS = ("sign test", "confidence sequence", "either: the verdict")
+"""The verdict's tests measured alone (each at its share of ``alpha``) and together."""
+
+
+def _verdict_stream(
+    draws: Iterator[float], horizon: int, sequence: Sequence[float], margins: Sequence[float]
+) -> tuple[int | None, int | None, int]:
+    """The first set at which the sign test and the confidence sequence decide (``None``: not
+    by ``horizon``), and the direction of the first decision of either (+1, -1; 0: none)."""
+    moments = RunningMoments()
+    wins = losses = 0
+    by_signs = by_sequence = None
+    direction = 0
+    for x in draws:
+        moments.add(x)
+        n = moments.n
+        wins += x > 0
+        losses += x < 0
+        if by_signs is None and max(wins, losses) >= margins[wins + losses]:
+            by_signs = n
+            direction = direction or (1 if wins > losses else -1)
+        spread = math.sqrt(moments.variance)
+        if by_sequence is None and n >= MIN_SETS and spread > 0 and abs(moments.mean) > spread * sequence[n]:
+            by_sequence = n
+            direction = direction or (1 if moments.mean > 0 else -1)
+        if n >= horizon or (by_signs is not None and by_sequence is not None):
+            break
+    return by_signs, by_sequence, direction
+
+
+def _symmetric_draws(centred: Sequence[float], rng: random.Random) -> Iterator[float]:
+    """Endless set differences drawn from the sample, centred and given a random sign: mean and
+    median 0, the null of both of the verdict's tests at once."""
+    while True:
+        yield rng.choice(centred) * rng.choice((-1.0, 1.0))
+
+
+def simulate_verdict(
+    sample: SetSample, horizon: int, runs: int, rng: random.Random, alpha: float = 0.05, *, symmetric: bool = False
+) -> list[PeekCase]:
+    """``runs`` streams of ``horizon`` sets at a true difference of 0, the verdict's two tests
+    checked after every set (the sign test from the first, the confidence sequence from
+    ``MIN_SETS``): how often each, and either, ever decided (every decision is wrong here).
+
+    The sets are the sample moved to a mean of 0, which leaves a skewed sample's median off 0
+    (heuristic-random: 56% of its sets above its mean), so the sign test's null does not hold
+    there; ``symmetric`` draws them with a random sign too, which makes both nulls hold."""
+    centred = _centred(sample.differences)
+    suffix = " (symmetric)" if symmetric else ""
+    sequence = [math.inf] * 2 + [confidence_radius(n, sequence_alpha(alpha)) for n in range(2, horizon + 1)]
+    margins = sign_margins(horizon, alpha - sequence_alpha(alpha))
+    hits = [0, 0, 0]
+    for _ in range(runs):
+        draws = _symmetric_draws(centred, rng) if symmetric else _draws(centred, 0.0, rng)
+        by_signs, by_sequence, _ = _verdict_stream(draws, horizon, sequence, margins)
+        hits[0] += by_signs is not None
+        hits[1] += by_sequence is not None
+        hits[2] += by_signs is not None or by_sequence is not None
+    return [
+        PeekCase(
+            sample=sample.name,
+            method=method + suffix,
+            first_look=MIN_SETS if method == "confidence sequence" else 1,
+            horizon=horizon,
+            runs=runs,
+            ever_excluded=_rate(h, runs)[0],
+            se=_rate(h, runs)[1],
+        )
+        for method, h in zip(VERDICT_LOOKS, hits, strict=True)
+    ]
+
+
+def verdict_speed(sample: SetSample, horizon: int, runs: int, rng: random.Random, alpha: float = 0.05) -> VerdictSpeed:
+    """``runs`` streams at the sample's own mean: the sets the verdict takes, and the sets the
+    confidence sequence alone at the whole ``alpha`` takes on the same streams."""
+    centred = _centred(sample.differences)
+    truth = estimate(sample.differences).mean
+    sign = 1 if truth > 0 else -1
+    split = [math.inf] * 2 + [confidence_radius(n, sequence_alpha(alpha)) for n in range(2, horizon + 1)]
+    whole = [math.inf] * 2 + [confidence_radius(n, alpha) for n in range(2, horizon + 1)]
+    margins = sign_margins(horizon, alpha - sequence_alpha(alpha))
+    never = [math.inf] * (horizon + 1)
+    verdicts, alone = [], []
+    for _ in range(runs):
+        stream = [truth + rng.choice(centred) for _ in range(horizon)]
+        by_signs, by_sequence, direction = _verdict_stream(iter(stream), horizon, split, margins)
+        first = min((n for n in (by_signs, by_sequence) if n is not None), default=None)
+        verdicts.append(first if first is not None and direction == sign else None)
+        _, by_whole, whole_direction = _verdict_stream(iter(stream), horizon, whole, never)
+        alone.append(by_whole if whole_direction == sign else None)
+    return VerdictSpeed(
+        sample=sample.name,
+        truth=truth,
+        horizon=horizon,
+        runs=runs,
+        decided=sum(n is not None for n in verdicts) / runs,
+        median_sets=_median(verdicts),
+        sequence_decided=sum(n is not None for n in alone) / runs,
+        sequence_median_sets=_median(alone),
+    )
+
+
+def _median(sets: Sequence[int | None]) -> int | None:
+    """The median, counting a run never decided as longer than any; ``None`` if that is one."""
+    ordered = sorted(sets, key=lambda n: math.inf if n is None else n)
+    return ordered[(len(ordered) - 1) // 2]
+
+
 def bench_sprt(
     *,
     runs: int = 2000,
@@ -250,22 +399,32 @@ def bench_sprt(
     horizon: int = 1000,
     peek_runs: int | None = None,
     data: SetData | None = None,
+    verdict_only: bool = False,
 ) -> SprtBench:
-    """Every measured sample: the SPRT at d0 and d1 for every pair, then repeated looks."""
+    """Every measured sample: the SPRT at d0 and d1 for every pair, then repeated looks, then
+    ``ladder compare``'s verdict (only that with ``verdict_only``)."""
     data = data if data is not None else load_sets()
     rng = random.Random(seed)
     started = time.perf_counter()
     cases = []
-    for sample in data.samples:
+    for sample in [] if verdict_only else data.samples:
         for d0, d1 in pairs:
             bounds = SprtBounds(d0, d1, alpha, beta)
             for truth in (d0, d1):
                 cases.append(simulate_sprt(sample, bounds, truth, runs, rng, min_sets=min_sets))
+    looks = peek_runs if peek_runs is not None else runs
     peeking = [
         case
-        for sample in data.samples
-        for case in simulate_peeking(sample, horizon, peek_runs if peek_runs is not None else runs, rng, alpha)
+        for sample in ([] if verdict_only else data.samples)
+        for case in simulate_peeking(sample, horizon, looks, rng, alpha)
     ]
+    verdict = [
+        case
+        for symmetric in (False, True)
+        for sample in data.samples
+        for case in simulate_verdict(sample, horizon, looks, rng, alpha, symmetric=symmetric)
+    ]
+    speed = [verdict_speed(sample, min(horizon, SPEED_HORIZON), looks, rng, alpha) for sample in data.samples]
     return SprtBench(
         variant=data.variant,
         runs=runs,
@@ -273,5 +432,7 @@ def bench_sprt(
         samples=[shape(sample) for sample in data.samples],
         sprt=cases,
         peeking=peeking,
+        verdict=verdict,
+        speed=speed,
         seconds=time.perf_counter() - started,
     )

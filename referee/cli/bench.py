@@ -292,6 +292,9 @@ def bench_channels_command(
     type=click.Path(exists=True, dir_okay=False),
     help="Measured set differences (JSON, as the default file) to draw from.",
 )
+@click.option(
+    "--verdict-only", is_flag=True, help="Only ladder compare's verdict (the sign test and the confidence sequence)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_sprt_command(
     runs: int,
@@ -302,6 +305,7 @@ def bench_sprt_command(
     horizon: int,
     seed: int,
     sets_file: str,
+    verdict_only: bool,
     as_json: bool,
 ) -> None:
     """Error rates of the sequential test (at D0 and D1) and of repeated looks at the confidence
@@ -316,6 +320,7 @@ def bench_sprt_command(
             min_sets=min_sets,
             horizon=horizon,
             data=load_sets(Path(sets_file)),
+            verdict_only=verdict_only,
         )
     except SprtBoundsError as err:
         raise click.UsageError(str(err)) from None
@@ -353,6 +358,26 @@ def _sprt_text(result: SprtBench) -> str:
             f"  {p.sample:<20} {p.method:<22} from set {p.first_look:<3}  {p.ever_excluded:.3f} ± {p.se:.3f}"
             for p in result.peeking
         )
+    if result.verdict:
+        lines.append(
+            "ladder compare's verdict (sign test and confidence sequence at 2.5% each), looked at after every set "
+            f"up to {result.verdict[0].horizon} at a true difference of 0: runs ever decided (promised: 0.05 together; "
+            "symmetric: the centred sets with a random sign)"
+        )
+        lines.extend(
+            f"  {p.sample:<20} {p.method:<34} from set {p.first_look:<3}  {p.ever_excluded:.3f} ± {p.se:.3f}"
+            for p in result.verdict
+        )
+    if result.speed:
+        lines.append(
+            f"sets to the verdict at the sample's own mean (median of {result.speed[0].runs} runs; "
+            f"'-': most not decided in {result.speed[0].horizon} sets), against the confidence sequence alone at 5%:"
+        )
+        lines.extend(
+            f"  {v.sample:<20} mean {v.truth:+6.2f}  verdict {_sets(v.median_sets):>4} ({v.decided:.0%} decided)"
+            f"  confidence sequence alone {_sets(v.sequence_median_sets):>4} ({v.sequence_decided:.0%} decided)"
+            for v in result.speed
+        )
     return "\n".join(lines)
 
 
@@ -387,3 +412,7 @@ def bench_ladder_web_command(matches: int, repeats: int, db: str | None, flood_u
         f"{p.page:30} {p.status:6} {p.bytes:7} {p.made_ms:16.1f} {p.made_max_ms:7.1f} {p.kept_ms:16.2f}" for p in found
     ]
     _report({"pages": found}, as_json, "\n".join(lines))
+
+
+def _sets(n: int | None) -> str:
+    return "-" if n is None else str(n)

@@ -5,6 +5,7 @@ Thin click commands over ``referee.ladder``; the ladder is documented in docs/la
 
 from __future__ import annotations
 
+import json
 import signal
 import webbrowser
 from functools import partial
@@ -16,6 +17,7 @@ import trio
 from rich.console import Console
 from rich.text import Text
 
+from protocol.ruleset import RuleSet
 from referee.cli.options import (
     CONCURRENCY,
     MATCH_COUNT,
@@ -35,6 +37,7 @@ from referee.cli.options import (
 )
 from referee.ladder.errors import LadderError
 from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
+from referee.ladder.order import TOP, format_order, order_json, order_of
 from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, Telling, play_ladder
 from referee.ladder.report import (
     compare,
@@ -49,7 +52,7 @@ from referee.ladder.setup import DEFAULT_GAMES
 from referee.ladder.store import LadderStore
 from referee.ladder.times import ladder_times
 from referee.match.config import MatchConfig
-from referee.match.seats.bot_config import BotConfigError, config_folder, read_bots
+from referee.match.seats.bot_config import BotConfigError, BotEntry, config_folder, read_bots
 from referee.match.seats.link import BotStartError
 from referee.names import printable
 from referee.network import DEFAULT_HOST
@@ -152,6 +155,12 @@ def _open(db: str) -> LadderStore:
     help="Follow edits to CONFIG while running (on save, or at once on SIGHUP): new bots and versions join, "
     "removed ones retire, without a restart.",
 )
+@click.option(
+    "--keep-running",
+    is_flag=True,
+    help="When every set is played, wait for new bots or versions in CONFIG instead of ending "
+    "(stop with Ctrl-C or SIGTERM): a ladder that lives for weeks.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress and no table: for scripts.")
 @click.option(
     "--web", is_flag=True, help="Serve the ladder's pages while it plays (as `referee ladder web`, with its tables)."
@@ -175,19 +184,17 @@ def run_command(
     sandbox_binds: tuple[str, ...],
     cluster: str | None,
     follow: bool,
+    keep_running: bool,
     quiet: bool,
     web: bool,
     web_port: int,
 ) -> None:
     """Play the ladder of the bots in CONFIG (a TOML bot list, as sample_bots/bots.toml),
     or go on with the one in --db where it stopped."""
-    try:
-        entries = read_bots(config)
-        folder = Path(cwd).absolute() if cwd else config_folder(config)
-        rules = ruleset(variant or DEFAULT_PRESET, parse_options(pairs)) if variant or pairs else None
-        default_rules = ruleset(DEFAULT_PRESET)
-    except (BotConfigError, InvalidRuleSet) as err:
-        raise click.ClickException(str(err)) from None
+    if keep_running and not follow:
+        raise click.UsageError("--keep-running waits for edits to CONFIG: it needs --follow")
+
+    entries, folder, rules, default_rules = _read_config(config, cwd, variant, pairs)
     check_output_file(db, "--db", make_folders=False)
     console = Console()
     match_config = MatchConfig(per_decision=time_per_move, bank=time_bank, startup=startup)
@@ -208,6 +215,7 @@ def run_command(
             start_ahead=start_ahead,
             cluster=cluster,
             bot_list=Path(config) if follow else None,
+            keep_running=keep_running,
         )
         result = play_ladder(plan, _telling(quiet, console, Path(db), web_port if web else None))
     except LadderInterrupted as err:
@@ -217,6 +225,21 @@ def run_command(
         raise click.ClickException(str(err)) from None
     if not quiet:
         _after_run(db, result, console)
+
+
+def _read_config(
+    config: str, cwd: str | None, variant: str | None, pairs: tuple[str, ...]
+) -> tuple[list[BotEntry], Path, RuleSet | None, RuleSet]:
+    """The bot list, the folder its bots run from, the rules asked for (``None``: a new
+    ladder's default, or the stored ones) and the default rules; a ``ClickException`` that
+    names what is wrong."""
+    try:
+        entries = read_bots(config)
+        folder = Path(cwd).absolute() if cwd else config_folder(config)
+        rules = ruleset(variant or DEFAULT_PRESET, parse_options(pairs)) if variant or pairs else None
+        return entries, folder, rules, ruleset(DEFAULT_PRESET)
+    except (BotConfigError, InvalidRuleSet) as err:
+        raise click.ClickException(str(err)) from None
 
 
 def _telling(quiet: bool, console: Console, db: Path, web_port: int | None) -> Telling:
@@ -239,12 +262,16 @@ async def _serve_beside(db: Path, port: int) -> None:
 
 
 def _after_run(db: str, result: LadderResult, console: Console) -> None:
-    """What a run that was not ``--quiet`` prints at its end: the standings, the run's modes,
-    the faults in short, and what this run played."""
+    """What a run that was not ``--quiet`` prints at its end: the standings, how sure the order
+    of the top is, the run's modes, the faults in short, and what this run played."""
     store = LadderStore(db)
     try:
         title = f"ladder {Path(db).name}: {result.done} of {result.total} matches"
-        console.print(standings_table(standings(store), title=title))
+        rows = standings(store)
+        console.print(standings_table(rows, title=title))
+        order = order_of(store, TOP, rows)
+        if order.neighbours:
+            click.echo(format_order(order))
         click.echo(format_modes(store.modes()))  # one line per fact, never wrapped
         for line in summary_lines(ladder_faults(store), db):
             click.echo(line)  # bot text is made printable; never read as rich markup
@@ -271,8 +298,16 @@ def _after_run(db: str, result: LadderResult, console: Console) -> None:
     metavar="NAME",
     help="One bot in detail: its row, its faults by reason with the first of each explained, the logs to replay.",
 )
-def table_command(db: str, as_json: bool, as_csv: bool, bot: str | None) -> None:
-    """The leaderboard, best conservative rating (μ-3σ) first; or one bot in detail (--bot)."""
+@click.option(
+    "--top",
+    default=TOP,
+    show_default=True,
+    type=click.IntRange(2, 10_000),
+    help="The line under the table says how sure the order of this many best bots is (all if fewer).",
+)
+def table_command(db: str, as_json: bool, as_csv: bool, bot: str | None, top: int) -> None:
+    """The leaderboard, best conservative rating (μ-3σ) first, and how sure the order of its top
+    bots is (--top); or one bot in detail (--bot)."""
     if as_json and as_csv:
         raise click.UsageError("--json and --csv exclude each other")
     if bot is not None and as_csv:
@@ -283,6 +318,7 @@ def table_command(db: str, as_json: bool, as_csv: bool, bot: str | None) -> None
         done, total = store.progress()
         modes = store.modes()
         commands = dict(store.bots())
+        order = order_of(store, top, rows)
         if bot is not None:
             found = [r for r in rows if r.bot == bot]
             if not found:
@@ -300,12 +336,38 @@ def table_command(db: str, as_json: bool, as_csv: bool, bot: str | None) -> None
         for line in detail_lines(faults, commands.get(bot)):
             click.echo(line)
     elif as_json:
-        click.echo(standings_json(rows))
+        click.echo(standings_json(rows))  # the rows, as ever: scripts read a list (the order: ladder order --json)
     elif as_csv:
         click.echo(standings_csv(rows), nl=False)
     else:
         Console().print(standings_table(rows, title=f"ladder {Path(db).name}: {done} of {total} matches"))
+        if order.neighbours:
+            click.echo(format_order(order))
         click.echo(format_modes(modes))
+
+
+@ladder.command("order")
+@DB_OPTION
+@click.option("--top", default=TOP, show_default=True, type=click.IntRange(2, 10_000), help="How many best bots.")
+@click.option("--json", "as_json", is_flag=True, help="Every neighbouring pair as JSON.")
+def order_command(db: str, top: int, as_json: bool) -> None:
+    """How sure the order of the top bots is: each pair of neighbours (sure, reversed or not
+    sure, on which evidence, sets with both) and about how many more sets would make it sure."""
+    store = _open(db)
+    try:
+        order = order_of(store, top, standings(store))
+    except LadderError as err:
+        raise click.ClickException(str(err)) from None
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps(order_json(order), indent=2))
+        return
+    click.echo(format_order(order))
+    for pair in order.neighbours:
+        more = "" if pair.more_sets in (None, 0) else f"; about {pair.more_sets} more sets with both"
+        evidence = f" ({pair.by})" if pair.by else ""
+        click.echo(f"  {pair.above} > {pair.below}: {pair.state}{evidence}, {pair.sets} sets with both{more}")
 
 
 @ladder.command("compare")

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, MutableMapping, Se
 from datetime import UTC, datetime
 from pathlib import Path
 
+import msgspec
 import trio
 
 from referee.errors import RefereeError
@@ -64,6 +65,21 @@ def versions_built(
     return found
 
 
+def version_entries(store: LadderStore, entries: Sequence[BotEntry]) -> list[BotEntry]:
+    """The entries that start each version that may play, under the versions' names (what a
+    cluster's workers build and start): an active version's from the bot list, a retired
+    one's as stored."""
+    listed = {e.name: e for e in entries}
+    runnable = set(store.runnable())
+    found = []
+    for version in store.versions():
+        if version.name not in runnable:
+            continue
+        entry = listed.get(version.entrant) if version.active else None
+        found.append(msgspec.structs.replace(entry, name=version.name) if entry is not None else version.runs_as())
+    return found
+
+
 def _give_up(store: LadderStore, version: BotVersion, why: str, notes: list[str]) -> None:
     begun = sorted({m.set_index for m in store.pending() if version.name in m.seats})
     store.close_sets(begun, f"{version.name} retired and cannot be started again: {why}")
@@ -85,6 +101,7 @@ class PoolFollower:
         sandbox: Sandbox | None,
         private: Sequence[Path],
         tell: Callable[[str], None] | None,
+        cluster_bots: list[BotEntry] | None = None,
     ) -> None:
         self.bot_list = bot_list
         self.cwd = cwd
@@ -95,6 +112,8 @@ class PoolFollower:
         self.sandbox = sandbox
         self.private = private
         self.tell = tell or (lambda line: None)
+        self.cluster_bots = cluster_bots
+        """On a cluster: the run's entries, which the workers build (nothing is built here)."""
         self.seen = self._fingerprint()
 
     def _fingerprint(self) -> bytes | None:
@@ -137,6 +156,8 @@ class PoolFollower:
         games = self.store.settings().games + sets_for_newcomers(self.store, change)
         self.built.update(ready)
         self.commands.update({v.name: v.command for v in change.added})
+        if self.cluster_bots is not None:
+            self.cluster_bots.extend(new)
         self.store.change_pool(change, games, keep=self.feed.handed)
         lines = change.describe()
         for line in lines:
@@ -144,6 +165,8 @@ class PoolFollower:
         return lines
 
     def _build(self, entries: Sequence[BotEntry]) -> dict[str, BuiltBot]:
+        if self.cluster_bots is not None:
+            return {}  # each worker builds what its matches need
         hidden = self.sandbox.hiding(*self.private) if self.sandbox is not None else None
         return prepare_bots(entries, self.cwd, hidden, self.private) if entries else {}
 

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 from rich.console import Console
@@ -24,7 +24,7 @@ from protocol.ruleset import RuleSet
 from referee.ladder.bots import prepare_bots
 from referee.ladder.errors import LadderError
 from referee.ladder.feed import LadderFeed
-from referee.ladder.follow import PoolFollower, versions_built
+from referee.ladder.follow import PoolFollower, version_entries, versions_built
 from referee.ladder.progress import LiveProgress
 from referee.ladder.records import MatchRecord
 from referee.ladder.runner import LadderRun, RunOptions, SetFeed
@@ -38,6 +38,10 @@ from referee.sandbox.bwrap import SandboxMode, choose_sandbox
 if TYPE_CHECKING:
     from referee.ladder.cluster import ClusterRun
     from referee.ladder.store import LadderStore
+
+
+IDLE_LOOK = 1.0
+"""Seconds between two looks for new sets when a kept-running ladder has played every one."""
 
 
 class LadderInterrupted(LadderError):
@@ -84,6 +88,9 @@ class LadderPlan:
     bot_list: Path | None = None
     """The bot list ``entries`` were read from: a running ladder follows its edits
     (``referee.ladder.follow``); ``None``: the pool stays as it is for this run."""
+    keep_running: bool = False
+    """When every set is played, wait for more (a new bot or version in the list) instead of
+    ending: the run ends on Ctrl-C or SIGTERM only."""
 
 
 Beside = Callable[[], Awaitable[None]]
@@ -209,7 +216,7 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
                 plan.bot_list, plan.cwd, store, feed, commands, built, sandbox, private, telling.warn
             )
             background.append(follower.run)
-        seconds = _drive(run, store, notes, telling, kind, background=background)
+        seconds = _drive(run, store, notes, telling, kind, background=background, keep_running=plan.keep_running)
         done, total = store.progress()
         restarts = dict(run.summary.restarts)
         return LadderResult(
@@ -241,10 +248,18 @@ def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: Run
         options = RunOptions(logs=logs_folder(plan.db), config=plan.config, cwd=plan.cwd)
         client, local = cluster_client(cluster)
         try:
-            run = ClusterRun(store, rules, plan.entries, options, client=client, sandbox_mode=plan.sandbox_mode,
-                             sandbox_binds=plan.sandbox_binds, on_refused=telling.warn, feed=kind.feed(store),
-                             window=plan.concurrency)  # fmt: skip
-            seconds = _drive(run, store, notes, telling, kind, workers=run.workers, background=_guarded(telling))
+            feed = kind.feed(store)
+            window = max(plan.concurrency, _threads(client)) if isinstance(feed, LadderFeed) else plan.concurrency
+            run = ClusterRun(store, rules, version_entries(store, plan.entries), options, client=client,
+                             sandbox_mode=plan.sandbox_mode, sandbox_binds=plan.sandbox_binds,
+                             on_refused=telling.warn, feed=feed, window=window)  # fmt: skip
+            background = _guarded(telling)
+            if plan.bot_list is not None and isinstance(feed, LadderFeed):
+                follower = PoolFollower(plan.bot_list, plan.cwd, store, feed, run.commands, {}, None, (),
+                                        telling.warn, cluster_bots=run.bots)  # fmt: skip
+                background.append(follower.run)
+            seconds = _drive(run, store, notes, telling, kind, workers=run.workers, background=background,
+                             keep_running=plan.keep_running)  # fmt: skip
         finally:
             client.close()
             if local is not None:
@@ -270,6 +285,13 @@ def _guarded(telling: Telling) -> list[Callable[[], Awaitable[None]]]:
     return [guarded]
 
 
+def _threads(client: Any) -> int:
+    """The cluster's worker threads now: a ladder keeps as many sets in flight (each of a set's
+    matches is a task of its own, so every thread has work while sets are drawn as they end)."""
+    workers = client.scheduler_info().get("workers", {})
+    return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
+
+
 def _drive(
     run: LadderRun | ClusterRun,
     store: LadderStore,
@@ -279,19 +301,20 @@ def _drive(
     *,
     workers: Callable[[], int] | None = None,
     background: Sequence[Callable[[], Awaitable[None]]] = (),
+    keep_running: bool = False,
 ) -> float:
     """Play the run (quietly, or under the live view after printing the notes); the seconds it
     took. Ctrl-C or SIGTERM becomes ``LadderInterrupted`` saying what was kept."""
     start = time.perf_counter()
     try:
         if telling.quiet:
-            trio.run(_with_sigterm, run, None, background)
+            trio.run(_with_sigterm, run, None, background, keep_running)
         else:
             for note in notes:
                 (telling.console or Console()).print(Text(note))
             with kind.view(store, telling.console, workers) as live:
                 run.on_result = live.on_result
-                trio.run(_with_sigterm, run, live, background)
+                trio.run(_with_sigterm, run, live, background, keep_running)
     except BaseException as error:
         if _is_interrupt(error):
             done, total = store.progress()
@@ -303,7 +326,10 @@ def _drive(
 
 
 async def _with_sigterm(
-    run: LadderRun | ClusterRun, live: LiveView | None, background: Sequence[Callable[[], Awaitable[None]]] = ()
+    run: LadderRun | ClusterRun,
+    live: LiveView | None,
+    background: Sequence[Callable[[], Awaitable[None]]] = (),
+    keep_running: bool = False,
 ) -> None:
     """Run the ladder (with its progress ticker and the ``background`` tasks, such as the bot
     list's follower); SIGTERM stops it like Ctrl-C: every bot is ended and the finished
@@ -316,6 +342,9 @@ async def _with_sigterm(
             for task in background:
                 nursery.start_soon(task)
             await run.run()
+            while keep_running:  # the follower may add sets: look for them now and then
+                await trio.sleep(IDLE_LOOK)
+                await run.run()
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:
         if len(group.exceptions) == 1:

@@ -1,6 +1,7 @@
 """The live view of a ladder run: a progress bar (matches done, matches per second, time
-left) above the current top of the leaderboard and a line of the bots dropped so far, redrawn
-after every match and twice a second."""
+left) above the current top of the leaderboard, a line on how sure the order of its top is
+(``referee.ladder.order``) and a line of the bots dropped so far, redrawn after every match and
+twice a second."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from referee.ladder.order import TOP as ORDER_TOP
+from referee.ladder.order import format_order, order_of
 from referee.ladder.records import MatchRecord
 from referee.ladder.report import standings, standings_table
 from referee.ladder.store import LadderStore
@@ -89,11 +92,15 @@ class LiveProgress(LiveRedraw):
         self.live = Live(self._view(), console=self.console, auto_refresh=False, transient=True)
 
     def _view(self) -> Group:
-        rows = standings(self.store)[:TOP]
+        everyone = standings(self.store)
+        rows = everyone[:TOP]
         parts: list[Text | Progress | Table] = [self.bar]
         if self.workers is not None:
             parts.append(Text(f"cluster: {self.workers()} workers"))
         parts.append(standings_table(rows, title=f"top {min(TOP, len(rows))}"))
+        order = format_order(order_of(self.store, ORDER_TOP, everyone))
+        if order:
+            parts.append(Text(order))
         drops = self.store.drop_counts()
         if drops:
             shown = ", ".join(f"{bot} {n}" for bot, n in drops.items())

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
@@ -14,15 +15,21 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.ladder.errors import LadderError
+from referee.ladder.evidence import Evidence, more_sets_needed, sequence_alpha, sequence_sets_to_decide, weigh
+from referee.ladder.pairs import complete_sets, pair_differences
+from referee.ladder.pool import BotVersion
 from referee.ladder.ratings import INITIAL, Rating, predict_win, skill_above
 from referee.ladder.reader import LadderReader
 from referee.ladder.records import BotFigures, ResultModes
-from referee.ladder.sequential import MIN_SETS, confidence_radius, confidence_sequence
-from referee.ladder.stats import Estimate, estimate
+from referee.ladder.sequential import MIN_SETS
+from referee.ladder.signs import SignTest
+from referee.ladder.stats import Estimate
 from referee.ladder.store import LadderStore
 
 LEVEL = 0.95
-"""The confidence level of the intervals shown."""
+"""The confidence level of the intervals shown, and of the verdict."""
+SEQUENCE_LEVEL = 1 - sequence_alpha(1 - LEVEL)
+"""The confidence sequence's level: its share of the verdict's 5% (the sign test has the rest)."""
 
 
 @dataclass(frozen=True)
@@ -49,18 +56,27 @@ class Standing:
     """Of its matches, those played with the bots in the sandbox."""
     fresh_bots: int = 0
     """Of its matches, those played with freshly started bot processes (not ``--keep-bots``)."""
+    entrant: str = ""
+    """The bot list's name of this version's entrant (``referee.ladder.pool``)."""
+    version: int = 1
+    replaces: str | None = None
+    """The version this one replaced, for a version after the first."""
+    retired: bool = False
+    """Left the schedule (removed from the bot list, or replaced): its rows stay, shown."""
 
 
 def standings(store: LadderReader) -> list[Standing]:
-    """The leaderboard, best conservative rating first (ties by name)."""
+    """The leaderboard, best conservative rating first (ties by name): every version, the
+    retired ones marked."""
     ratings = store.ratings()
-    rows = [standing(f, ratings.get(bot, INITIAL)) for bot, f in store.figures().items()]
-    rows.sort(key=lambda s: (-s.ordinal, s.bot))
+    versions = {v.name: v for v in store.versions()}
+    rows = [standing(f, ratings.get(bot, INITIAL), versions[bot]) for bot, f in store.figures().items()]
+    rows.sort(key=lambda s: _rank(s.bot, s.ordinal))
     return [Standing(**{**asdict(s), "rank": i}) for i, s in enumerate(rows, 1)]
 
 
-def standing(f: BotFigures, r: Rating, rank: int = 0) -> Standing:
-    """One bot's row of the leaderboard from its totals and its rating."""
+def standing(f: BotFigures, r: Rating, v: BotVersion, rank: int = 0) -> Standing:
+    """One bot's row of the leaderboard from its totals, its rating and its version."""
     return Standing(
         rank=rank,
         bot=f.bot,
@@ -76,6 +92,10 @@ def standing(f: BotFigures, r: Rating, rank: int = 0) -> Standing:
         errors=f.errors,
         sandboxed=f.sandboxed,
         fresh_bots=f.fresh_bots,
+        entrant=v.entrant,
+        version=v.version,
+        replaces=v.replaces,
+        retired=not v.active,
     )
 
 
@@ -104,8 +124,19 @@ def standings_table(rows: Sequence[Standing], title: str | None = None) -> Table
         width = max([len(header), *(len(row[i]) for row in cells)])
         table.add_column(header, justify="right", no_wrap=True, min_width=width)
     for s, row in zip(rows, cells, strict=True):
-        table.add_row(str(s.rank), Text(s.bot), *row)
+        table.add_row(str(s.rank), _bot_cell(s), *row)
     return table
+
+
+def _bot_cell(s: Standing) -> Text:
+    """A version's name, dimmed and marked when it is retired; a later version says which it
+    replaced."""
+    cell = Text(s.bot, style="dim" if s.retired else "")
+    if s.replaces is not None:
+        cell.append(f" (after {s.replaces})", style="dim")
+    if s.retired:
+        cell.append(" retired", style="dim italic")
+    return cell
 
 
 def format_modes(modes: ResultModes) -> str:
@@ -157,42 +188,67 @@ class Comparison:
     this number of sets, valid for one look decided in advance, not for stopping on."""
     sequence_low: float
     sequence_high: float
-    """The ``LEVEL`` anytime-valid confidence sequence of the mean difference
+    """The anytime-valid confidence sequence of the mean difference at ``SEQUENCE_LEVEL``
     (:func:`referee.ladder.sequential.confidence_sequence`): it holds at every number of sets
     at once, so stopping when it excludes zero keeps the error rate under repeated looks.
     Infinite below ``MIN_SETS`` sets."""
+    signs: SignTest
+    """The sign test (sets won by a, by b, tied), the verdict's other anytime-valid test."""
     p_stronger: float
     """The probability that a's true mean difference is above zero (t distribution)."""
     predicted_win: float
     """OpenSkill's probability that a finishes ahead of b in a match."""
     skill_above: float
     """The probability that a's rated skill is above b's (from mu and sigma)."""
-    sets_needed: int | None
-    """About how many complete sets with both would make the confidence sequence exclude zero
-    at the current mean and spread (``None`` when it already does, or when nothing is known)."""
+    more_sets: int | None
+    """About how many more complete sets with both would decide it at the current figures, by
+    the sooner of the two tests (:func:`referee.ladder.evidence.more_sets_needed`): ``0`` when
+    it is decided, ``None`` when no difference is seen or nothing is known."""
+    share: float | None = None
+    """The share of the ladder's complete sets that seat both (``None`` before any is
+    complete): how often the schedule brings them together."""
+
+    @property
+    def evidence(self) -> Evidence:
+        return Evidence(self.difference, self.sequence_low, self.sequence_high, self.signs, 1 - LEVEL)
 
     @property
     def decided(self) -> bool:
-        """Whether the anytime-valid interval excludes zero: safe to stop on, however often
-        the comparison was looked at before."""
-        return self.sequence_low > 0 or self.sequence_high < 0
+        """Whether the confidence sequence or the sign test says which is stronger: safe to stop
+        on, however often the comparison was looked at before."""
+        return self.evidence.decided
+
+    @property
+    def ladder_sets(self) -> int | None:
+        """``more_sets`` in ladder sets, at the share of sets that seat both."""
+        return ladder_sets(self.more_sets, self.share)
 
 
-def set_differences(store: LadderStore, a: str, b: str) -> list[float]:
+def ladder_sets(more_sets: int | None, share: float | None) -> int | None:
+    """Sets with a pair in ladder sets: ``more_sets / share``, rounded up; ``None`` when either
+    is unknown or the pair never meets."""
+    if more_sets is None or not share:
+        return None
+    return math.ceil(more_sets / share - 1e-9)
+
+
+def set_differences(store: LadderReader, a: str, b: str) -> list[float]:
     """One number per complete duplicate set with both bots, in set order: b's final score
     minus a's (each averaged over its seats if it held several), averaged over the set's
     rotations. Positive: a took fewer points than b on the same cards."""
-    differences = []
-    for matches in store.set_scores([a, b]).values():
-        per_match = []
-        for seats in matches:
-            a_scores = [score for bot, score in seats if bot == a]
-            b_scores = [score for bot, score in seats if bot == b]
-            if a_scores and b_scores:
-                per_match.append(sum(b_scores) / len(b_scores) - sum(a_scores) / len(a_scores))
-        if per_match:
-            differences.append(sum(per_match) / len(per_match))
-    return differences
+    return pair_differences(store, [(a, b)])[(a, b)]
+
+
+def ranking(store: LadderReader) -> list[str]:
+    """The bots in the leaderboard's order (:func:`standings`'), from the ratings alone: for
+    the order of the top N, which does not need the figures (the slow part of the table)."""
+    ratings = store.ratings()
+    return sorted((name for name, _ in store.bots()), key=lambda bot: _rank(bot, ratings.get(bot, INITIAL).ordinal))
+
+
+def _rank(bot: str, ordinal: float) -> tuple[float, str]:
+    """The leaderboard's order: best conservative rating first, ties by name."""
+    return (-ordinal, bot)
 
 
 def compare(store: LadderStore, a: str, b: str) -> Comparison:
@@ -204,44 +260,31 @@ def compare(store: LadderStore, a: str, b: str) -> Comparison:
     if a == b:
         raise LadderError("compare two different bots")
     differences = set_differences(store, a, b)
-    found = estimate(differences)
-    low, high = found.interval(LEVEL)
-    sequence_low, sequence_high = confidence_sequence(differences, 1 - LEVEL)
-    needed: int | None = None
-    if found.n >= 2 and not (sequence_low > 0 or sequence_high < 0) and found.mean != 0:
-        needed = sets_to_decide(found)
+    evidence = weigh(differences, 1 - LEVEL)
+    low, high = evidence.difference.interval(LEVEL)
+    complete = complete_sets(store)
     return Comparison(
         a=a,
         b=b,
-        difference=found,
+        difference=evidence.difference,
         low=low,
         high=high,
-        sequence_low=sequence_low,
-        sequence_high=sequence_high,
-        p_stronger=found.probability_positive(),
+        sequence_low=evidence.sequence_low,
+        sequence_high=evidence.sequence_high,
+        signs=evidence.signs,
+        p_stronger=evidence.difference.probability_positive(),
         predicted_win=predict_win(ratings[a], ratings[b]),
         skill_above=skill_above(ratings[a], ratings[b]),
-        sets_needed=needed,
+        more_sets=more_sets_needed(evidence),
+        share=len(differences) / complete if complete else None,
     )
 
 
 def sets_to_decide(found: Estimate, level: float = LEVEL) -> int:
-    """The smallest number of sets (more than now, and at least ``MIN_SETS``) whose confidence
-    sequence would exclude zero if the mean and the spread stayed as they are: its radius
-    shrinks as the sets grow, so a bisection finds it."""
-    low = max(found.n + 1, MIN_SETS)
-    if found.sd == 0 or abs(found.mean) > found.sd * confidence_radius(low, 1 - level):
-        return low
-    high = low
-    while abs(found.mean) <= found.sd * confidence_radius(high, 1 - level):
-        low, high = high, high * 2
-    while high - low > 1:  # radius(low) is too wide, radius(high) narrow enough
-        middle = (low + high) // 2
-        if abs(found.mean) > found.sd * confidence_radius(middle, 1 - level):
-            high = middle
-        else:
-            low = middle
-    return high
+    """The smallest number of sets in all (more than now, and at least ``MIN_SETS``) whose
+    confidence sequence, at its share of ``1 - level`` (the sign test has the rest), would
+    exclude zero if the mean and the spread stayed as they are."""
+    return sequence_sets_to_decide(found, sequence_alpha(1 - level))
 
 
 ANYTIME = "anytime-valid: safe to check as often as you like"
@@ -261,8 +304,10 @@ def format_comparison(c: Comparison) -> str:
             lines.append(f"  {LEVEL:.0%} confidence interval: [{c.low:+.2f}, {c.high:+.2f}]")
         if d.n >= MIN_SETS:
             lines.append(
-                f"  {LEVEL:.0%} confidence sequence: [{c.sequence_low:+.2f}, {c.sequence_high:+.2f}] ({ANYTIME})"
+                f"  {SEQUENCE_LEVEL:.1%} confidence sequence: [{c.sequence_low:+.2f}, {c.sequence_high:+.2f}]"
+                f" ({ANYTIME})"
             )
+        lines.append(_signs_line(c))
         lines.append(f"  probability that {c.a} is stronger (fewer points on the same cards): {_percent(c.p_stronger)}")
     lines.append(f"  OpenSkill: {c.a} finishes ahead of {c.b} with probability {_percent(c.predicted_win)};")
     lines.append(f"  P(skill {c.a} > skill {c.b}) = {_percent(c.skill_above)}")
@@ -270,17 +315,40 @@ def format_comparison(c: Comparison) -> str:
     return "\n".join(lines)
 
 
+def _signs_line(c: Comparison) -> str:
+    s = c.signs
+    wealth = f"{s.wealth:.3g}" if s.wealth < 1e6 else ">1e6"
+    return (
+        f"  sets won: {c.a} {s.wins}, {c.b} {s.losses}, tied {s.ties}; sign test: wealth {wealth}"
+        f" (decides at {1 / s.alpha:g}; {ANYTIME})"
+    )
+
+
 def _verdict(c: Comparison) -> str:
-    """Stop only on the confidence sequence: the fixed-sample interval, looked at after every
-    set, excludes zero by chance far more often than 5% of the time (docs/testing-bots.md)."""
+    """Stop only on an anytime-valid test (the confidence sequence or the sign test): the
+    fixed-sample interval, looked at after every set, excludes zero by chance far more often
+    than 5% of the time (docs/testing-bots.md)."""
+    evidence = c.evidence
+    if evidence.decided:
+        better, worse = (c.a, c.b) if evidence.direction > 0 else (c.b, c.a)
+        return f"{better} is stronger than {worse} ({LEVEL:.0%}, {ANYTIME}; {evidence.by}): you can stop"
     if c.difference.n < 2:
         return "not enough duplicate sets yet to tell (at least 2 complete sets with both are needed)"
-    if c.decided:
-        better, worse = (c.a, c.b) if c.sequence_low > 0 else (c.b, c.a)
-        return f"{better} is stronger than {worse} ({LEVEL:.0%}, {ANYTIME}): you can stop"
-    if c.sets_needed is not None:
-        return f"not sure yet: about {c.sets_needed} complete sets with both would settle it at this difference"
+    if evidence.sequence_direction * evidence.signs.direction < 0:
+        return "not sure: the confidence sequence and the sign test point opposite ways (a skewed spread); play on"
+    if c.more_sets is not None:
+        return f"not sure yet: {more_sets_line(c.more_sets, c.share)} would settle it at this difference"
     return "no difference seen"
+
+
+def more_sets_line(more: int, share: float | None) -> str:
+    """ "about N more complete sets with both", and what that is in ladder sets when not every
+    set seats the pair."""
+    line = f"about {more} more complete set{'s' if more != 1 else ''} with both"
+    found = ladder_sets(more, share)
+    if share is not None and share < 1 and found is not None:
+        line += f" (about {found} ladder sets: {share:.0%} of the sets seat both)"
+    return line
 
 
 def _percent(p: float) -> str:

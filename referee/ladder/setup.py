@@ -114,8 +114,8 @@ def _create(
     ladder_seed = random_seed() if seed is None else seed
     count = DEFAULT_GAMES if games is None else games
     settings = LadderSettings(ladder_seed=ladder_seed, rules=rules, games=count, created=now)
-    store.initialize_pool(settings, pool_change([], entries, now).added)
-    store.extend(first_sets([e.name for e in entries], rules.players, ladder_seed, count), count)
+    first = first_sets([e.name for e in entries], rules.players, ladder_seed, count)
+    store.initialize(settings, pool_change([], entries, now).added, first)
     plural = "s" if count != 1 else ""
     return [f"new ladder: {count} duplicate set{plural} of {rules.players} matches, ladder seed {ladder_seed}"]
 
@@ -157,14 +157,13 @@ def _pool_change(store: LadderStore, entries: Sequence[BotEntry]) -> PoolChange:
 
 
 def sets_for_newcomers(store: LadderStore, change: PoolChange) -> int:
-    """Sets to add so that the new versions sit at about as many sets as the active versions
-    they join have (each new set seats the newcomers first): none for a ladder that has not
-    drawn a set yet."""
+    """Sets to add so that the new versions sit at about as many sets as the versions playing
+    before the change had, on average (each new set seats the newcomers first): none for a
+    ladder that has not drawn a set yet."""
     if not change.added:
         return 0
     new = {v.name for v in change.added}
-    retired = set(change.retired)
-    joined = [n for n in store.active() if n not in retired]
+    joined = store.active()  # before the change: the versions it replaces count too (all may be new)
     if not joined:
         return 0
     seen = Counter(name for s in store.sets() for name in set(s.table))

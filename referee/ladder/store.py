@@ -64,13 +64,15 @@ class LadderStore(LadderReader):
     def initialize(
         self,
         settings: LadderSettings,
-        bots: Sequence[tuple[str, str]],
+        bots: Sequence[tuple[str, str] | BotVersion],
         sets: Sequence[DuplicateSet],
         extra: Mapping[str, object] | None = None,
     ) -> None:
-        """Create the schema, the settings, the bots and the schedule in one transaction: a
+        """Create the schema, the settings, the bots and the first sets in one transaction: a
         process killed half-way leaves an empty database, which is created again next time.
-        ``extra``: more ``meta`` entries (a duel's settings under ``duel``)."""
+        ``bots``: versions made from a bot list (``referee.ladder.pool``), or (name, command)
+        pairs, each the first version of its own entrant. ``extra``: more ``meta`` entries (a
+        duel's settings under ``duel``)."""
         with self.transaction() as db:
             create_tables(db)
             meta = {
@@ -82,24 +84,12 @@ class LadderStore(LadderReader):
                 **(extra or {}),
             }
             _insert(db, "meta", [{"key": k, "value": json.dumps(v)} for k, v in meta.items()])
-            versions = [BotVersion(n, n, 1, c, None, i, added=settings.created) for i, (n, c) in enumerate(bots)]
+            versions = [
+                b if isinstance(b, BotVersion) else BotVersion(b[0], b[0], 1, b[1], None, i, added=settings.created)
+                for i, b in enumerate(bots)
+            ]
             _insert_versions(db, versions)
             self._insert_sets(db, sets)
-
-    def initialize_pool(self, settings: LadderSettings, versions: Sequence[BotVersion]) -> None:
-        """A new ladder of ``versions`` (each with its bot list entry), no set drawn yet: the
-        sets are drawn as tables free up (``referee.ladder.feed``). One transaction."""
-        with self.transaction() as db:
-            create_tables(db)
-            meta = {
-                "schema": SCHEMA_VERSION,
-                "ladder_seed": settings.ladder_seed,
-                "rules": msgspec.to_builtins(settings.rules),
-                "games": settings.games,
-                "created": settings.created,
-            }
-            _insert(db, "meta", [{"key": k, "value": json.dumps(v)} for k, v in meta.items()])
-            _insert_versions(db, versions)
 
     # -- the pool as it changes ------------------------------------------------------------------
     def change_pool(self, change: PoolChange, games: int, keep: Collection[int] = ()) -> list[int]:

@@ -9,9 +9,20 @@ import random
 
 from click.testing import CliRunner
 
-from referee.bench.sprt import DATA, SetData, SetSample, bench_sprt, load_sets, simulate_peeking
+from referee.bench.sprt import (
+    DATA,
+    SetData,
+    SetSample,
+    bench_sprt,
+    load_sets,
+    sign_margins,
+    simulate_peeking,
+    simulate_verdict,
+    verdict_speed,
+)
 from referee.cli import main
 from referee.ladder.sequential import MIN_SETS
+from referee.ladder.signs import sign_test
 
 SYMMETRIC = SetData(
     variant="american",
@@ -65,14 +76,46 @@ def test_peeking_runs_each_way_of_looking_on_the_same_streams() -> None:
     assert cases[1].ever_excluded >= cases[2].ever_excluded
 
 
+def test_the_sign_margins_are_the_sign_test() -> None:
+    """The one comparison a set the bench makes is the sign test's own decision."""
+    margins = sign_margins(40)
+    for n in range(41):
+        for wins in range(n + 1):
+            leader = max(wins, n - wins)
+            assert (leader >= margins[n]) == sign_test([1.0] * wins + [-1.0] * (n - wins)).decided
+    assert margins[6] == float("inf") and margins[7] == 7
+
+
+def test_the_verdict_keeps_its_rate_and_decides_a_lopsided_pair_early() -> None:
+    """Symmetric sets at a true 0: the verdict, looked at after every set, is rarely wrong
+    (each test at 2.5%; a sign test betting on the wrong side would be wrong far more often).
+    At the real heuristic-random mean it decides on 7 sets, where the sequence alone waits for
+    ``MIN_SETS``."""
+    cases = simulate_verdict(SYMMETRIC.samples[0], horizon=300, runs=300, rng=random.Random(4))
+    assert [c.method for c in cases] == ["sign test", "confidence sequence", "either: the verdict"]
+    signs, sequence, either = (c.ever_excluded for c in cases)
+    assert max(signs, sequence) <= either <= signs + sequence and either < 0.12
+    symmetric = simulate_verdict(SYMMETRIC.samples[0], horizon=300, runs=300, rng=random.Random(4), symmetric=True)
+    assert [c.method for c in symmetric][-1] == "either: the verdict (symmetric)"
+    assert symmetric[-1].ever_excluded < 0.12
+    lopsided = next(s for s in load_sets().samples if s.name == "heuristic-random")
+    speed = verdict_speed(lopsided, horizon=60, runs=40, rng=random.Random(5))
+    assert speed.decided == speed.sequence_decided == 1.0
+    assert speed.median_sets == 7 and speed.sequence_median_sets == MIN_SETS
+
+
 def test_the_command_reports_as_text_and_json() -> None:
     args = ["bench", "sprt", "--runs", "10", "--pair", "0", "30", "--horizon", "30", "--seed", "2"]
     text = CliRunner().invoke(main, args)
     assert text.exit_code == 0, text.output
     assert "SPRT, alpha 0.05, beta 0.05" in text.output and "confidence sequence" in text.output
+    assert "either: the verdict" in text.output and "sets to the verdict at the sample's own mean" in text.output
     found = json.loads(CliRunner().invoke(main, [*args, "--json"]).output)
     assert {c["d1"] for c in found["sprt"]} == {30.0} and found["runs"] == 10
     assert len(found["sprt"]) == 2 * len(load_sets().samples)
     assert [s["name"] for s in found["samples"]] == [s.name for s in load_sets().samples]
+    assert len(found["verdict"]) == 6 * len(found["samples"]) and len(found["speed"]) == len(found["samples"])
+    only = json.loads(CliRunner().invoke(main, [*args, "--json", "--verdict-only"]).output)
+    assert only["sprt"] == only["peeking"] == [] and len(only["verdict"]) == len(found["verdict"])
     refused = CliRunner().invoke(main, ["bench", "sprt", "--runs", "10", "--pair", "2", "1"])
     assert refused.exit_code == 2 and "d0 < d1" in refused.output

@@ -57,13 +57,53 @@ def test_table_as_json_and_csv(db: Path) -> None:
     assert set(rows[0]) == {
         "rank", "bot", "mu", "sigma", "ordinal", "matches", "win_rate", "points_per_round",
         "moons", "crashes", "timeouts", "errors", "sandboxed", "fresh_bots",
+        "entrant", "version", "replaces", "retired",
     }  # fmt: skip
+    assert (rows[0]["entrant"], rows[0]["version"], rows[0]["replaces"], rows[0]["retired"]) == (
+        "strong",
+        1,
+        None,
+        False,
+    )
     assert rows[0]["ordinal"] == pytest.approx(rows[0]["mu"] - 3 * rows[0]["sigma"])
     assert all(r["matches"] == 48 for r in rows)
     assert rows[0]["points_per_round"] == pytest.approx(45 / 5, abs=0.5)
+    order = json.loads(ladder("order", "--db", str(db), "--json").output)
+    assert order["bots"] == ["strong", "middle", "twin"] or order["bots"] == ["strong", "twin", "middle"]
+    assert order["top"] == 3 and order["pairs"] == 2 and order["line"].startswith("order of the top 3: 1 of 2")
+    first = order["neighbours"][0]
+    assert first["above"] == "strong" and first["state"] == "sure" and first["by"] == "won 12 of 12 sets"
+    assert first["sets"] == 12 and first["share"] == 1.0 and first["more_sets"] == 0
     table = list(csv.DictReader(io.StringIO(ladder("table", "--db", str(db), "--csv").output)))
     assert [r["bot"] for r in table] == [r["bot"] for r in rows]
     assert ladder("table", "--db", str(db), "--json", "--csv").exit_code == 2
+
+
+def test_table_says_how_sure_the_order_of_the_top_is(db: Path) -> None:
+    """12 sets: strong wins every set against the next bot (sure by the sign test); middle and
+    twin play the same game, so nothing tells them apart and no projection is made."""
+    result = ladder("table", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    line = next(line for line in result.output.splitlines() if line.startswith("order of the top"))
+    assert line.startswith("order of the top 3: 1 of 2 neighbours sure; ")
+    assert "no difference seen yet between" in line or "more sets would make it sure" in line
+    top2 = ladder("table", "--db", str(db), "--top", "2")
+    assert "order of the top 2: 1 of 1 neighbours sure (the order is sure)" in top2.output
+    every = ladder("table", "--db", str(db), "--top", "10")  # more than there are: all of them
+    assert "order of the top 4: " in every.output
+    assert ladder("table", "--db", str(db), "--top", "1").exit_code == 2
+
+
+def test_table_projects_the_sets_the_order_needs(tmp_path: Path) -> None:
+    """Three sets: nothing is decided, and the sign test's projection (all sets won so far: 7
+    of 7) says four more sets would settle both pairs of neighbours."""
+    path = tmp_path / "three.db"
+    synthetic_store(path, ["strong", "middle", "weak"], 3, scores).close()
+    result = ladder("table", "--db", str(path))
+    assert result.exit_code == 0, result.output
+    assert "order of the top 3: 0 of 2 neighbours sure; about 4 more sets would make it sure" in result.output
+    compared = ladder("compare", "strong", "middle", "--db", str(path))
+    assert "verdict: not sure yet: about 4 more complete sets with both would settle it" in compared.output
 
 
 @pytest.fixture
@@ -79,25 +119,41 @@ def test_compare_is_sure_of_a_real_difference(long_db: Path) -> None:
     assert result.exit_code == 0, result.output
     assert f"duplicate sets with both: {MIN_SETS + 4}" in result.output
     assert "95% confidence interval" in result.output
-    assert "95% confidence sequence: [+" in result.output
+    assert "97.5% confidence sequence: [+" in result.output
+    assert f"sets won: strong {MIN_SETS + 4}, weak 0, tied 0" in result.output
     assert (
-        "verdict: strong is stronger than weak (95%, anytime-valid: safe to check as often as you like): you can stop"
+        "verdict: strong is stronger than weak (95%, anytime-valid: safe to check as often as you like;"
+        f" won {MIN_SETS + 4} of {MIN_SETS + 4} sets; the confidence sequence excludes zero): you can stop"
         in result.output
     )
     reverse = ladder("compare", "weak", "strong", "--db", str(long_db))
-    assert "95% confidence sequence: [-" in reverse.output
+    assert "97.5% confidence sequence: [-" in reverse.output
     assert "verdict: strong is stronger than weak" in reverse.output
 
 
-def test_compare_does_not_stop_on_the_fixed_interval(db: Path) -> None:
-    """12 sets: the t interval already excludes zero, but a verdict to stop on waits for the
-    confidence sequence, which needs ``MIN_SETS`` sets."""
-    result = ladder("compare", "strong", "weak", "--db", str(db))
+def test_compare_does_not_stop_on_the_fixed_interval(tmp_path: Path) -> None:
+    """6 sets, all won by strong: the t interval already excludes zero, but a verdict to stop
+    on waits for an anytime-valid test: the confidence sequence needs ``MIN_SETS`` sets, and
+    the sign test cannot decide 6 of 6 at its 2.5% (the seventh set would do it)."""
+    path = tmp_path / "six.db"
+    synthetic_store(path, BOTS, 6, scores).close()
+    result = ladder("compare", "strong", "weak", "--db", str(path))
     assert result.exit_code == 0, result.output
     interval = next(line for line in result.output.splitlines() if "95% confidence interval" in line)
     assert interval.split("[")[1].startswith("+")
     assert "confidence sequence" not in result.output
-    assert f"verdict: not sure yet: about {MIN_SETS} complete sets with both would settle it" in result.output
+    assert "sets won: strong 6, weak 0, tied 0; sign test: wealth 22.2 (decides at 40;" in result.output
+    assert "verdict: not sure yet: about 1 more complete set with both would settle it" in result.output
+
+
+def test_compare_stops_on_the_sign_test_before_the_confidence_sequence(db: Path) -> None:
+    """12 sets, all won by strong: far fewer than ``MIN_SETS``, yet decided, and it says by what."""
+    result = ladder("compare", "weak", "strong", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert "sets won: weak 0, strong 12, tied 0" in result.output
+    assert "verdict: strong is stronger than weak" in result.output
+    assert "won 12 of 12 sets): you can stop" in result.output
+    assert "the confidence sequence excludes zero" not in result.output
 
 
 @pytest.mark.parametrize("fixture", ["db", "long_db"])
@@ -150,3 +206,15 @@ def test_commands_on_a_file_that_is_no_ladder(tmp_path: Path) -> None:
     garbage.write_text("not sqlite at all, not even close " * 10)
     result = ladder("table", "--db", str(garbage))
     assert result.exit_code == 1 and "not a ladder database" in result.output
+
+
+def test_ladder_order_lists_each_pair_of_neighbours(db: Path) -> None:
+    result = ladder("order", "--db", str(db), "--top", "3")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("order of the top 3: 1 of 2")
+    assert (
+        lines[1] == "  strong > " + lines[1].split(" > ")[1]
+        and "sure (won 12 of 12 sets), 12 sets with both" in lines[1]
+    )
+    assert len(lines) == 3 and "not sure" in lines[2]

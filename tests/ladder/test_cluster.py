@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -272,3 +273,28 @@ def test_a_cheating_worker_is_refused_and_its_matches_played_again(
     assert len(refused) == 4 and all("does not agree with its verified log" in r for r in refused), refused
     assert check_consistent(db) == {"done": 4, "total": 4}
     assert len(result_rows(db)) == 16
+
+
+def test_a_changed_pool_plays_on_the_cluster_with_its_new_versions(tmp_path: Path) -> None:
+    config = bot_list(tmp_path, ["random", "heuristic"])
+    db = tmp_path / "ladder.db"
+    first = ["ladder", "run", str(config), "--db", str(db), "--games", "1", "--seed", "3", *SHORT, "--quiet"]
+    assert CliRunner().invoke(main, [*first, "--cluster", "local:1"]).exit_code == 0
+    # a new version of random (another command line) and a late entrant
+    config = bot_list(
+        tmp_path, ["random", "heuristic", "first"], random=f"{sys.executable} {ROOT}/sample_bots/python/random_bot.py x"
+    )
+    again = CliRunner().invoke(main, ["ladder", "run", str(config), "--db", str(db), *SHORT, "--quiet",
+                                      "--cluster", "local:1"])  # fmt: skip
+    assert again.exit_code == 0, again.output
+    seated = {bot for (bot,) in result_rows_of(db, "SELECT DISTINCT bot FROM results")}
+    assert {"random", "random@2", "first", "heuristic"} <= seated
+    check_consistent(db)
+
+
+def result_rows_of(db: Path, query: str) -> list[tuple[object, ...]]:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(query).fetchall()
+    finally:
+        con.close()

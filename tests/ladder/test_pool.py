@@ -5,26 +5,31 @@ are finished with the versions they began with."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
+import trio
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from referee.cli import main
 from referee.ladder.feed import LadderFeed
+from referee.ladder.follow import PoolFollower
+from referee.ladder.order import order_of
 from referee.ladder.pool import BotVersion, pool_change, same_bot
 from referee.ladder.ratings import INITIAL
 from referee.ladder.schedule import EXPLORE, next_set
 from referee.ladder.setup import open_ladder, sets_for_newcomers
 from referee.ladder.store import LadderStore
-from referee.match.seats.bot_config import BotEntry
+from referee.match.seats.bot_config import BotEntry, read_bots
 from referee.rules import ruleset
 from tests.ladder.helpers import BOTS, ROOT, bot_list, check_consistent, record_of
 from tests.ladder.test_resume import count, done_count, wait_for
@@ -172,6 +177,8 @@ def test_a_changed_bot_gets_a_version_of_its_own_and_history_is_kept(tmp_path: P
         assert all("b" not in m.seats for m in store.pending())
         drawn = LadderFeed(store)()
         assert drawn is not None and "b@2" in drawn[0].seats
+        # the order to make sure is the active versions': a retired one plays no more sets
+        assert sorted(order_of(store, 10).bots) == ["a", "b@2", "c", "d", "e"]
     finally:
         store.close()
 
@@ -228,7 +235,7 @@ def test_the_least_sure_pair_is_seated_together_once_every_pair_has_met(tmp_path
     seated = set(feed_set[0].seats)
     ratings = store.ratings()
     order = sorted("abcde", key=lambda b: -ratings[b].mu)
-    least_sure = [(x, y) for x, y in itertools.pairwise(order) if {x, y} <= {"c", "d", "e"}]
+    least_sure = [(x, y) for x, y in pairwise(order) if {x, y} <= {"c", "d", "e"}]
     assert any({x, y} <= seated for x, y in least_sure), (order, seated)
     store.close()
 
@@ -273,6 +280,10 @@ def test_ladder_run_again_with_an_edited_list_goes_on_in_the_same_database(tmp_p
     seated = {name for row in after[len(played) :] for name in json.loads(row[2])}
     assert {"first@2", "random2"} <= seated and "first" not in seated
     check_consistent(db)
+    table = CliRunner(env={"COLUMNS": "200"}).invoke(main, ["ladder", "table", "--db", str(db)])
+    assert table.exit_code == 0, table.output
+    lines = {line.split()[1]: line for line in table.output.splitlines() if line.strip()[:1].isdigit()}
+    assert "retired" in lines["first"] and "(after first)" in lines["first@2"] and "retired" not in lines["first@2"]
 
 
 def _done_rows(db: Path) -> list[tuple]:
@@ -318,3 +329,81 @@ def test_a_running_ladder_follows_its_list_and_a_kill_mid_change_loses_nothing(m
     assert "late" in _bot_rows(db)
     assert count(db, "SELECT COUNT(*) FROM results WHERE bot = 'late'") >= 1
     check_consistent(db)
+
+
+# -- a running ladder's follower -------------------------------------------------------------------
+def follower_of(tmp_path: Path, db: Path, told: list[str]) -> tuple[PoolFollower, dict[str, str], LadderStore]:
+    store = LadderStore(db)
+    commands = dict(store.bots())
+    follower = PoolFollower(tmp_path / "bots.toml", tmp_path, store, LadderFeed(store), commands, {}, None, (),
+                            told.append)  # fmt: skip
+    return follower, commands, store
+
+
+def test_the_follower_takes_a_saved_list_whole_or_not_at_all(tmp_path: Path) -> None:
+    names = ["first", "random", "heuristic"]
+    config = bot_list(tmp_path, names)
+    db = tmp_path / "l.db"
+    store, _ = open_ladder(db, read_bots(config), None, games=2, default_rules=AMERICAN)
+    store.close()
+    told: list[str] = []
+    follower, commands, store = follower_of(tmp_path, db, told)
+    try:
+        assert trio.run(follower.look) == []  # unchanged: nothing to do
+        # garbage, a bot whose program does not exist: named, and nothing changes
+        config.write_text("[[bot]\nname = ")
+        assert trio.run(follower.look) == [] and "not taken" in told[-1] and "the ladder goes on" in told[-1]
+        bot_list(tmp_path, [*names, "ghost"], ghost="no-such-program-here --x")
+        assert trio.run(follower.look) == [] and "no-such-program-here" in told[-1]
+        assert [v.name for v in store.versions()] == names
+        # a good edit is taken: a late entrant, a removal; the new bot's command is the run's
+        bot_list(tmp_path, ["first", "random", "late"], late=BOTS["first"])
+        lines = trio.run(follower.look)
+        assert lines == ["new entrant late", "heuristic retired (removed from the bot list)"]
+        assert commands["late"] == BOTS["first"] and store.active() == ["first", "random", "late"]
+        # the same content saved again changes nothing; SIGHUP (force) reads it again, still nothing
+        assert trio.run(follower.look) == [] and trio.run(lambda: follower.look(force=True)) == []
+    finally:
+        store.close()
+
+
+def test_a_kept_running_ladder_waits_for_new_bots_and_plays_them(tmp_path: Path) -> None:
+    db = tmp_path / "ladder.db"
+    config = bot_list(tmp_path, ["first", "random"])
+    short = ["--set", "end=rounds", "--set", "rounds=1"]
+    process = subprocess.Popen(run_command(config, db, "--games", "1", "--keep-running", *short), cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        wait_for(lambda: done_count(db) == 4)  # every set played: it waits instead of ending
+        assert process.poll() is None
+        bot_list(tmp_path, ["first", "random", "late"], late=BOTS["heuristic"])  # saved: no signal
+        wait_for(lambda: count(db, "SELECT COUNT(*) FROM results WHERE bot = 'late'") >= 4)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err
+    assert "bots.toml: new entrant late" in err and "interrupted:" in err
+    check_consistent(db)
+
+
+def test_keep_running_needs_follow(tmp_path: Path) -> None:
+    config = bot_list(tmp_path, ["first", "random"])
+    result = CliRunner().invoke(main, ["ladder", "run", str(config), "--keep-running", "--no-follow"])
+    assert result.exit_code == 2 and "--keep-running waits for edits to CONFIG: it needs --follow" in result.output
+
+
+def test_when_every_bot_changes_the_new_versions_still_get_their_sets(tmp_path: Path) -> None:
+    db = tmp_path / "l.db"
+    store, _ = open_ladder(db, entries(a="a", b="b"), None, games=2, seed=3, default_rules=AMERICAN)
+    play_sets(store, 2)
+    store.close()
+    store, notes = open_ladder(db, entries(a="a2", b="b2"), None, default_rules=AMERICAN)
+    try:
+        assert store.active() == ["a@2", "b@2"] and store.settings().games == 4, notes
+        play_sets(store, 2)
+        assert LadderFeed(store)() is None and {b for s in store.sets()[2:] for b in s.table} == {"a@2", "b@2"}
+    finally:
+        store.close()

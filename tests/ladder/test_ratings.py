@@ -110,10 +110,11 @@ def test_estimate() -> None:
 
 
 def test_sets_to_decide() -> None:
-    """The smallest n whose confidence sequence (radius in standard deviations) would exclude
-    the mean's distance from zero, never fewer than ``MIN_SETS``."""
-    assert sets_to_decide(Estimate(5, 10.0, 12.0)) == MIN_SETS  # 10 > 12 * radius(20) = 9.0
+    """The smallest n whose confidence sequence (radius in standard deviations), at its share of
+    the 5% (2.5%: the sign test has the rest), would exclude the mean's distance from zero,
+    never fewer than ``MIN_SETS``."""
+    assert sets_to_decide(Estimate(5, 10.0, 12.0)) == MIN_SETS  # 10 > 12 * radius(30, 0.025) = 7.5
     n = sets_to_decide(Estimate(10, 1.0, 10.0))
-    assert 10 * confidence_radius(n) < 1.0 <= 10 * confidence_radius(n - 1)
-    assert n == 1056
+    assert 10 * confidence_radius(n, 0.025) < 1.0 <= 10 * confidence_radius(n - 1, 0.025)
+    assert n == 1225  # 1056 with the whole 5%
     assert sets_to_decide(Estimate(30, 3.0, 0.0)) == 31

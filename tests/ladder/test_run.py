@@ -42,6 +42,7 @@ def test_demo_ranks_heuristic_above_random_with_identical_deals(tmp_path: Path) 
     assert result.exit_code == 0, result.output
     assert "new ladder: 2 duplicate sets" in result.output
     assert "8 of 8 matches" in result.output and "matches/min" in result.output
+    assert "order of the top 2: 0 of 1 neighbours sure" in result.output  # 2 sets never decide
     assert check_consistent(db) == {"done": 8, "total": 8}
     store = LadderStore(db)
     rows = standings(store)

@@ -55,7 +55,9 @@ async def test_every_page_escapes_what_the_bots_wrote(view: View) -> None:
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in body
     assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in body  # its stderr, shown as text
     assert "referee replay 00000-" in body  # the command that shows each fault again
-    assert 'href="/bot/%3Cscript%3Ealert%28%22x%22%29%3C%2Fscript%3E"' in (await view.get("/"))[1]
+    board = (await view.get("/"))[1]
+    assert 'href="/bot/%3Cscript%3Ealert%28%22x%22%29%3C%2Fscript%3E"' in board
+    assert "<p>order of the top 3: " in board  # how sure the order of the top is (referee.ladder.order)
 
 
 async def test_a_bots_page_has_its_results_against_each_opponent_and_its_faults(view: View) -> None:

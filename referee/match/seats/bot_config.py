@@ -20,6 +20,7 @@ from pathlib import Path
 import msgspec
 
 from referee.errors import RefereeError
+from referee.match.seats.bot_list_keys import key_problems, where_in_list
 from referee.names import MAX_NAME, printable, safe_name
 
 
@@ -64,9 +65,9 @@ def read_bots(path: str | Path) -> list[BotEntry]:
     """The bots listed in a TOML file; raises ``BotConfigError`` naming the file and what is
     wrong (for a syntax error, tomllib's line and column), before any bot is started."""
     entries = _read_list(path).bot
-    for entry in entries:
+    for index, entry in enumerate(entries):
         if not entry.name.strip():
-            raise BotConfigError(f"{path}: a bot has an empty name")
+            raise BotConfigError(f"{path}: bot entry {index + 1} has an empty name")
         if safe_name(entry.name, "") != entry.name:
             shown = printable(entry.name, 80)
             raise BotConfigError(
@@ -83,15 +84,24 @@ def read_bots(path: str | Path) -> list[BotEntry]:
 
 
 def _read_list(path: str | Path) -> BotList:
+    """The list, strictly (``bot_list_keys``): an unknown key or a name used twice is an
+    error naming the entry (and the key it was probably meant to be)."""
     try:
-        data = tomllib.loads(Path(path).read_bytes().decode("utf-8"))
-        return msgspec.convert(data, BotList)
+        text = Path(path).read_bytes().decode("utf-8")
+        data = tomllib.loads(text)
     except UnicodeDecodeError as err:
         raise BotConfigError(f"{path}: not a UTF-8 text file (byte {err.start}): a bot list is TOML") from None
-    except (OSError, tomllib.TOMLDecodeError, msgspec.ValidationError) as err:
+    except (OSError, tomllib.TOMLDecodeError) as err:
         raise BotConfigError(f"{path}: {err}") from None
     except RecursionError:
         raise BotConfigError(f"{path}: nested too deeply to be a bot list") from None
+    problems = key_problems(data, text)
+    if problems:
+        raise BotConfigError(f"{path}: " + "; ".join(problems))
+    try:
+        return msgspec.convert(data, BotList)
+    except msgspec.ValidationError as err:
+        raise BotConfigError(f"{path}: {where_in_list(str(err), data, text)}") from None
 
 
 SHELL_BUILTINS = frozenset(

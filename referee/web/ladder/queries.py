@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from referee.duel.status import DuelStatus, duel_status
 from referee.duel.store import DuelReader
+from referee.ladder.order import TOP, format_order, order_of
 from referee.ladder.pool import BotVersion
 from referee.ladder.ratings import INITIAL
 from referee.ladder.reader import LadderReader
@@ -30,11 +31,10 @@ KEY = re.compile(r"(\d{5,7})-(\d{1,2})")
 """A match's key, ``SSSSS-R`` (``referee.ladder.schedule.match_key``)."""
 
 
-def order_line(reader: LadderReader) -> str | None:
-    """How far the ladder is from a sure order of its top bots, in one line; ``None`` while
-    this referee has no such measure (``referee.ladder.order.order_of``, on its way: then the
-    per-bot intervals are all the leaderboard shows)."""
-    return None
+def order_line(reader: LadderReader, rows: list[Standing]) -> str | None:
+    """How far the ladder is from a sure order of its top bots, in one line (as ``ladder
+    table`` prints it under the table); ``None`` below two bots."""
+    return format_order(order_of(reader, TOP, rows)) or None
 
 
 @dataclass(frozen=True)
@@ -57,13 +57,14 @@ def board(reader: LadderReader) -> Board:
     status = None
     if found is not None:
         status = duel_status(found, reader.settings().rules, duel.differences(), duel.scheduled())
+    rows = standings(reader)
     return Board(
-        standings=standings(reader),
+        standings=rows,
         versions=versions(reader),
         done=done,
         total=total,
         modes=format_modes(reader.modes()),
-        order=order_line(reader),
+        order=order_line(reader, rows),
         duel=status,
     )
 
@@ -125,7 +126,7 @@ def bot_view(reader: LadderReader, name: str) -> BotView | None:
     (command,) = reader.db.execute("SELECT command FROM bots WHERE name = ?", (name,)).fetchone()
     family = of_entrant(known, known[name].entrant)
     return BotView(
-        standing=standing(figures[name], ratings.get(name, INITIAL), rank),
+        standing=standing(figures[name], ratings.get(name, INITIAL), known[name], rank),
         command=str(command),
         version=known[name],
         versions=family,
