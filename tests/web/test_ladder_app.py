@@ -123,6 +123,10 @@ async def test_a_match_opens_the_verified_replay_of_its_log_and_no_other_file(db
         status, headers, body = await view.ask("/match/00000-0")
         assert status == 200 and b"Hearts replay" in body and b'"status":"verified"' in body
         assert headers[b"content-security-policy"].startswith(b"sandbox allow-scripts; default-src 'none'")
+        with sqlite3.connect(db) as con:
+            (first,) = con.execute("SELECT seats FROM matches WHERE set_index = 0 AND rotation = 0").fetchone()
+        for name in json.loads(first):  # its seats named by the ladder's names, "<" escaped in its data
+            assert f'"name":{json.dumps(name)}'.replace("<", "\\u003c").encode() in body, name
         for key in ("00000-1", "00000-2", "00000-3"):  # a row naming a file outside, a symlink, no file
             status, body_text = await view.get(f"/match/{key}")
             assert status == 404 and "cannot be read in the ladder's logs folder" in body_text, key

@@ -139,6 +139,12 @@ def test_an_organizer_follows_a_ladder_in_the_browser(tmp_path: Path) -> None:
         for path in ("/", "/bot/crasher", "/bot/lucky", "/matches", "/matches?bot=plucky", "/tables"):
             page.goto(url + path)
             no_sideways_scroll(page)
+        page.goto(url + "/matches")
+        page.locator("table.matches a[href^='/match/']").first.click()  # the replay viewer
+        page.wait_for_selector("#badge.verified", timeout=30_000)
+        no_sideways_scroll(page)
+        open_a_table(page, url)  # a table's watch page
+        no_sideways_scroll(page)
 
 
 SHOTS = {"board": "/", "bot": "/bot/crasher", "matches": "/matches", "tables": "/tables"}

@@ -59,18 +59,22 @@ class Logs:
         self._pages: OrderedDict[tuple[object, ...], str] = OrderedDict()
         self._times: OrderedDict[tuple[object, ...], tuple[list[float], list[float]]] = OrderedDict()
 
-    def replay_page(self, recorded: str, match_id: str) -> str | None:
-        """The replay viewer's page of the match, verified; ``None``: no readable log of it."""
+    def replay_page(self, recorded: str, match_id: str, names: Sequence[str]) -> str | None:
+        """The replay viewer's page of the match, verified, its seats named by ``names`` (the
+        ladder's, not the bots' ``hello`` names); ``None``: no readable log of it."""
         path = log_inside(self.folder, recorded)
         if path is None:
             return None
         try:
-            key = (*_stamp(path), match_id)
+            key = (*_stamp(path), match_id, *names)
             if key not in self._pages:
                 found = [m for m in read_log(path).matches if m.header.match_id == match_id]
                 if not found:
                     return None
-                self._remember(self._pages, key, match_page(verify(found[-1])), KEPT)
+                record = verify(found[-1])
+                seats = [msgspec.structs.replace(s, name=names[s.seat]) if s.seat < len(names) else s
+                         for s in record.seats]  # fmt: skip
+                self._remember(self._pages, key, match_page(msgspec.structs.replace(record, seats=seats)), KEPT)
             self._pages.move_to_end(key)
             return self._pages[key]
         except (LogError, OSError, msgspec.MsgspecError, ValueError):

@@ -250,18 +250,19 @@ def match_list(reader: LadderReader, bot: str | None, page: int) -> MatchList:
     return MatchList(found, page, max(1, -(-int(total) // PAGE_SIZE)), int(total), bot)
 
 
-def match_log(reader: LadderReader, key: str) -> tuple[str, str] | None:
-    """The log and match id of a finished match, by its key; ``None``: no such match done."""
+def match_log(reader: LadderReader, key: str) -> tuple[str, str, tuple[str, ...]] | None:
+    """The log, the match id and the ladder's names by seat of a finished match, by its key;
+    ``None``: no such match done."""
     parsed = KEY.fullmatch(key)
     if parsed is None:
         return None
     row = reader.db.execute(
-        "SELECT log, match_id FROM matches WHERE set_index = ? AND rotation = ? AND seq IS NOT NULL",
+        "SELECT log, match_id, seats FROM matches WHERE set_index = ? AND rotation = ? AND seq IS NOT NULL",
         (int(parsed.group(1)), int(parsed.group(2))),
     ).fetchone()
     if row is None or row[0] is None:
         return None
-    return str(row[0]), str(row[1])
+    return str(row[0]), str(row[1]), tuple(str(name) for name in json.loads(row[2]))
 
 
 def stamp(reader: LadderReader) -> str:
