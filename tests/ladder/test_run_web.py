@@ -37,3 +37,15 @@ def test_the_pages_are_served_while_the_ladder_plays(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "ladder pages: open http://127.0.0.1:" in result.output
     assert check_consistent(db) == {"done": 24, "total": 24}
+
+
+def test_ladder_web_says_what_is_wrong_with_its_database(tmp_path: Path) -> None:
+    missing = CliRunner().invoke(main, ["ladder", "web", "--db", str(tmp_path / "none.db")])
+    assert missing.exit_code == 1 and "no such ladder" in missing.output
+    (tmp_path / "empty.db").write_bytes(b"")
+    empty = CliRunner().invoke(main, ["ladder", "web", "--db", str(tmp_path / "empty.db")])
+    assert empty.exit_code == 1 and "no ladder here yet" in empty.output
+    (tmp_path / "text.db").write_text("not a database\n" * 100)
+    text = CliRunner().invoke(main, ["ladder", "web", "--db", str(tmp_path / "text.db")])
+    assert text.exit_code == 1 and "cannot read the ladder database" in text.output
+    assert (tmp_path / "text.db").read_text() == "not a database\n" * 100  # only ever read
