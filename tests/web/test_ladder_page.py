@@ -151,10 +151,9 @@ SHOTS = {"board": "/", "bot": "/bot/crasher", "matches": "/matches", "tables": "
 
 
 def screenshots(folder: Path) -> list[Path]:
-    """The docs' screenshots: each page at a desktop's width and a phone's, from a ladder that
-    plays while they are taken (PNG of few colours: small files)."""
-    from PIL import Image  # noqa: PLC0415 - the screenshots' script only (Pillow comes with matplotlib)
-
+    """The docs' screenshots: each page at a desktop's width and a phone's (the replay of a
+    match and the watch page of a table too), from a ladder that plays while they are taken
+    (PNG of few colours: small files)."""
     written = []
     with running_ladder(Path(tempfile_folder()), games=60) as url:
         wait_for(lambda: version(url)["seq"] >= 24, "24 matches rated", limit=180)
@@ -163,14 +162,30 @@ def screenshots(folder: Path) -> list[Path]:
                 for name, path in SHOTS.items():
                     page.goto(url + path)
                     page.wait_for_timeout(400)
-                    png = page.screenshot(full_page=width == PHONE, clip=None)
-                    image = Image.open(io.BytesIO(png))
-                    if image.height > 1600:
-                        image = image.crop((0, 0, image.width, 1600))
-                    out = folder / f"ladder-web-{name}-{suffix}.png"
-                    image.convert("RGB").quantize(colors=64).save(out, optimize=True)
-                    written.append(out)
+                    written.append(_shot(page, folder / f"ladder-web-{name}-{suffix}.png"))
+                page.goto(url + "/matches")
+                page.locator("table.matches a[href^='/match/']").first.click()
+                page.wait_for_selector("#badge.verified", timeout=30_000)
+                for _ in range(20):
+                    page.keyboard.press("ArrowRight")  # into the first tricks
+                written.append(_shot(page, folder / f"ladder-web-replay-{suffix}.png"))
+                open_a_table(page, url)
+                page.wait_for_timeout(1000)
+                if page.locator("#result:not([hidden])").count():
+                    page.click("#result-close")  # the match ended meanwhile: its table, not the box
+                written.append(_shot(page, folder / f"ladder-web-table-{suffix}.png"))
     return written
+
+
+def _shot(page: Page, out: Path) -> Path:
+    from PIL import Image  # noqa: PLC0415 - the screenshots' script only (Pillow comes with matplotlib)
+
+    phone = page.viewport_size is not None and page.viewport_size["width"] == PHONE
+    image = Image.open(io.BytesIO(page.screenshot(full_page=phone)))
+    if image.height > 1600:
+        image = image.crop((0, 0, image.width, 1600))
+    image.convert("RGB").quantize(colors=64).save(out, optimize=True)
+    return out
 
 
 def tempfile_folder() -> str:
