@@ -62,7 +62,7 @@ from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import SandboxUnavailable
 from referee.web.ladder.reading import Reading
-from referee.web.ladder.server import serve_apart, serve_ladder_web
+from referee.web.ladder.server import serve_apart, serve_ladder_web, stop_when_stdin_closes
 
 DB_OPTION = click.option(
     "--db",
@@ -433,11 +433,12 @@ def plot_command(out: str, db: str) -> None:
 @click.option("--host", default=DEFAULT_HOST, show_default=True, callback=resolvable_host, help="Address to listen on.")
 @click.option("--port", default=0, show_default=True, type=PORT, help="Port of the pages (0..65535; 0: any free).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the pages in your browser.")
-def web_command(db: str, host: str, port: int, open_browser: bool) -> None:
+@click.option("--until-stdin-closes", "until_stdin", is_flag=True, hidden=True, help="Stop when stdin ends.")
+def web_command(db: str, host: str, port: int, open_browser: bool, until_stdin: bool) -> None:
     """Serve the ladder's pages, read-only, updating as matches end: the leaderboard, a page
-    per bot, the matches with their replays. Safe beside a running `ladder run` (it only
-    reads). On another address than loopback the printed address carries a token. The
-    tables in play are shown by `ladder run --web`. Ctrl-C stops."""
+    per bot, the matches with their replays, the tables in play. Safe beside a running
+    `ladder run` (it only reads). On another address than loopback the printed address
+    carries a token. Ctrl-C stops."""
     check_listen(host, port)
     if not Path(db).exists():
         raise click.ClickException(f"{db}: no such ladder (run `referee ladder run CONFIG --db {db}` first)")
@@ -457,6 +458,8 @@ def web_command(db: str, host: str, port: int, open_browser: bool) -> None:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async with trio.open_nursery() as nursery:
                 await nursery.start(partial(serve_ladder_web, Path(db), host, port, on_listening=listening))
+                if until_stdin:  # ladder run --web: the run holds our stdin; it ends when the run does, killed or not
+                    nursery.start_soon(stop_when_stdin_closes, nursery.cancel_scope)
                 async for signum in signals:
                     stopped.append(signum)
                     nursery.cancel_scope.cancel()

@@ -4,12 +4,17 @@ and a view that fails (its port taken) is told and never stops the ladder."""
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from referee.cli import main
-from tests.ladder.helpers import bot_list, check_consistent
+from tests.browser import URL
+from tests.ladder.helpers import ROOT, bot_list, check_consistent
 
 SHORT = ["--set", "end=rounds", "--set", "rounds=1", "--sandbox", "off", "--games", "1", "--quiet"]
 
@@ -32,11 +37,11 @@ def test_a_view_that_cannot_listen_is_told_and_the_ladder_plays_on(tmp_path: Pat
 def test_the_pages_are_served_while_the_ladder_plays(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "random"])
     db = tmp_path / "l.db"
-    longer = [*SHORT[:-3], "--games", "6", "--quiet"]  # 24 matches: the pages are up well before the end
-    result = CliRunner().invoke(main, ["ladder", "run", str(config), "--db", str(db), *longer, "--web"])
+    whole = ["--sandbox", "off", "--games", "3", "--quiet"]  # 12 whole matches: the pages are up well before the end
+    result = CliRunner().invoke(main, ["ladder", "run", str(config), "--db", str(db), *whole, "--web"])
     assert result.exit_code == 0, result.output
     assert "ladder pages: open http://127.0.0.1:" in result.output
-    assert check_consistent(db) == {"done": 24, "total": 24}
+    assert check_consistent(db) == {"done": 12, "total": 12}
 
 
 def test_ladder_web_says_what_is_wrong_with_its_database(tmp_path: Path) -> None:
@@ -49,3 +54,31 @@ def test_ladder_web_says_what_is_wrong_with_its_database(tmp_path: Path) -> None
     text = CliRunner().invoke(main, ["ladder", "web", "--db", str(tmp_path / "text.db")])
     assert text.exit_code == 1 and "cannot read the ladder database" in text.output
     assert (tmp_path / "text.db").read_text() == "not a database\n" * 100  # only ever read
+
+
+def answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as page:
+            return page.status == 200
+    except OSError:
+        return False
+
+
+def test_the_pages_stop_with_a_run_killed_by_sigkill(tmp_path: Path) -> None:
+    config = bot_list(tmp_path, ["first", "random"])
+    run = subprocess.Popen(
+        [sys.executable, "-m", "referee", "ladder", "run", str(config), "--db", str(tmp_path / "l.db"), "--games", "50",
+         "--sandbox", "off", "--quiet", "--web"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert run.stderr is not None
+        url = next(found.group(1) for line in run.stderr if (found := URL.search(line)))
+        assert answers(url)
+    finally:
+        run.kill()  # no goodbye: the pages' process learns it from its stdin, closed with the run
+        run.wait()
+    deadline = time.monotonic() + 20
+    while answers(url):
+        assert time.monotonic() < deadline, "the pages outlived the ladder that served them"
+        time.sleep(0.2)

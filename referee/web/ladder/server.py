@@ -77,14 +77,15 @@ class ViewStopped(Exception):
 async def serve_apart(
     db: Path, port: int, *, on_listening: Callable[[str], None], on_line: Callable[[str], None]
 ) -> None:
-    """``referee ladder web --db DB --port PORT`` on 127.0.0.1 in a process of its own, at the
-    lowest priority,
+    """``referee ladder web --db DB --port PORT`` on 127.0.0.1 in a process of its own, at a
+    lower priority, its stdin a pipe held by this process (when this process ends, however:
+    SIGKILL too, the pipe closes and the pages stop: ``stop_when_stdin_closes``),
     until cancelled (then it is ended). ``on_listening`` gets its address, ``on_line`` any
     other line it writes. Raises ``ViewStopped`` when it ends by itself."""
     command = [sys.executable, "-m", "referee", "ladder", "web", "--db", str(db), "--host", DEFAULT_HOST,
-               "--port", str(port)]  # fmt: skip
+               "--port", str(port), "--until-stdin-closes"]  # fmt: skip
     process = await trio.lowlevel.open_process(
-        command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         preexec_fn=_lower_priority,
     )  # fmt: skip
     try:
@@ -111,3 +112,17 @@ async def serve_apart(
                 if process.returncode is None:
                     process.kill()
                     await process.wait()
+
+
+async def stop_when_stdin_closes(scope: trio.CancelScope) -> None:
+    """Cancel ``scope`` once standard input ends (what it sends is dropped): the pages of
+    ``ladder run --web`` stop with the run that started them, even one killed by SIGKILL."""
+    stream = trio.lowlevel.FdStream(os.dup(0))
+    try:
+        while await stream.receive_some(4096):
+            pass
+    except (OSError, trio.BrokenResourceError):
+        pass
+    finally:
+        await stream.aclose()
+    scope.cancel()
