@@ -22,7 +22,8 @@ def watch(log: str, host: str, port: int, open_browser: bool) -> None:
     """Serve a page that follows the match log LOG as it is written (by `referee match --log`,
     `play` or `serve`): every hand, the trick in play, the score sheet, faults as they happen
     and the result. LOG may not exist yet. LOG may also be a folder of logs, such as a
-    ladder's NAME-logs: the page then follows each match the ladder starts. The address
+    ladder's NAME-logs: the page then follows one match to its end, then the newest (to pick a
+    table by the ladder's names: referee ladder web). The address
     printed carries a spectator token; the page shows every hand, so never give it to a
     seat. Ctrl-C stops.
 

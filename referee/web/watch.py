@@ -30,6 +30,7 @@ import contextlib
 import os
 import secrets
 import stat
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +41,7 @@ import trio
 from starlette.staticfiles import StaticFiles
 
 from protocol.codec import MAX_DEPTH, clip, nesting_depth
-from referee.log_format import Header, LogEntry
+from referee.log_format import Header, LogEntry, Result
 from referee.network import DEFAULT_HOST, new_token
 from referee.replay.reader import Line, LogError, LogMatch, parse_log
 from referee.replay.record import MatchRecord
@@ -107,6 +108,19 @@ class Push(msgspec.Struct, kw_only=True):
 _encode = msgspec.json.Encoder().encode
 
 
+STALE = 30.0
+"""Seconds without a line after which a followed log in a folder counts as ended (its run was
+killed mid-match): the page moves on to a match in play."""
+
+
+def _written(path: Path) -> float:
+    """When a log was last written (0 when it cannot be read)."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
 @dataclass
 class LogTail:
     """A log file followed as it grows: its entries (checked) and bad lines."""
@@ -126,20 +140,24 @@ class LogTail:
     """Grows when ``entries`` starts over: the file shrank (written again from the start), or a
     new match's header came (the page follows the last match of the file)."""
     folder: Path | None = None
-    """A folder of logs (a ladder's ``NAME-logs``): the tail follows its newest match, moving on
-    to each log that appears in it (the next match a ladder plays)."""
+    """A folder of logs (a ladder's ``NAME-logs``): the tail follows one match to its end (its
+    ``result``, or ``STALE`` seconds without a line), then the newest log written since; never
+    from one table to another in the middle of a match."""
     names: tuple[str, ...] | None = None
     """The seats' names to show instead of the bots' own ``hello`` names (a ladder's names:
     two entries of one program say the same ``hello``)."""
     _seen: set[str] = field(default_factory=set)
+    _over: bool = False
+    """In folder mode: the match followed has ended (its ``result`` was read)."""
     _offset: int = 0
     _partial: bytearray = field(default_factory=bytearray)
     _skipping: bool = False
     _lines: int = 0
 
     def _newest(self) -> Path | None:
-        """In folder mode: the log to follow now. At first the most recently written one, then
-        each log that appears (the highest name, when several do: a ladder's ``SSSSS-R``)."""
+        """In folder mode: the log to follow now. At first the most recently written one; then the
+        same one until its match is over (a ``result``, or no line for ``STALE`` seconds), then the
+        log that appeared last since (a ladder's ``SSSSS-R``), else the most recently written."""
         assert self.folder is not None
         try:
             names = {e.name for e in os.scandir(self.folder) if e.name.endswith(".jsonl") and e.is_file()}
@@ -148,13 +166,23 @@ class LogTail:
         new = names - self._seen
         first = not self._seen
         self._seen |= names
-        if not new:
-            return None if first else self.path
         if first:
-            return max((self.folder / n for n in new), key=lambda path: path.stat().st_mtime, default=None)
-        return self.folder / max(new)
+            return max((self.folder / n for n in new), key=_written, default=None)
+        if not self._finished():
+            return self.path
+        if new:
+            return self.folder / max(new)
+        others = [self.folder / n for n in names if self.folder / n != self.path]
+        latest = max(others, key=_written, default=None)
+        return latest if latest is not None and _written(latest) > _written(self.path) else self.path
+
+    def _finished(self) -> bool:
+        """Whether the match followed has ended, or its log has not grown for ``STALE`` seconds
+        (a match whose run was killed)."""
+        return self._over or not self.exists or time.time() - _written(self.path) > STALE
 
     def _reset(self) -> None:
+        self._over = False
         self.entries, self.bad, self.bad_count = [], [], 0
         self.match, self.record, self.error = None, None, None
         self._offset, self._lines, self._skipping = 0, 0, False
@@ -191,12 +219,14 @@ class LogTail:
             if self.match is not None:  # a new match: the page follows it alone
                 self.entries = []
                 self.generation += 1
+                self._over = False
             self.match = LogMatch(header=checked.header, header_line=number)
         elif self.match is None:
             self._flag(number, f"a {entry.__struct_config__.tag!r} entry before any header")
             return False
         else:
             self.match.entries.append(Line(number, entry))
+            self._over = self._over or isinstance(entry, Result)
         self.entries.append(Numbered(line=number, entry=msgspec.Raw(_encode(entry))))
         return True
 

@@ -5,15 +5,18 @@ token, and names a garbage line instead of failing on it."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
 
-from referee.web.watch import WatchServer
+from referee.log_format import Result
+from referee.web.watch import LogTail, WatchServer
 from tests.web.client import Refused, WsClient
 from tests.web.helpers import RANDOM, ROOT
 from tests.web.test_seat import read_response
@@ -160,3 +163,33 @@ async def test_a_folder_of_logs_is_followed_match_after_match(tmp_path: Path) ->
             assert ours[-1]["record"]["verification"]["status"] == "verified"
         await client.aclose()
         nursery.cancel_scope.cancel()
+
+
+def test_a_folder_of_logs_stays_with_a_match_until_it_ends(tmp_path: Path) -> None:
+    """Two tables play at once: the page stays with the first match to its result, not jumping
+    to the other table's log when it appears, then moves on to the newest."""
+    made = tmp_path / "made.jsonl"
+    start_match(made).wait(timeout=60)
+    lines = made.read_bytes().splitlines(keepends=True)
+    half = len(lines) // 2
+    folder = tmp_path / "ladder-logs"
+    folder.mkdir()
+    first, second = folder / "00000-0.jsonl", folder / "00001-0.jsonl"
+    first.write_bytes(b"".join(lines[:half]))
+    tail = LogTail(folder, folder=folder)
+    tail.poll()
+    assert tail.path == first
+    second.write_bytes(b"".join(lines[:3]))  # another table's match begins
+    os.utime(second, (time.time() + 1, time.time() + 1))
+    tail.poll()
+    assert tail.path == first  # mid-match: no jump
+    with first.open("ab") as file:
+        file.write(b"".join(lines[half:]))  # the first match ends
+    tail.poll()
+    assert (
+        tail.path == first
+        and tail.match is not None
+        and any(isinstance(line.entry, Result) for line in tail.match.entries)
+    )
+    tail.poll()
+    assert tail.path == second  # then the table still in play
