@@ -13,6 +13,7 @@ from referee.bench.cluster import bench_cluster
 from referee.bench.engine import bench_engine, bench_playouts
 from referee.bench.fairness import SCENARIOS, FairnessCase, bench_fairness
 from referee.bench.hostile import bench_hostile
+from referee.bench.ladder_pool import bench_ladder_pool
 from referee.bench.ladder_web import bench_ladder_web, flood, make_ladder
 from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
 from referee.bench.openspiel import OpenSpielMissing, bench_openspiel
@@ -412,6 +413,21 @@ def bench_ladder_web_command(matches: int, repeats: int, db: str | None, flood_u
         f"{p.page:30} {p.status:6} {p.bytes:7} {p.made_ms:16.1f} {p.made_max_ms:7.1f} {p.kept_ms:16.2f}" for p in found
     ]
     _report({"pages": found}, as_json, "\n".join(lines))
+
+
+@bench.command("ladder-pool")
+@click.option("--matches", default=10_000, show_default=True, type=click.IntRange(4, 1_000_000), help="Matches made.")
+@click.option("--repeats", default=10, show_default=True, type=click.IntRange(1, 1000), help="Draws and changes timed.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_ladder_pool_command(matches: int, repeats: int, as_json: bool) -> None:
+    """A living ladder's decisions over a big database: drawing the next set, taking an edited list."""
+    with tempfile.TemporaryDirectory() as folder:
+        found = bench_ladder_pool(make_ladder(Path(folder) / "bench.db", matches), repeats)
+    text = (
+        f"{found.matches} matches: drawing the next set {found.draw_ms:.1f} ms (max {found.draw_max_ms:.1f}),"
+        f" taking an edited bot list {found.change_ms:.1f} ms (max {found.change_max_ms:.1f})"
+    )
+    _report(found, as_json, text)
 
 
 def _sets(n: int | None) -> str:
