@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser import URL, chromium_page
 from tests.web.helpers import ROOT
@@ -102,7 +103,10 @@ def open_a_table(page: Page, url: str) -> list[str]:
         if links.count():
             links.first.click()
             if page.locator("#seats").count():
-                page.wait_for_selector("#seats .seat .name", timeout=15_000)
+                try:
+                    page.wait_for_selector("#seats .seat .name", timeout=15_000)
+                except PlaywrightTimeout:  # its log was replaced meanwhile (the match played again): the next
+                    continue
                 seats = page.locator("#seats .seat")
                 return [str(seats.nth(i).get_attribute("title")) for i in range(seats.count())]
         time.sleep(0.3)
