@@ -105,7 +105,7 @@ def open_a_table(page: Page, url: str) -> list[str]:
             if page.locator("#seats").count():
                 try:
                     page.wait_for_selector("#seats .seat .name", timeout=15_000)
-                except PlaywrightTimeout:  # its log was replaced meanwhile (the match played again): the next
+                except PlaywrightTimeout:  # no seats within 15 s on a loaded machine: try the next table
                     continue
                 seats = page.locator("#seats .seat")
                 return [str(seats.nth(i).get_attribute("title")) for i in range(seats.count())]
