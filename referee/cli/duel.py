@@ -166,7 +166,8 @@ def duel(ctx: click.Context, /, new: str, old: str, **options: Any) -> None:
     """Is NEW better than OLD? Duplicate sets of NEW and OLD at one table with fixed opponents,
     on the same cards in every seat, until --sprt decides or --max-sets. NEW and OLD are command
     lines (with --bots, names in that list). Exit status: 0 H1 accepted, 1 H0 accepted,
-    2 an error, 3 no decision. Example: referee duel "python3 bot.py" "python3 old/bot.py"
+    2 a broken bot (it cannot start, or is dropped from more than 10% of its seats) or an
+    error, 3 no decision. Example: referee duel "python3 bot.py" "python3 old/bot.py"
     --sprt 0,2 (docs/testing-bots.md)."""
     ctx.exit(_contest(ctx, "duel", new, [old], None, options))
 
@@ -185,7 +186,8 @@ def gauntlet(ctx: click.Context, /, new: str, pool: str, **options: Any) -> None
     """NEW against each bot of a pool, in duplicate sets as `referee duel` plays them: NEW's
     difference against each with its intervals (and --sprt's verdict), and the mean over the
     pool. Exit status: 0 H1 accepted against every bot, 1 H0 accepted against one at least,
-    2 an error, 3 otherwise (docs/testing-bots.md)."""
+    2 a broken bot (NEW, an opponent or a pool bot) or an error, 3 otherwise
+    (docs/testing-bots.md)."""
     ctx.exit(_contest(ctx, "gauntlet", new, [], pool, options))
 
 
