@@ -29,11 +29,11 @@ from referee.cli.options import (
     parse_options,
 )
 from referee.duel.bots import BotList, chosen_bot, duel_bots, opponents, pool
-from referee.duel.report import status_json, status_table, verdict_line
-from referee.duel.run import play_duel, read_status
+from referee.duel.report import broken_lines, status_json, status_table, verdict_line
+from referee.duel.run import DuelPlayed, play_duel, read_status
 from referee.duel.settings import DEFAULT_MAX_SETS, Contest, DuelSettings
 from referee.ladder.errors import LadderError
-from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, Telling
+from referee.ladder.play import LadderInterrupted, LadderPlan, Telling
 from referee.ladder.sequential import SprtBounds, SprtBoundsError
 from referee.match.config import MatchConfig
 from referee.match.seats.bot_config import BotConfigError, BotEntry
@@ -166,7 +166,8 @@ def duel(ctx: click.Context, /, new: str, old: str, **options: Any) -> None:
     """Is NEW better than OLD? Duplicate sets of NEW and OLD at one table with fixed opponents,
     on the same cards in every seat, until --sprt decides or --max-sets. NEW and OLD are command
     lines (with --bots, names in that list). Exit status: 0 H1 accepted, 1 H0 accepted,
-    2 an error, 3 no decision. Example: referee duel "python3 bot.py" "python3 old/bot.py"
+    2 a broken bot (it cannot start, or is dropped from more than 10% of its seats) or an
+    error, 3 no decision. Example: referee duel "python3 bot.py" "python3 old/bot.py"
     --sprt 0,2 (docs/testing-bots.md)."""
     ctx.exit(_contest(ctx, "duel", new, [old], None, options))
 
@@ -185,7 +186,8 @@ def gauntlet(ctx: click.Context, /, new: str, pool: str, **options: Any) -> None
     """NEW against each bot of a pool, in duplicate sets as `referee duel` plays them: NEW's
     difference against each with its intervals (and --sprt's verdict), and the mean over the
     pool. Exit status: 0 H1 accepted against every bot, 1 H0 accepted against one at least,
-    2 an error, 3 otherwise (docs/testing-bots.md)."""
+    2 a broken bot (NEW, an opponent or a pool bot) or an error, 3 otherwise
+    (docs/testing-bots.md)."""
     ctx.exit(_contest(ctx, "gauntlet", new, [], pool, options))
 
 
@@ -218,8 +220,7 @@ def _contest(
         sandbox_binds=options["sandbox_binds"],
         cluster=options["cluster"],
     )
-    result = _play(plan, settings, options)
-    return _show(db, result, options)
+    return _show(db, _play(plan, settings, options), options)
 
 
 def _bounds(pair: tuple[float, float] | None, alpha: float, beta: float, rates: Sequence[str]) -> SprtBounds | None:
@@ -253,14 +254,14 @@ def _bots(
     return duel_bots(kind, new_bot, against, others, sprt)
 
 
-def _play(plan: LadderPlan, settings: DuelSettings, options: dict[str, Any]) -> LadderResult | None:
+def _play(plan: LadderPlan, settings: DuelSettings, options: dict[str, Any]) -> DuelPlayed | None:
     """Play it (the live view on stdout, or on stderr with --json); ``None`` when interrupted
     (what was done is kept and shown)."""
     quiet = options["quiet"]
     console = Console(stderr=True) if options["as_json"] else Console()
     telling = Telling(quiet=quiet, console=console, warn=lambda line: click.echo(line, err=True))
     try:
-        return play_duel(plan, settings, options["max_sets"], telling)[0]
+        return play_duel(plan, settings, options["max_sets"], telling)
     except LadderInterrupted as err:
         click.echo(str(err), err=True)
         return None
@@ -268,15 +269,20 @@ def _play(plan: LadderPlan, settings: DuelSettings, options: dict[str, Any]) -> 
         raise AnswerError(str(err)) from None
 
 
-def _show(db: str, result: LadderResult | None, options: dict[str, Any]) -> int:
-    """Where it stands, as a table or JSON; its exit status."""
+def _show(db: str, played: DuelPlayed | None, options: dict[str, Any]) -> int:
+    """Where it stands, as a table or JSON, a broken bot's fault explained (on stderr with
+    --json); its exit status."""
     try:
-        status = read_status(db)
+        status = read_status(db, None if played is None else played.unstarted)
     except LadderError as err:
         raise AnswerError(str(err)) from None
+    result = None if played is None else played.result
+    broken = broken_lines(status, db)
     if options["as_json"]:
-        played = None if result is None else {"matches": result.played, "seconds": round(result.seconds, 3)}
-        click.echo(status_json(status, {"db": str(db), "this_run": played, "interrupted": result is None}))
+        for line in broken:
+            click.echo(line, err=True)
+        ran = None if result is None else {"matches": result.played, "seconds": round(result.seconds, 3)}
+        click.echo(status_json(status, {"db": str(db), "this_run": ran, "interrupted": result is None}))
         return status.exit_status
     if not options["quiet"]:
         sets = sum(p.sets for p in status.pairings)
@@ -284,5 +290,7 @@ def _show(db: str, result: LadderResult | None, options: dict[str, Any]) -> int:
         Console().print(status_table(status, title=title))
         if result is not None:
             Console().print(Text(f"played {result.played} matches in {result.seconds:.1f} s"))
+    for line in broken:
+        click.echo(line)
     click.echo(verdict_line(status))
     return status.exit_status

@@ -1,26 +1,31 @@
 """Play a duel or a gauntlet: the ladder's run (``referee.ladder.play``: bots built, the
 database created or resumed under its run lock, fresh sandboxed bots per match, tables at once
-or a Dask cluster) with a ``RunKind`` of its own: the duel's database, its sets scheduled one at
-a time while its tests have not decided (``referee.duel.feed``), and its live view. This is
+or a Dask cluster) with a ``RunKind`` of its own: the duel's database, the roll call of its bots
+before the first set (``referee.duel.roll_call``), its sets scheduled one at a time while its
+tests have not decided and no bot is broken (``referee.duel.feed``), and its live view. This is
 what ``referee duel`` and ``referee gauntlet`` call."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 
+from referee.duel.faults import duel_faults
 from referee.duel.feed import DuelFeed
 from referee.duel.progress import DuelProgress
+from referee.duel.roll_call import roll_call
 from referee.duel.settings import DuelSettings
 from referee.duel.setup import check_same_duel, open_duel
 from referee.duel.status import DuelStatus, duel_status
 from referee.duel.store import DuelStore
 from referee.ladder.errors import LadderError
-from referee.ladder.play import LadderPlan, LadderResult, LiveView, Telling, play_ladder
-from referee.ladder.runner import SetFeed
+from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, LiveView, Telling, play_ladder
+from referee.ladder.runner import RunOptions, SetFeed
 from referee.ladder.store import LadderStore
+from referee.match.outcome import FaultReport
 
 
 class DuelRun:
@@ -32,6 +37,8 @@ class DuelRun:
             raise LadderError("--max-sets must be at least 1")
         self.duel = duel
         self.max_sets = max_sets
+        self.unstarted: dict[str, FaultReport] = {}
+        """The bots that failed the roll call of this run."""
 
     def check(self, plan: LadderPlan) -> None:
         self.duel = check_same_duel(plan, self.duel)
@@ -39,12 +46,30 @@ class DuelRun:
     def open(self, plan: LadderPlan) -> tuple[LadderStore, list[str]]:
         return open_duel(plan, self.duel)
 
+    def ready(self, store: LadderStore, commands: Mapping[str, str], options: RunOptions) -> list[str]:
+        """The roll call, when there are sets to play: NEW and the opponents, and the bots NEW is
+        still to be measured against (undecided and under the cap, or in a set a killed run
+        left unfinished); a note for the user."""
+        status = DuelFeed(_duel_store(store), self.duel, self.max_sets).status()
+        waiting = {p.old for p in status.pairings if p.verdict in (None, "continue") and p.scheduled < self.max_sets}
+        waiting |= {name for match in store.pending() for name in match.seats}
+        if status.stopped or not waiting & set(self.duel.olds):
+            return []
+        names = [name for name in self.duel.names if name not in self.duel.olds or name in waiting]
+        try:
+            self.unstarted = roll_call(commands, names, options)
+        except KeyboardInterrupt:  # as an interrupt of the sets: never click's exit status 1 (H0)
+            raise LadderInterrupted("interrupted during the roll call: run the same command again") from None
+        if not self.unstarted:
+            return [f"roll call: {', '.join(names)} started and said hello"]
+        return [f"roll call: {', '.join(self.unstarted)} failed to start"]
+
     def feed(self, store: LadderStore) -> SetFeed | None:
-        return DuelFeed(_duel_store(store), self.duel, self.max_sets)
+        return DuelFeed(_duel_store(store), self.duel, self.max_sets, self.unstarted)
 
     def view(self, store: LadderStore, console: Console | None, workers: Callable[[], int] | None) -> LiveView:
         duel_store = _duel_store(store)
-        return DuelProgress(lambda: status_of(duel_store, self.duel), self.max_sets, console, workers)
+        return DuelProgress(lambda: status_of(duel_store, self.duel, self.unstarted), self.max_sets, console, workers)
 
 
 def _duel_store(store: LadderStore) -> DuelStore:
@@ -53,31 +78,43 @@ def _duel_store(store: LadderStore) -> DuelStore:
     return store
 
 
-def play_duel(
-    plan: LadderPlan, duel: DuelSettings, max_sets: int, telling: Telling | None = None
-) -> tuple[LadderResult, DuelSettings]:
-    """Create or resume the duel in ``plan.db`` and play its sets until every test has decided
-    or ``max_sets`` sets against each bot are done: what the run played, and the duel it ran
-    (its test taken from the database when not given). Raises as ``play_ladder`` does."""
+@dataclass(frozen=True)
+class DuelPlayed:
+    """What a run of a duel did: what it played, the duel it ran (its test taken from the
+    database when not given), and the bots that failed its roll call."""
+
+    result: LadderResult
+    duel: DuelSettings
+    unstarted: Mapping[str, FaultReport] = field(default_factory=dict)
+
+
+def play_duel(plan: LadderPlan, duel: DuelSettings, max_sets: int, telling: Telling | None = None) -> DuelPlayed:
+    """Create or resume the duel in ``plan.db``, call the roll of its bots, and play its sets
+    until every test has decided, a bot is broken or ``max_sets`` sets against each bot are
+    done. Raises as ``play_ladder`` does."""
     kind = DuelRun(duel, max_sets)
     result = play_ladder(plan, telling, kind)
-    return result, kind.duel
+    return DuelPlayed(result, kind.duel, kind.unstarted)
 
 
-def status_of(store: DuelStore, duel: DuelSettings | None = None) -> DuelStatus:
-    """Where the duel in ``store`` stands now."""
+def status_of(
+    store: DuelStore, duel: DuelSettings | None = None, unstarted: Mapping[str, FaultReport] | None = None
+) -> DuelStatus:
+    """Where the duel in ``store`` stands now (``unstarted``: the bots that failed a run's
+    roll call, broken whatever their matches say)."""
     duel = duel or store.duel()
     if duel is None:
         raise LadderError(f"{store.path} is a ladder's database, not a duel's")
-    return duel_status(duel, store.settings().rules, store.differences(), store.scheduled())
+    faults = duel_faults(store, duel.names, unstarted)
+    return duel_status(duel, store.settings().rules, store.differences(), store.scheduled(), faults)
 
 
-def read_status(db: str | Path) -> DuelStatus:
+def read_status(db: str | Path, unstarted: Mapping[str, FaultReport] | None = None) -> DuelStatus:
     """Where the duel in the database ``db`` stands (``LadderError`` when there is none)."""
     if not Path(db).is_file():
         raise LadderError(f"{db}: no such duel")
     store = DuelStore(db)
     try:
-        return status_of(store)
+        return status_of(store, unstarted=unstarted)
     finally:
         store.close()

@@ -6,17 +6,20 @@ exit status that sums it up for a script.
 
 Exit statuses: 0 H1 accepted (NEW better by at least D1; in a gauntlet, against every bot of
 the pool), 1 H0 accepted (NEW better by at most D0; in a gauntlet, against at least one bot of
-the pool: "better than every one of them" is then refuted), 3 stopped before a decision
-(``--max-sets`` reached, or no ``--sprt``). 2 is an error (``referee.cli``)."""
+the pool: "better than every one of them" is then refuted), 2 a broken bot (``referee.duel.faults``:
+no verdict is given on its sets; other errors are 2 too, ``referee.cli``), 3 stopped before a
+decision (``--max-sets`` reached, or no ``--sprt``)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
+from typing import Literal
 
 from protocol.ruleset import RuleSet
+from referee.duel.faults import SeatFaults
 from referee.duel.settings import DuelSettings
 from referee.duel.tables import matches_per_set
 from referee.ladder.sequential import SprtState, Verdict, confidence_sequence, sprt
@@ -27,7 +30,11 @@ LEVEL = 0.95
 
 EXIT_H1 = 0
 EXIT_H0 = 1
+EXIT_BROKEN = 2
 EXIT_UNDECIDED = 3
+
+Answer = Verdict | Literal["broken"]
+"""A verdict, or none because a bot is broken (``referee.duel.faults``)."""
 
 
 @dataclass(frozen=True)
@@ -47,13 +54,17 @@ class PairingStatus:
     sprt: SprtState | None
     """The sequential test at the set where it decided, or after the last set; ``None``
     without ``--sprt``."""
+    broken: bool = False
+    """The bot it is measured against is broken: its test gives no verdict, it plays no more."""
 
     @property
     def sets(self) -> int:
         return self.estimate.n
 
     @property
-    def verdict(self) -> Verdict | None:
+    def verdict(self) -> Answer | None:
+        if self.broken:
+            return "broken"
         return None if self.sprt is None else self.sprt.verdict
 
 
@@ -77,6 +88,28 @@ class DuelStatus:
     duel: DuelSettings
     rules: RuleSet
     pairings: list[PairingStatus]
+    faults: Mapping[str, SeatFaults] = field(default_factory=dict)
+    """Every bot's faults over the done matches (and its failed start, if it had one)."""
+
+    @property
+    def broken(self) -> list[SeatFaults]:
+        """The broken bots, in the order of ``duel.names``."""
+        return [self.faults[n] for n in self.duel.names if n in self.faults and self.faults[n].broken]
+
+    @property
+    def stopped(self) -> bool:
+        """No set is to be played: NEW or an opponent is broken (every set would measure it),
+        or every bot NEW is measured against is."""
+        seated = {self.duel.new, *self.duel.opponents}
+        return any(b.bot in seated for b in self.broken) or all(p.broken for p in self.pairings)
+
+    def role(self, bot: str) -> str:
+        """``NEW``, ``OLD``, ``pool bot`` or ``opponent``."""
+        if bot == self.duel.new:
+            return "NEW"
+        if bot in self.duel.olds:
+            return "OLD" if self.duel.kind == "duel" else "pool bot"
+        return "opponent"
 
     @property
     def matches_per_set(self) -> int:
@@ -87,10 +120,12 @@ class DuelStatus:
         return overall(self.pairings)
 
     @property
-    def verdict(self) -> Verdict | None:
-        """H1 when accepted against every bot, H0 when against at least one, else
-        ``continue``; ``None`` without ``--sprt``."""
+    def verdict(self) -> Answer | None:
+        """``broken`` when a bot is; else H1 when accepted against every bot, H0 when against
+        at least one, else ``continue``; ``None`` without ``--sprt``."""
         verdicts = [p.verdict for p in self.pairings]
+        if self.broken:
+            return "broken"
         if self.duel.sprt is None:
             return None
         if "H0" in verdicts:
@@ -101,11 +136,14 @@ class DuelStatus:
 
     @property
     def exit_status(self) -> int:
-        return {"H1": EXIT_H1, "H0": EXIT_H0}.get(self.verdict or "", EXIT_UNDECIDED)
+        return {"H1": EXIT_H1, "H0": EXIT_H0, "broken": EXIT_BROKEN}.get(self.verdict or "", EXIT_UNDECIDED)
 
 
-def pairing_status(old: str, differences: Sequence[float], scheduled: int, duel: DuelSettings) -> PairingStatus:
-    """NEW against ``old`` from its set differences, in the order the sets were completed."""
+def pairing_status(
+    old: str, differences: Sequence[float], scheduled: int, duel: DuelSettings, broken: bool = False
+) -> PairingStatus:
+    """NEW against ``old`` from its set differences, in the order the sets were completed
+    (``broken``: ``old`` is)."""
     found = estimate(differences)
     return PairingStatus(
         old=old,
@@ -114,6 +152,7 @@ def pairing_status(old: str, differences: Sequence[float], scheduled: int, duel:
         interval=found.interval(LEVEL),
         sequence=confidence_sequence(differences, 1 - LEVEL),
         sprt=None if duel.sprt is None else sprt(differences, duel.sprt),
+        broken=broken,
     )
 
 
@@ -122,15 +161,21 @@ def duel_status(
     rules: RuleSet,
     differences: Mapping[str, Sequence[float]],
     scheduled: Mapping[str, int],
+    faults: Mapping[str, SeatFaults] | None = None,
 ) -> DuelStatus:
-    """Every pairing's status, in the order of ``duel.olds``."""
-    pairings = [pairing_status(old, differences.get(old, []), scheduled.get(old, 0), duel) for old in duel.olds]
-    return DuelStatus(duel=duel, rules=rules, pairings=pairings)
+    """Every pairing's status, in the order of ``duel.olds`` (``faults``: every bot's)."""
+    faults = faults or {}
+    pairings = [
+        pairing_status(old, differences.get(old, []), scheduled.get(old, 0), duel, old in faults and faults[old].broken)
+        for old in duel.olds
+    ]
+    return DuelStatus(duel=duel, rules=rules, pairings=pairings, faults=faults)
 
 
 def overall(pairings: Sequence[PairingStatus]) -> Overall | None:
-    """The mean over the pairings with a standard error; ``None`` when none has one yet."""
-    known = [p.estimate for p in pairings if p.estimate.n >= 2]
+    """The mean over the pairings with a standard error, a broken bot's left out (its sets
+    measure its faults); ``None`` when none has one yet."""
+    known = [p.estimate for p in pairings if p.estimate.n >= 2 and not p.broken]
     if not known:
         return None
     mean = math.fsum(e.mean for e in known) / len(known)

@@ -65,6 +65,14 @@ class DuelReader(LadderReader):
             found.setdefault(old, []).append(sum(per_match) / len(per_match))
         return found
 
+    def seat_statuses(self) -> dict[str, Counter[str]]:
+        """For each bot: its seats in done matches by status (``ok``, or why it was dropped)."""
+        rows = self.db.execute("SELECT bot, status, COUNT(*) FROM results GROUP BY bot, status")
+        found: dict[str, Counter[str]] = {}
+        for bot, status, n in rows:
+            found.setdefault(str(bot), Counter())[str(status)] = int(n)
+        return found
+
     def set_count(self) -> int:
         """Complete sets, against every bot."""
         (count,) = self.db.execute(

@@ -10,7 +10,7 @@ import contextlib
 import signal
 import time
 import traceback
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -138,6 +138,11 @@ class RunKind(Protocol):
     def open(self, plan: LadderPlan) -> tuple[LadderStore, list[str]]:
         """Under the run lock: the store, created or resumed, and notes for the user."""
 
+    def ready(self, store: LadderStore, commands: Mapping[str, str], options: RunOptions) -> list[str]:
+        """Once the bots are built, before the first set (not on a cluster: its workers build
+        them): a duel starts each of its bots once (``referee.duel.roll_call``). Notes for the
+        user."""
+
     def feed(self, store: LadderStore) -> SetFeed | None:
         """Where the tables take their sets (``None``: every pending set, in order)."""
 
@@ -156,6 +161,9 @@ class LadderKind:
         return open_ladder(
             plan.db, plan.entries, plan.rules, games=plan.games, seed=plan.seed, default_rules=plan.default_rules
         )
+
+    def ready(self, store: LadderStore, commands: Mapping[str, str], options: RunOptions) -> list[str]:
+        return []
 
     def feed(self, store: LadderStore) -> SetFeed | None:
         return LadderFeed(store)
@@ -208,6 +216,7 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
         commands = dict(store.bots())
         hidden = sandbox.hiding(*private) if sandbox is not None else None
         built.update(versions_built(store, built, cwd=plan.cwd, sandbox=hidden, private=private, notes=notes))
+        notes.extend(kind.ready(store, commands, options))
         feed = kind.feed(store)
         run = LadderRun(store, rules, commands, options, feed=feed)
         background = _guarded(telling)

@@ -22,6 +22,7 @@ from referee.match.outbox import Outbox
 from referee.match.outcome import MAX_REPORTS, STDERR_TAIL, FaultReport
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
+from referee.match.seats.connection import BotConnection
 from referee.match.seats.link import Failure, ProcessLink
 from referee.names import printable
 from referee.rules.errors import IllegalMove
@@ -126,7 +127,7 @@ class Faults:
                     report.stderr_lines = len(lines)
                     report.exit = exit_text(code) if code is not None else None
                     report.hint = hint(report.reason, report.message, report.line, code)
-                    if report.reason in SANDBOX_MISS_FAULTS and _sandboxed(seat):
+                    if report.reason in SANDBOX_MISS_FAULTS and _in_sandbox(seat.connection):
                         report.hint = bind_hint(text) or report.hint
         self._recorder.flush()
 
@@ -135,6 +136,37 @@ SANDBOX_MISS_FAULTS: Final = frozenset({"crash", "timeout", "disconnect", "bad_j
 """Faults of a bot that may have failed to start for a path its sandbox hid."""
 
 
-def _sandboxed(seat: SeatState) -> bool:
-    link = seat.connection.link
+def _in_sandbox(connection: BotConnection) -> bool:
+    link = connection.link
     return isinstance(link, ProcessLink) and link.limits.sandbox is not None
+
+
+def start_report(connection: BotConnection) -> FaultReport:
+    """A bot that failed its handshake outside a match (a duel's roll call), explained as a
+    seat's fault is: the line it sent, how its program ended, its last stderr lines and the
+    hint. Its program must have ended (its stderr is taken)."""
+    failure = connection.failure
+    assert failure is not None
+    said = [line for _, way, line in connection.transcript if way == "recv"]
+    line = None
+    if said and failure.reason in _LINE_FAULTS:
+        line = clip(said[-1].decode("utf-8", errors="replace"), 200)
+    text, _ = connection.link.take_stderr()
+    lines = text.splitlines()
+    code = connection.link.exit_code()
+    report = FaultReport(
+        seat=0,
+        name=connection.name(0),
+        reason=failure.reason,
+        message=failure.message,
+        action="forfeit",
+        rule=failure.rule,
+        line=line,
+        hint=hint(failure.reason, failure.message, line, code),
+        exit=exit_text(code) if code is not None else None,
+        stderr=[printable(text_line, 300) for text_line in lines[-STDERR_TAIL:]],
+        stderr_lines=len(lines),
+    )
+    if failure.reason in SANDBOX_MISS_FAULTS and _in_sandbox(connection):
+        report.hint = bind_hint(text) or report.hint
+    return report

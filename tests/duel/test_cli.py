@@ -72,7 +72,7 @@ def test_the_json_holds_the_settings_each_pairing_and_the_run(tmp_path: Path) ->
     found = as_json(result)
     assert set(found) == {
         "kind", "new", "opponents", "rules", "players", "matches_per_set", "level", "sprt", "pairings",
-        "overall", "verdict", "exit_status", "db", "this_run", "interrupted",
+        "overall", "faults", "broken", "verdict", "exit_status", "db", "this_run", "interrupted",
     }  # fmt: skip
     assert (found["kind"], found["new"], found["opponents"], found["rules"]) == (
         "duel",
@@ -89,10 +89,18 @@ def test_the_json_holds_the_settings_each_pairing_and_the_run(tmp_path: Path) ->
     assert pairing["against"] == "old" and pairing["sets"] == pairing["scheduled"] == 2
     assert pairing["confidence_sequence"] == [None, None]  # too few sets for it
     assert pairing["sprt"] is None and pairing["verdict"] is None
+    assert {bot: (f["seats"], f["dropped"]) for bot, f in found["faults"].items()} == {
+        "new": (8, 0),
+        "old": (8, 0),
+        "opponent": (16, 0),
+    }
+    assert found["broken"] == []
     text = referee("duel", FIRST, RANDOM, "--opponents", FIRST, "--max-sets", "2", "--db", str(db), *QUICK)
     assert (
         text.exit_code == 3
-        and "verdict: none, no sequential test (no --sprt): estimate only (exit status 3)" in text.output
+        and "verdict: none, no sequential test (no --sprt): estimate only"
+        " (faults: new 0/8 seats, old 0/8, opponent 0/16; exit status 3)"
+        in text.output
     )
 
 

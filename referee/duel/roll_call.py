@@ -1,0 +1,52 @@
+"""The roll call before a duel's first set: each bot of the run is started once, as its matches
+will start it (its folder, its sandbox, its limits), and must answer the referee's ``hello``
+within ``--startup``; then it is told goodbye. A bot whose command fails at once, that exits
+before its hello or never sends one is named now, with its fault explained as ``referee match``
+explains a failed start (the referee's message, how its program ended, its last stderr lines),
+instead of being dropped from every seat of the sets that would follow."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import trio
+
+from referee.ladder.runner import RunOptions
+from referee.match.faults import start_report
+from referee.match.outcome import FaultReport
+from referee.match.seats.connection import BotConnection, handshake, say_goodbye
+from referee.match.seats.link import BotStartError, ProcessLink
+
+
+def roll_call(commands: Mapping[str, str], names: Sequence[str], options: RunOptions) -> dict[str, FaultReport]:
+    """Start each of ``names`` (all at once) and take its hello; the ones that failed, with
+    what went wrong. Each bot is ended before this returns."""
+    return trio.run(_roll_call, commands, names, options)
+
+
+async def _roll_call(commands: Mapping[str, str], names: Sequence[str], options: RunOptions) -> dict[str, FaultReport]:
+    failed: dict[str, FaultReport] = {}
+
+    async def answer(name: str) -> None:
+        report = await _answer(name, commands[name], options)
+        if report is not None:
+            failed[name] = report
+
+    async with trio.open_nursery() as nursery:
+        for name in names:
+            nursery.start_soon(answer, name)
+    return {name: failed[name] for name in names if name in failed}
+
+
+async def _answer(name: str, command: str, options: RunOptions) -> FaultReport | None:
+    """One bot's start and hello; ``None`` when it answered."""
+    async with trio.open_nursery() as nursery:
+        try:
+            link = await ProcessLink.start(command, nursery, cwd=options.cwd, limits=options.limits_for(name))
+        except BotStartError as err:
+            return FaultReport(seat=0, name=name, reason="start", message=str(err), action="forfeit")
+        connection = BotConnection(link=link, command=command, label=name)
+        await handshake(connection, options.config.startup)
+        await say_goodbye(connection, options.config.grace)
+        await link.wait_exit(3 * options.config.grace + 1)
+    return None if connection.alive else start_report(connection)
