@@ -18,8 +18,7 @@ from rich.text import Text
 from referee.duel.faults import BROKEN_LEAST, BROKEN_SHARE, SeatFaults
 from referee.duel.status import LEVEL, DuelStatus, PairingStatus
 from referee.ladder.sequential import SprtBounds
-from referee.match.outcome import FaultReport
-from referee.match.report import fault_lines
+from referee.match.report import fault_lines, why_lines
 from referee.names import printable
 
 VERDICT_WORDS = {"H1": "H1 accepted", "H0": "H0 accepted", "continue": "undecided", "broken": "none"}
@@ -143,7 +142,7 @@ def broken_lines(status: DuelStatus, db: str | Path) -> list[str]:
         lines.append(f"{printable(found.bot)} ({status.role(found.bot)}) is broken: {printable(found.why())}")
         report = found.example
         if found.unstarted and report is not None:
-            lines += _start_lines(report)
+            lines += why_lines(report)  # a failed start: no seat, match or log
         elif report is not None:
             lines.append(f"  its first {report.reason}:")
             lines += [f"  {line}" for line in fault_lines(report, found.log)]
@@ -158,23 +157,6 @@ def broken_lines(status: DuelStatus, db: str | Path) -> list[str]:
             f"a bot that cannot start, or is dropped from more than {BROKEN_SHARE:.0%} of its seats (and {BROKEN_LEAST}"
             " at least), gets no verdict (docs/testing-bots.md)"
         )
-    return lines
-
-
-def _start_lines(report: FaultReport) -> list[str]:
-    """A failed start explained (``fault_lines`` without a seat, a match or a log)."""
-    lines = [f"  referee: {printable(report.message)}"]
-    if report.exit:
-        lines.append(f"  its program {report.exit}")
-    if report.hint:
-        lines.append(f"  hint: {report.hint}")
-    if report.stderr:
-        shown = len(report.stderr)
-        of = f", last {shown} of {report.stderr_lines}" if report.stderr_lines > shown else ""
-        lines.append(f"  stderr{of}:")
-        lines += [f"    | {line}" for line in report.stderr]
-    elif report.exit is not None:
-        lines.append("  stderr: (empty)")
     return lines
 
 

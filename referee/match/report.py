@@ -45,19 +45,10 @@ def format_outcome(outcome: MatchOutcome) -> str:
     return "\n".join(lines)
 
 
-def fault_lines(report: FaultReport, log: str | None) -> list[str]:
-    """One fault, explained: indented lines under the seat list."""
-    rule = f" [{report.rule}]" if report.rule else ""
-    action = {
-        "forfeit": "dropped: the referee played the seat from then on",
-        "penalty": "penalised: revoke penalty and a redeal",
-        "substitute": "the referee's move was played for it",
-        "reconnect": "disconnected: the referee waited for it to connect again",
-    }.get(report.action, report.action)
-    lines = [
-        f"seat {report.seat} {printable(report.name)}: {report.reason}{rule} ({action})",
-        f"  referee: {printable(report.message)}",
-    ]
+def why_lines(report: FaultReport) -> list[str]:
+    """What the referee saw, what the bot sent, how its program ended, the hint and its stderr:
+    a fault's explanation, whether of a seat in a match or of a bot that could not start."""
+    lines = [f"  referee: {printable(report.message)}"]
     if report.line is not None:
         lines.append(f"  it sent: {printable(report.line, 120) or '(an empty line)'}")
     if report.exit:
@@ -71,6 +62,19 @@ def fault_lines(report: FaultReport, log: str | None) -> list[str]:
         lines += [f"    | {line}" for line in report.stderr]
     elif report.exit is not None:
         lines.append("  stderr: (empty)")
+    return lines
+
+
+def fault_lines(report: FaultReport, log: str | None) -> list[str]:
+    """One fault, explained: indented lines under the seat list."""
+    rule = f" [{report.rule}]" if report.rule else ""
+    action = {
+        "forfeit": "dropped: the referee played the seat from then on",
+        "penalty": "penalised: revoke penalty and a redeal",
+        "substitute": "the referee's move was played for it",
+        "reconnect": "disconnected: the referee waited for it to connect again",
+    }.get(report.action, report.action)
+    lines = [f"seat {report.seat} {printable(report.name)}: {report.reason}{rule} ({action})", *why_lines(report)]
     if log:
         lines.append(f"  look closer: referee replay {shlex.quote(log)} --seat {report.seat}")
     else:
