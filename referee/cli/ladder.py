@@ -6,7 +6,6 @@ Thin click commands over ``referee.ladder``; the ladder is documented in docs/la
 from __future__ import annotations
 
 import json
-import signal
 import webbrowser
 from functools import partial
 from pathlib import Path
@@ -35,6 +34,7 @@ from referee.cli.options import (
     parse_options,
     resolvable_host,
 )
+from referee.cli.serving import serve_until_signal
 from referee.ladder.errors import LadderError
 from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
 from referee.ladder.order import TOP, format_order, order_json, order_of
@@ -452,19 +452,9 @@ def web_command(db: str, host: str, port: int, open_browser: bool, until_stdin: 
         if open_browser:
             webbrowser.open(url)
 
-    stopped: list[int] = []
+    async def start(nursery: trio.Nursery) -> None:
+        await nursery.start(partial(serve_ladder_web, Path(db), host, port, on_listening=listening))
+        if until_stdin:  # ladder run --web: the run holds our stdin; it ends when the run does, killed or not
+            nursery.start_soon(stop_when_stdin_closes, nursery.cancel_scope)
 
-    async def run() -> None:
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async with trio.open_nursery() as nursery:
-                await nursery.start(partial(serve_ladder_web, Path(db), host, port, on_listening=listening))
-                if until_stdin:  # ladder run --web: the run holds our stdin; it ends when the run does, killed or not
-                    nursery.start_soon(stop_when_stdin_closes, nursery.cancel_scope)
-                async for signum in signals:
-                    stopped.append(signum)
-                    nursery.cancel_scope.cancel()
-                    break
-
-    trio.run(run)
-    if stopped:
-        raise click.exceptions.Exit(128 + stopped[0])
+    serve_until_signal(start)

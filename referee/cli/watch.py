@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import signal
 import webbrowser
 
 import click
 import trio
 
 from referee.cli.options import PORT, check_listen, resolvable_host
+from referee.cli.serving import serve_until_signal
 from referee.network import DEFAULT_HOST
 from referee.web.watch import WatchServer
 
@@ -37,17 +37,8 @@ def watch(log: str, host: str, port: int, open_browser: bool) -> None:
             webbrowser.open(url)
 
     server = WatchServer(log, host, port, on_listening=listening)
-    stopped: list[int] = []
 
-    async def run() -> None:
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(server.serve)
-                async for signum in signals:
-                    stopped.append(signum)
-                    nursery.cancel_scope.cancel()
-                    break
+    async def start(nursery: trio.Nursery) -> None:
+        nursery.start_soon(server.serve)
 
-    trio.run(run)
-    if stopped:
-        raise click.exceptions.Exit(128 + stopped[0])
+    serve_until_signal(start)
