@@ -53,11 +53,11 @@ def versions_built(
     given up: the sets it began are closed (their pending matches never played; a note says
     so), rather than end the whole ladder."""
     found: dict[str, BuiltBot] = {}
-    seated = {name for match in store.pending() for name in match.seats}
+    runnable = set(store.runnable())
     for version in store.versions():
         if version.active and version.entrant in built:
             found[version.name] = built[version.entrant]
-        elif not version.active and version.name in seated:
+        elif not version.active and version.name in runnable:
             try:
                 found[version.name] = prepare_bots([version.runs_as()], cwd, sandbox, private)[version.name]
             except RefereeError as err:
