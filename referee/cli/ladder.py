@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import webbrowser
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -252,11 +253,12 @@ def _warn(line: str) -> None:
     click.echo(line, err=True)
 
 
-async def _serve_beside(db: Path, port: int) -> None:
+async def _serve_beside(db: Path, port: int, ready: Callable[[], None]) -> None:
     """``--web``: the ladder's pages on loopback, from a process of their own."""
 
     def listening(url: str) -> None:
         click.echo(f"ladder pages: open {url}", err=True)
+        ready()
 
     await serve_apart(db, port, on_listening=listening, on_line=_warn)
 

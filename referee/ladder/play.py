@@ -93,9 +93,17 @@ class LadderPlan:
     ending: the run ends on Ctrl-C or SIGTERM only."""
 
 
-Beside = Callable[[], Awaitable[None]]
+Beside = Callable[[Callable[[], None]], Awaitable[None]]
 """A view served beside the tables while they play (``ladder run --web``: the ladder's pages,
-``referee.web.ladder``, from a process of its own); cancelled when the run ends."""
+``referee.web.ladder``, from a process of its own); it calls the function it is given once
+it is listening, and is cancelled when the run ends."""
+Background = Callable[..., Awaitable[None]]
+"""A task beside the tables, started with ``nursery.start``: the first match waits until it
+says it has started (``task_status.started()``)."""
+VIEW_WAIT = 10.0
+"""How long the first match waits for the view to listen or fail (its process imports the
+referee first): its failure is then told before any match, not lost when a short run ends
+first. A view slower than this still comes up; the tables just do not wait longer."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -224,7 +232,7 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
             follower = PoolFollower(
                 plan.bot_list, plan.cwd, store, feed, commands, built, sandbox, private, telling.warn
             )
-            background.append(follower.run)
+            background.append(_at_once(follower.run))
         seconds = _drive(run, store, notes, telling, kind, background=background, keep_running=plan.keep_running)
         done, total = store.progress()
         restarts = dict(run.summary.restarts)
@@ -266,7 +274,7 @@ def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: Run
             if plan.bot_list is not None and isinstance(feed, LadderFeed):
                 follower = PoolFollower(plan.bot_list, plan.cwd, store, feed, run.commands, {}, None, (),
                                         telling.warn, cluster_bots=run.bots)  # fmt: skip
-                background.append(follower.run)
+                background.append(_at_once(follower.run))
             seconds = _drive(run, store, notes, telling, kind, workers=run.workers, background=background,
                              keep_running=plan.keep_running)  # fmt: skip
         finally:
@@ -277,21 +285,50 @@ def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: Run
         return LadderResult(played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes)
 
 
-def _guarded(telling: Telling) -> list[Callable[[], Awaitable[None]]]:
+def _guarded(telling: Telling) -> list[Background]:
     """``telling.beside`` as a background task whose failure is told, never raised: a web page
-    must not stop the ladder it shows."""
+    must not stop the ladder it shows. It counts as started once the view listens, fails, or
+    ``VIEW_WAIT`` has passed."""
     beside = telling.beside
     if beside is None:
         return []
+    warn = telling.warn or (lambda text: None)
 
-    async def guarded() -> None:
-        try:
-            await beside()
-        except Exception as error:  # the view is gone; the tables play on
-            line = traceback.format_exception_only(error)[-1].strip()
-            (telling.warn or (lambda text: None))(f"the web view stopped: {line}")
+    async def guarded(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        told = False
+
+        def settled() -> None:
+            nonlocal told
+            if not told:
+                told = True
+                task_status.started()
+
+        async with trio.open_nursery() as waiting:
+            waiting.start_soon(_call_after, VIEW_WAIT, settled)
+            try:
+                await beside(settled)
+            except Exception as error:  # the view is gone; the tables play on
+                warn(f"the web view stopped: {traceback.format_exception_only(error)[-1].strip()}")
+            finally:
+                settled()
+                waiting.cancel_scope.cancel()
 
     return [guarded]
+
+
+async def _call_after(seconds: float, call: Callable[[], None]) -> None:
+    await trio.sleep(seconds)
+    call()
+
+
+def _at_once(task: Callable[[], Awaitable[None]]) -> Background:
+    """A background task with nothing to wait for: started as soon as it runs."""
+
+    async def started(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        task_status.started()
+        await task()
+
+    return started
 
 
 def _threads(client: Any) -> int:
@@ -309,7 +346,7 @@ def _drive(
     kind: RunKind,
     *,
     workers: Callable[[], int] | None = None,
-    background: Sequence[Callable[[], Awaitable[None]]] = (),
+    background: Sequence[Background] = (),
     keep_running: bool = False,
 ) -> float:
     """Play the run (quietly, or under the live view after printing the notes); the seconds it
@@ -337,7 +374,7 @@ def _drive(
 async def _with_sigterm(
     run: LadderRun | ClusterRun,
     live: LiveView | None,
-    background: Sequence[Callable[[], Awaitable[None]]] = (),
+    background: Sequence[Background] = (),
     keep_running: bool = False,
 ) -> None:
     """Run the ladder (with its progress ticker and the ``background`` tasks, such as the bot
@@ -349,7 +386,7 @@ async def _with_sigterm(
             if live is not None:
                 nursery.start_soon(live.tick)
             for task in background:
-                nursery.start_soon(task)
+                await nursery.start(task)
             await run.run()
             while keep_running:  # the follower may add sets: look for them now and then
                 await trio.sleep(IDLE_LOOK)
