@@ -11,9 +11,13 @@ test checks the calls fail) and so is not measured here.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import math
+import mmap
+import os
 import random
+import stat
 import sys
 import time
 from pathlib import Path
@@ -21,11 +25,15 @@ from pathlib import Path
 import msgspec
 import trio
 
+from referee.bench.channel_peer import STRIDE
 from referee.match.seats.link import BotLimits, ProcessLink
 from referee.sandbox.bwrap import Sandbox
 
 PEER = Path(__file__).resolve().parent / "channel_peer.py"
-CHANNELS = ("flock", "fcntl", "filenr")
+CHANNELS = ("flock", "fcntl", "filenr", "pagecache", "pagecache-next")
+"""``pagecache-next``: the page cache from one match to the next (the receiver starts reading
+when the sender has ended)."""
+BIG_FILES = (Path("/usr/lib"), Path("/usr/share"))
 PERIODS = (0.02, 0.005, 0.001, 0.0002)
 
 
@@ -45,20 +53,65 @@ def capacity(errors: int, bits: int, period: float) -> float:
     return round((1 - entropy) / period, 1)
 
 
+def cold_file(bits: int) -> Path:
+    """A large regular file under ``/usr/lib`` or ``/usr/share`` (every bot sees them) whose
+    pages at ``i * STRIDE`` for every bit are not cached once dropped (from outside: the bench
+    may advise; a file some running program maps, such as a browser's binary, stays cached and
+    is passed over), checked with ``mincore``, which the bench may use."""
+    files = [p for top in BIG_FILES for p in top.rglob("*") if _readable_by_all(p)]
+    for found in sorted((p for p in files if p.stat().st_size >= bits * STRIDE), key=lambda p: -p.stat().st_size):
+        fd = os.open(found, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            if not any(_cached(fd, i * STRIDE) for i in range(bits)):
+                return found
+        finally:
+            os.close(fd)
+    raise ValueError(f"no file in /usr of {bits * STRIDE} bytes whose pages can be dropped from the cache")
+
+
+def _readable_by_all(path: Path) -> bool:
+    """A regular file any uid may read (a bot runs as a uid of its own), its folders too."""
+    if path.is_symlink() or not path.is_file() or not path.stat().st_mode & stat.S_IROTH:
+        return False
+    return all(folder.stat().st_mode & stat.S_IXOTH for folder in path.parents)
+
+
+def _cached(fd: int, offset: int) -> bool:
+    """Whether the page at ``offset`` is in the cache, by ``mincore`` on a private mapping (from
+    outside the sandbox; a read, even with ``RWF_NOWAIT``, would start reading it in)."""
+    page = mmap.PAGESIZE
+    with mmap.mmap(fd, page, access=mmap.ACCESS_COPY, offset=offset - offset % mmap.ALLOCATIONGRANULARITY) as mapped:
+        address = ctypes.addressof(ctypes.c_char.from_buffer(mapped))
+        vector = (ctypes.c_ubyte * 1)()
+        try:
+            if _LIBC.mincore(ctypes.c_void_p(address), page, vector) != 0:
+                raise OSError(ctypes.get_errno(), "mincore failed")
+            return bool(vector[0] & 1)
+        finally:
+            del address
+
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
 def bench_channel(channel: str, period: float, bits: int, sandbox: Sandbox | None, seed: int = 1) -> ChannelCase:
     draw = random.Random(seed)
     sent = "".join(draw.choice("01") for _ in range(bits))
+    name = f"pagecache={cold_file(bits)}" if channel.startswith("pagecache") else channel
     start = time.time() + 1.0  # both ends are running by then
-    timing = [channel, repr(start), repr(period)]
+    timing = [name, repr(start), repr(period)]
+    later = start + bits * period + 0.5 if channel == "pagecache-next" else start  # after the sender's end
+    reading = [name, repr(later), repr(period)]
     limits = BotLimits(sandbox=sandbox)  # each end started as a bot is: its sandbox, group, limits
 
     async def both() -> str:
         async with trio.open_nursery() as nursery:
             start_end = functools.partial(ProcessLink.start, nursery=nursery, cwd=PEER.parent, limits=limits)
             sender = await start_end([sys.executable, str(PEER), "send", *timing, sent])
-            receiver = await start_end([sys.executable, str(PEER), "receive", *timing, "0" * bits], max_line=bits + 64)
+            receiver = await start_end([sys.executable, str(PEER), "receive", *reading, "0" * bits], max_line=bits + 64)
             try:
-                with trio.fail_after(60 + bits * period * 2):
+                with trio.fail_after(60 + bits * period * 3):
                     line = await receiver.receive_line()
                     await sender.wait_exit(60)
             finally:

@@ -13,6 +13,7 @@ from referee.bench.cluster import bench_cluster
 from referee.bench.engine import bench_engine, bench_playouts
 from referee.bench.fairness import SCENARIOS, FairnessCase, bench_fairness
 from referee.bench.hostile import bench_hostile
+from referee.bench.kernel_memory import KINDS, bench_kernel_memory
 from referee.bench.ladder_pool import bench_ladder_pool
 from referee.bench.ladder_web import bench_ladder_web, flood, make_ladder
 from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
@@ -263,6 +264,30 @@ def bench_channels_command(
         lines.append(
             f"{case.channel:<8} {case.period_ms:>8.1f} {case.bits:>6} {case.errors:>6} "
             f"{case.raw_bits_per_second:>9.1f} {case.capacity_bits_per_second:>14.1f}"
+        )
+    _report(cases, as_json, "\n".join(lines))
+
+
+@bench.command("kernel-memory")
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Only these (repeatable).")
+@click.option("--mib", default=512, show_default=True, type=click.IntRange(1, 4096), help="What the bot tries to pin.")
+@click.option("--processes", default=8, show_default=True, type=click.IntRange(1, 64), help="Its processes.")
+@click.option("--sandbox", "sandbox_mode", default="on", show_default=True, type=click.Choice(["on", "off"]))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON list.")
+def bench_kernel_memory_command(
+    kinds: tuple[str, ...], mib: int, processes: int, sandbox_mode: str, as_json: bool
+) -> None:
+    """A bot fills kernel objects of each kind (netlink, TCP, Unix sockets, pipes, memfd,
+    descriptors) and holds them: what it pushed, what its group was charged, what the machine
+    lost (``MemAvailable``), and the part outside its group."""
+    cases = bench_kernel_memory(sandbox_for(sandbox_mode, ()), kinds or KINDS, mib, processes)
+    head = f"{'kind':<8} {'sandbox':<9} {'pushed MiB':>10} {'objects':>7} {'refused':<13} {'group MiB':>9}"
+    lines = [f"{head} {'machine MiB':>11} {'outside':>7}"]
+    for case in cases:
+        group = f"{case.group_mib:.1f}" if case.group_mib is not None else "-"
+        lines.append(
+            f"{case.kind:<8} {case.sandbox:<9} {case.pushed_mib:>10.1f} {case.objects:>7} {case.refused or '-':<13} "
+            f"{group:>9} {case.machine_mib:>11.1f} {case.outside_mib:>7.1f}"
         )
     _report(cases, as_json, "\n".join(lines))
 

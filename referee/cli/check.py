@@ -24,6 +24,7 @@ from referee.check.runner import run_check, sandbox_description, select
 from referee.cli.options import (
     PORT,
     SANDBOX_BIND_OPTION,
+    SANDBOX_LOOPBACK_OPTION,
     SANDBOX_OPTION,
     TIME_BANK_OPTION,
     TIME_PER_MOVE_OPTION,
@@ -81,6 +82,7 @@ from referee.rules.presets import DEFAULT_PRESET, PRESETS
 )
 @SANDBOX_OPTION
 @SANDBOX_BIND_OPTION
+@SANDBOX_LOOPBACK_OPTION
 def check(
     bot: str,
     *,
@@ -98,12 +100,12 @@ def check(
     connect_timeout: float | None,
     sandbox_mode: str,
     sandbox_binds: tuple[str, ...],
+    sandbox_loopback: bool,
 ) -> None:
     """Check that BOT (a command line, as `referee match` takes) speaks the protocol correctly.
 
     Each step starts the bot afresh, plays a scripted part of the protocol with it and ends
     it. Example: referee check "python3 sample_bots/python/random_bot.py"
-
     The clock is referee match's (a decision limit and a bank, full at each step's match);
     a bot whose answers would spend more than the bank over a whole match fails.
 
@@ -118,7 +120,7 @@ def check(
     if not steps:
         raise click.BadParameter(f"no step matches {', '.join(patterns)}", param_hint="--only")
     limits = Limits(per_decision=time_per_move, bank=time_bank, startup=startup)
-    sandbox = None if tcp else sandbox_for(sandbox_mode, sandbox_binds)
+    sandbox = None if tcp else sandbox_for(sandbox_mode, sandbox_binds, sandbox_loopback)
     if not as_json:
         shown = target.spec if (target := tcp_target(bot)) is not None else bot  # the token left out
         click.echo(header(shown, variant, limits, len(steps), sandbox_description(sandbox, tcp=tcp)))

@@ -19,6 +19,7 @@ from referee.cli.options import (
     CONCURRENCY,
     MAX_CONCURRENCY,
     SANDBOX_BIND_OPTION,
+    SANDBOX_LOOPBACK_OPTION,
     SANDBOX_OPTION,
     TIME_BANK_OPTION,
     TIME_PER_MOVE_OPTION,
@@ -125,6 +126,7 @@ _OPTIONS: list[Decorator] = [
     ),
     SANDBOX_OPTION,
     SANDBOX_BIND_OPTION,
+    SANDBOX_LOOPBACK_OPTION,
     click.option(
         "--cluster",
         default=None,
@@ -218,6 +220,7 @@ def _contest(
         cwd=Path(options["cwd"] or ".").absolute(),
         sandbox_mode=as_sandbox_mode(options["sandbox_mode"]),
         sandbox_binds=options["sandbox_binds"],
+        sandbox_loopback=options["sandbox_loopback"],
         cluster=options["cluster"],
     )
     return _show(db, _play(plan, settings, options), options)

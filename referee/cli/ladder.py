@@ -24,6 +24,7 @@ from referee.cli.options import (
     MAX_CONCURRENCY,
     PORT,
     SANDBOX_BIND_OPTION,
+    SANDBOX_LOOPBACK_OPTION,
     SANDBOX_OPTION,
     TIME_BANK_OPTION,
     TIME_PER_MOVE_OPTION,
@@ -141,6 +142,7 @@ def _open(db: str) -> LadderStore:
 )
 @SANDBOX_OPTION
 @SANDBOX_BIND_OPTION
+@SANDBOX_LOOPBACK_OPTION
 @click.option(
     "--cluster",
     default=None,
@@ -183,6 +185,7 @@ def run_command(
     start_ahead: bool,
     sandbox_mode: str,
     sandbox_binds: tuple[str, ...],
+    sandbox_loopback: bool,
     cluster: str | None,
     follow: bool,
     keep_running: bool,
@@ -194,7 +197,6 @@ def run_command(
     or go on with the one in --db where it stopped."""
     if keep_running and not follow:
         raise click.UsageError("--keep-running waits for edits to CONFIG: it needs --follow")
-
     entries, folder, rules, default_rules = _read_config(config, cwd, variant, pairs)
     check_output_file(db, "--db", make_folders=False)
     console = Console()
@@ -212,6 +214,7 @@ def run_command(
             cwd=folder,
             sandbox_mode=as_sandbox_mode(sandbox_mode),
             sandbox_binds=sandbox_binds,
+            sandbox_loopback=sandbox_loopback,
             keep_bots=keep_bots,
             start_ahead=start_ahead,
             cluster=cluster,

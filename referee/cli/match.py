@@ -15,6 +15,7 @@ from referee.cli.options import (
     PORT,
     REPO,
     SANDBOX_BIND_OPTION,
+    SANDBOX_LOOPBACK_OPTION,
     SANDBOX_OPTION,
     TIME_BANK_OPTION,
     TIME_PER_MOVE_OPTION,
@@ -78,6 +79,7 @@ from referee.web.server import WebSeat, WebSeatServer
 @bot_limit_options
 @SANDBOX_OPTION
 @SANDBOX_BIND_OPTION
+@SANDBOX_LOOPBACK_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 def match(
     bots: tuple[str, ...],
@@ -98,6 +100,7 @@ def match(
     limits: BotLimits,
     sandbox_mode: str,
     sandbox_binds: tuple[str, ...],
+    sandbox_loopback: bool,
     as_json: bool,
 ) -> None:
     """Play one match between BOTS, in seat order. A BOT is a command line (the referee starts
@@ -120,7 +123,7 @@ def match(
         trick_pause=pauses[1],
     )
     if not all(b.startswith((TCP_PREFIX, WEB_PREFIX)) for b in bots):  # a sandbox only for started bots
-        limits = msgspec.structs.replace(limits, sandbox=sandbox_for(sandbox_mode, sandbox_binds))
+        limits = msgspec.structs.replace(limits, sandbox=sandbox_for(sandbox_mode, sandbox_binds, sandbox_loopback))
     refusals = RefusalReport(_to_stderr)
     has_web = any(b.startswith(WEB_PREFIX) for b in bots)
     web = WebSeatServer(host, on_listening=announce_web_seats, on_refusal=refusals) if has_web else None

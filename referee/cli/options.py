@@ -288,6 +288,15 @@ SANDBOX_BIND_OPTION = click.option(
 )
 
 
+SANDBOX_LOOPBACK_OPTION = click.option(
+    "--sandbox-loopback",
+    "sandbox_loopback",
+    is_flag=True,
+    help="Let sandboxed bots open TCP/UDP sockets on their own loopback (for a bot whose processes talk "
+    "over it); else only Unix sockets. See docs/security.md.",
+)
+
+
 _LIMIT_OPTIONS: Final = [
     click.option(
         "--cpu-limit", type=CPU_SECONDS, default=None, help="CPU seconds each started bot may use (default: none)."
@@ -411,11 +420,11 @@ def pause_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )(with_pauses)
 
 
-def sandbox_for(mode: str, binds: tuple[str, ...]) -> Sandbox | None:
+def sandbox_for(mode: str, binds: tuple[str, ...], loopback: bool = False) -> Sandbox | None:
     """The sandbox for the command's bots (a warning on stderr when auto finds none), or a
     one-line error (exit 1) when ``on`` cannot be had."""
     try:
-        return choose_sandbox(mode, lambda text: click.echo(text, err=True), binds)  # type: ignore[arg-type]
+        return choose_sandbox(mode, lambda text: click.echo(text, err=True), binds, loopback=loopback)  # type: ignore[arg-type]
     except SandboxUnavailable as err:
         raise click.ClickException(str(err)) from None
 

@@ -70,6 +70,7 @@ class MatchTask(msgspec.Struct, frozen=True, kw_only=True):
     config: MatchConfig
     sandbox_mode: SandboxMode
     sandbox_binds: tuple[str, ...] = ()
+    sandbox_loopback: bool = False
 
 
 class MatchDone(msgspec.Struct, frozen=True, kw_only=True):
@@ -103,7 +104,9 @@ def play_task(task_bytes: bytes) -> bytes:
     worker = f"{socket.gethostname()}:{os.getpid()}"
     done = MatchDone(set_index=task.set_index, rotation=task.rotation, worker=worker)
     try:
-        sandbox = choose_sandbox(task.sandbox_mode, lambda line: None, task.sandbox_binds)
+        sandbox = choose_sandbox(
+            task.sandbox_mode, lambda line: None, task.sandbox_binds, loopback=task.sandbox_loopback
+        )
         built = _build_once(task, sandbox)
         with tempfile.TemporaryDirectory(prefix="hearts-match-") as folder:
             path = Path(folder) / "match.jsonl"
@@ -232,6 +235,7 @@ class ClusterRun:
         client: Any,
         sandbox_mode: SandboxMode,
         sandbox_binds: Sequence[str] = (),
+        sandbox_loopback: bool = False,
         on_result: Callable[[MatchRecord], None] | None = None,
         on_refused: Callable[[str], None] | None = None,
         play: Callable[[bytes], bytes] = play_task,
@@ -246,6 +250,7 @@ class ClusterRun:
         self.client = client
         self.sandbox_mode = sandbox_mode
         self.sandbox_binds = tuple(sandbox_binds)
+        self.sandbox_loopback = sandbox_loopback
         self.on_result = on_result
         self.on_refused = on_refused
         self.summary = RunSummary()
@@ -273,6 +278,7 @@ class ClusterRun:
                 config=self.options.config,
                 sandbox_mode=self.sandbox_mode,
                 sandbox_binds=self.sandbox_binds,
+                sandbox_loopback=self.sandbox_loopback,
             )
         )
 

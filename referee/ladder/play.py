@@ -81,6 +81,8 @@ class LadderPlan:
     cwd: Path | None = None
     sandbox_mode: SandboxMode = "off"
     sandbox_binds: Sequence[str] = ()
+    sandbox_loopback: bool = False
+    """``--sandbox-loopback``: bots may use TCP and UDP on their own loopback."""
     keep_bots: bool = False
     start_ahead: bool = True
     cluster: str | None = None
@@ -200,7 +202,8 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
     kind.check(plan)
     if plan.cluster is not None:
         return _play_on_cluster(plan, plan.cluster, telling, kind)
-    sandbox = choose_sandbox(plan.sandbox_mode, telling.warn or (lambda line: None), plan.sandbox_binds)
+    warn = telling.warn or (lambda line: None)
+    sandbox = choose_sandbox(plan.sandbox_mode, warn, plan.sandbox_binds, loopback=plan.sandbox_loopback)
     existed = Path(db).exists()
     private = private_files(db)
     built = prepare_bots(plan.entries, plan.cwd, sandbox.hiding(*private) if sandbox is not None else None, private)
@@ -269,6 +272,7 @@ def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: Run
             window = max(plan.concurrency, _threads(client)) if isinstance(feed, LadderFeed) else plan.concurrency
             run = ClusterRun(store, rules, version_entries(store, plan.entries), options, client=client,
                              sandbox_mode=plan.sandbox_mode, sandbox_binds=plan.sandbox_binds,
+                             sandbox_loopback=plan.sandbox_loopback,
                              on_refused=telling.warn, feed=feed, window=window)  # fmt: skip
             background = _guarded(telling)
             if plan.bot_list is not None and isinstance(feed, LadderFeed):

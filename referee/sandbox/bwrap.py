@@ -46,7 +46,7 @@ from referee.errors import RefereeError
 from referee.sandbox.cgroups import WARNING as GROUPS_WARNING
 from referee.sandbox.cgroups import Unavailable
 from referee.sandbox.groups import bot_groups
-from referee.sandbox.seccomp import bot_filter
+from referee.sandbox.seccomp import BOT_FAMILIES, BUILD_FAMILIES, LOOPBACK_FAMILIES, bot_filter
 from referee.sandbox.sight import HOME, inside, shown_paths, uses_folder
 from referee.sandbox.sight import shared as _shared
 
@@ -106,6 +106,9 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
     copies: tuple[tuple[str, str], ...] = ()
     """A bot's folder and the copy its build made and wrote (``referee.match.seats.build_folder``):
     inside, the copy is seen at the folder's path, so paths are what they would be in place."""
+    loopback: bool = False
+    """``--sandbox-loopback``: a bot may open TCP and UDP sockets on its own loopback (else only
+    Unix sockets: ``referee.sandbox.seccomp``)."""
 
     @property
     def process_limit(self) -> int | None:
@@ -143,7 +146,8 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         bot's is drawn here; a build's is given, since its folder was made its own)."""
         options = self.options(args, cwd, env, build=build, uid=uid)
         fds: list[int] = []
-        program = bot_filter()
+        families = BUILD_FAMILIES if build else LOOPBACK_FAMILIES if self.loopback else BOT_FAMILIES
+        program = bot_filter(families=families)
         if program is not None:
             fds.append(_memfd("bot-seccomp", program))
             options[1:1] = ["--seccomp", str(fds[-1])]
@@ -369,6 +373,8 @@ def choose_sandbox(
     warn: Callable[[str], None],
     binds: Sequence[str] = (),
     pause: Callable[[float], None] = time.sleep,
+    *,
+    loopback: bool = False,
 ) -> Sandbox | None:
     """The sandbox for ``--sandbox MODE``: ``off`` none; ``on`` bubblewrap or
     ``SandboxUnavailable``; ``auto`` bubblewrap when it works here, else none and one warning.
@@ -401,7 +407,8 @@ def choose_sandbox(
             raise SandboxUnavailable(f"--sandbox on: cannot bound bots here: {groups.reason}")
         warn(f"{GROUPS_WARNING} ({groups.reason})")
     if problem is None and bwrap is not None:
-        return Sandbox(bwrap=bwrap, privileged=privileged, binds=tuple(os.path.abspath(b) for b in binds))
+        binds = tuple(os.path.abspath(b) for b in binds)
+        return Sandbox(bwrap=bwrap, privileged=privileged, binds=binds, loopback=loopback)
     if mode == "on":
         raise SandboxUnavailable(f"--sandbox on: cannot sandbox bots here: {problem}")
     warn(f"{WARNING} ({problem})")

@@ -146,6 +146,26 @@ def write() -> None:
         report("write", wrote=False, error=err.strerror)
 
 
+def kernel() -> None:
+    """Pin kernel memory outside its group (netlink replies, loopback TCP buffers) and read a
+    shared file's page cache state: every way is refused (issue 31)."""
+    opened = {}
+    for family in ("AF_NETLINK", "AF_INET", "AF_UNIX"):
+        try:
+            socket.socket(getattr(socket, family), socket.SOCK_DGRAM).close()
+            opened[family] = "ok"
+        except OSError as err:
+            opened[family] = err.strerror
+    fd = os.open("/usr/bin/env", os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # succeeds, does nothing
+    try:
+        os.preadv(fd, [bytearray(4096)], 0, os.RWF_NOWAIT)
+        nowait = "ok"
+    except OSError as err:
+        nowait = err.strerror
+    report("kernel", opened=opened, nowait=nowait)
+
+
 for attack in ATTACKS:
     try:
         {
@@ -156,6 +176,7 @@ for attack in ATTACKS:
             "remember": remember,
             "linger": linger,
             "write": write,
+            "kernel": kernel,
         }[attack]()
     except Exception as err:  # report, never crash: the test reads what happened
         report(attack, error=repr(err))

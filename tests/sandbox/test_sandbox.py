@@ -7,6 +7,7 @@ run inside it."""
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -120,7 +121,10 @@ def test_a_bot_cannot_see_or_stop_its_neighbours(tmp_path: Path) -> None:
         assert signalled["stopped"] == 0, signalled  # it sees only its sandbox's init, which is not its to stop
 
 
-def test_two_bots_cannot_share_a_file_or_a_port(tmp_path: Path) -> None:
+@pytest.mark.parametrize("loopback", [False, True], ids=["unix-only", "loopback"])
+def test_two_bots_cannot_share_a_file_or_a_port(tmp_path: Path, loopback: bool) -> None:
+    """Without ``--sandbox-loopback`` a bot cannot open a TCP socket at all (EAFNOSUPPORT);
+    with it, it listens on its own loopback, which no other bot reaches."""
     marker = uuid.uuid4().hex[:12]
     port = str(20000 + int(marker[:4], 16) % 20000)
     log = tmp_path / "match.jsonl"
@@ -130,11 +134,15 @@ def test_two_bots_cannot_share_a_file_or_a_port(tmp_path: Path) -> None:
         f"{ATTACKER} look {marker}-b peer={marker} port={port}",
         GOOD,
         log=log,
+        extra=("--sandbox-loopback",) if loopback else (),
     )
     assert [s["status"] for s in result["seats"]] == ["ok"] * 4
     reports = attacks(log)
     (shared,) = [r for r in reports[0] if r["attack"] == "share"]
-    assert shared["wrote"] and shared["listening"]  # it did its part, in its own sandbox
+    assert shared["wrote"] and shared["listening"] is loopback  # it did its part, in its own sandbox
+    if not loopback:
+        (refused,) = [r for r in reports[0] if r["attack"] == "share_listen_error"]
+        assert "Address family not supported" in refused["error"], refused
     (looked,) = reports[2]
     assert looked["found"] == [] and looked["connected"] is False, looked
     assert not list(Path("/tmp").glob(f"share-{marker}"))  # nothing reached the real /tmp
@@ -444,3 +452,89 @@ def test_a_bot_that_needs_no_folder_starts_in_a_neutral_one(tmp_path: Path) -> N
     finally:
         launch.close()
     assert kept.stdout.splitlines()[:2] == [str(secret), f"PWD={secret}"], kept.stderr
+
+
+KERNEL_PROBE = """
+import ctypes, errno, os, socket
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+def call(name, *args):
+    got = libc.syscall(*args)
+    print(name, got if got >= 0 else errno.errorcode[ctypes.get_errno()], flush=True)
+for family in ("AF_NETLINK", "AF_PACKET", "AF_INET", "AF_INET6", "AF_UNIX"):
+    try:
+        socket.socket(getattr(socket, family), socket.SOCK_DGRAM).close()
+        print(family, "ok")
+    except OSError as err:
+        print(family, errno.errorcode[err.errno])
+class Iov(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+page = ctypes.create_string_buffer(4096)
+iov = Iov(ctypes.cast(page, ctypes.c_void_p), 4096)
+fd = os.open("/usr/bin/env", os.O_RDONLY)
+call("preadv2 RWF_NOWAIT", 327, fd, ctypes.byref(iov), 1, 0, 0, 8)
+call("preadv2", 327, fd, ctypes.byref(iov), 1, 0, 0, 0)
+call("fadvise DONTNEED", 221, fd, 0, 0, 4)
+call("readahead", 187, fd, 0, 4096)
+call("cachestat", 451, fd, ctypes.byref((ctypes.c_uint64 * 2)(0, 0)), ctypes.byref((ctypes.c_uint64 * 8)()), 0)
+mapped = libc.mmap(None, 4096, 1, 1, fd, 0)
+call("mincore", 27, ctypes.c_void_p(mapped), 4096, ctypes.byref((ctypes.c_ubyte * 1)()))
+call("io_uring_setup", 425, 4, ctypes.byref((ctypes.c_ubyte * 120)()))
+call("io_setup", 206, 4, ctypes.byref(ctypes.c_ulong(0)))
+call("userfaultfd", 323, 1)
+call("bpf", 321, 0, 0, 0)
+call("perf_event_open", 298, 0, 0, -1, -1, 0)
+"""
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the probe names x86-64 system call numbers")
+def test_kernel_objects_outside_the_group_and_page_cache_state_are_refused(tmp_path: Path) -> None:
+    """Issue 31: a bot's empty network namespace still let it open any socket family (3 GiB of
+    netlink replies queued outside its group), and two bots (or a bot and the next match's)
+    passed every bit of a deal through a read-only file's page cache (clear with fadvise,
+    read with RWF_NOWAIT). Inside: only Unix sockets, advice does nothing, the cache's state
+    cannot be read, and io_uring, AIO, userfaultfd, BPF and perf counters are not there.
+    Outside, the same probe gets further (the probe itself is sound)."""
+    (tmp_path / "probe.py").write_text(KERNEL_PROBE)
+    (tmp_path / "probe.py").chmod(0o644)
+    inside = run_inside(tmp_path, f"{PY} {tmp_path}/probe.py")
+    got = dict(line.rsplit(" ", 1) for line in inside.stdout.splitlines())
+    assert got == {
+        "AF_NETLINK": "EAFNOSUPPORT",
+        "AF_PACKET": "EAFNOSUPPORT",
+        "AF_INET": "EAFNOSUPPORT",
+        "AF_INET6": "EAFNOSUPPORT",
+        "AF_UNIX": "ok",
+        "preadv2 RWF_NOWAIT": errno.errorcode[errno.EOPNOTSUPP],  # ENOTSUP: the same number
+        "preadv2": "4096",
+        "fadvise DONTNEED": "0",
+        "readahead": "0",
+        "cachestat": "ENOSYS",
+        "mincore": "ENOSYS",
+        "io_uring_setup": "ENOSYS",
+        "io_setup": "ENOSYS",
+        "userfaultfd": "ENOSYS",
+        "bpf": "ENOSYS",
+        "perf_event_open": "ENOSYS",
+    }, inside.stdout + inside.stderr
+    outside = subprocess.run([PY, str(tmp_path / "probe.py")], capture_output=True, text=True, check=False, timeout=30)
+    seen = dict(line.rsplit(" ", 1) for line in outside.stdout.splitlines())
+    assert seen["AF_NETLINK"] == "ok" and seen["AF_INET"] == "ok", outside.stdout + outside.stderr
+    assert seen["preadv2 RWF_NOWAIT"] not in ("EOPNOTSUPP", "ENOSYS") and seen["mincore"] == "0"
+
+
+def test_a_bot_trying_the_kernel_plays_on_and_its_match_verifies(tmp_path: Path) -> None:
+    """The attacks of issue 31 from a seat of a real match: refused, the seat still plays, every
+    seat ends ``ok`` and the log verifies move by move."""
+    log = tmp_path / "match.jsonl"
+    result = one_round(f"{ATTACKER} kernel k{uuid.uuid4().hex[:8]}", GOOD, GOOD, GOOD, log=log)
+    assert [s["status"] for s in result["seats"]] == ["ok"] * 4
+    (tried,) = attacks(log)[0]
+    assert tried["opened"] == {
+        "AF_NETLINK": "Address family not supported by protocol",
+        "AF_INET": "Address family not supported by protocol",
+        "AF_UNIX": "ok",
+    }, tried
+    assert tried["nowait"] == "Operation not supported", tried
+    verified = referee("replay", "--verify", str(log))
+    assert verified.returncode == 0, verified.stdout + verified.stderr

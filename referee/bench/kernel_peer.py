@@ -1,0 +1,161 @@
+"""A bot that tries to pin kernel memory (for ``referee bench kernel-memory``): a script run
+inside the sandbox, as a bot would be, with the standard library only.
+
+    python3 kernel_peer.py KIND MIB PROCESSES
+
+Each of ``PROCESSES`` processes fills kernel objects of one ``KIND`` until it has pushed
+``MIB`` MiB / ``PROCESSES`` or the kernel says no, then holds them. The first line on stdout is
+JSON: what was pushed, how many objects, and the first refusal (``errno`` name); then it waits
+until stdin closes. What the kernel charged and to whom is measured from outside.
+
+Kinds: ``netlink`` (60 KiB ``RTM_NEWLINK`` requests on ``NETLINK_ROUTE`` sockets, never read:
+the kernel queues an error reply carrying each request back), ``tcp`` (pairs on the bot's own
+loopback, one end writing until its buffers are full), ``unix`` (stream socket pairs, the
+same), ``pipe`` (pipes grown to 1 MiB, full), ``memfd`` (the baseline: memory a group is
+known to be charged for), ``fds`` (eventfds, timerfds and epolls: the descriptors themselves).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import socket
+import struct
+import sys
+
+MIB = 1 << 20
+CHUNK = 60 * 1024
+F_SETPIPE_SZ = 1031
+NETLINK_ROUTE = 0
+RTM_NEWLINK = 16
+NLM_F_REQUEST = 1
+
+
+class Held:
+    """What one process holds: its objects (so they stay open) and what it pushed."""
+
+    def __init__(self) -> None:
+        self.objects: list[object] = []
+        self.pushed = 0
+        self.refused: str | None = None
+
+
+def _fill(sock: socket.socket, budget: int, held: Held) -> None:
+    sock.setblocking(False)
+    data = b"\0" * CHUNK
+    while held.pushed < budget:
+        try:
+            held.pushed += sock.send(data)
+        except BlockingIOError:
+            return
+
+
+def netlink(budget: int, held: Held) -> None:
+    request = struct.pack("=IHHII", 16 + CHUNK, RTM_NEWLINK, NLM_F_REQUEST, 1, 0) + b"\0" * CHUNK
+    while held.pushed < budget:
+        sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE)
+        held.objects.append(sock)
+        sock.setblocking(False)
+        for _ in range(64):  # the replies queue until the socket's receive buffer is full
+            try:
+                sock.send(request)
+            except (BlockingIOError, OSError):
+                break
+            held.pushed += len(request)
+
+
+def tcp(budget: int, held: Held) -> None:
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    held.objects.append(listener)
+    while held.pushed < budget:
+        client = socket.create_connection(listener.getsockname())
+        server, _ = listener.accept()
+        held.objects += [client, server]
+        before = held.pushed
+        _fill(client, budget, held)
+        if held.pushed == before:
+            return
+
+
+def unix(budget: int, held: Held) -> None:
+    while held.pushed < budget:
+        one, two = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        held.objects += [one, two]
+        before = held.pushed
+        _fill(one, budget, held)
+        if held.pushed == before:
+            return
+
+
+def pipe(budget: int, held: Held) -> None:
+    import fcntl  # noqa: PLC0415 - only this kind needs it
+
+    while held.pushed < budget:
+        read, write = os.pipe()
+        held.objects += [read, write]
+        with contextlib.suppress(OSError):  # the user's pipe pages spent: it keeps its default size
+            fcntl.fcntl(write, F_SETPIPE_SZ, MIB)
+        os.set_blocking(write, False)
+        try:
+            while held.pushed < budget:
+                held.pushed += os.write(write, b"\0" * CHUNK)
+        except BlockingIOError:
+            continue
+
+
+def memfd(budget: int, held: Held) -> None:
+    fd = os.memfd_create("held")
+    held.objects.append(fd)
+    while held.pushed < budget:
+        held.pushed += os.write(fd, b"\1" * MIB)
+
+
+def fds(budget: int, held: Held) -> None:
+    import select  # noqa: PLC0415 - only this kind needs it
+
+    while held.pushed < budget:
+        held.objects += [os.eventfd(0), select.epoll()]
+        held.pushed += 2
+
+
+KINDS = {"netlink": netlink, "tcp": tcp, "unix": unix, "pipe": pipe, "memfd": memfd, "fds": fds}
+
+
+def hold(kind: str, budget: int) -> Held:
+    held = Held()
+    try:
+        KINDS[kind](budget, held)
+    except OSError as error:
+        held.refused = errno.errorcode.get(error.errno or 0, str(error))
+    return held
+
+
+def main() -> None:
+    kind, mib, processes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    budget = mib * MIB // processes
+    report_read, report_write = os.pipe()
+    for _ in range(processes - 1):
+        if os.fork() == 0:
+            os.close(report_read)
+            held = hold(kind, budget)
+            os.write(report_write, (json.dumps([held.pushed, len(held.objects), held.refused]) + "\n").encode())
+            os.close(report_write)  # the parent reads to the end of every child's report
+            sys.stdin.read()  # hold until the referee closes stdin
+            os._exit(0)
+    os.close(report_write)
+    held = hold(kind, budget)
+    pushed, objects, refused = held.pushed, len(held.objects), held.refused
+    with os.fdopen(report_read) as reports:
+        for line in reports:
+            more, count, why = json.loads(line)
+            pushed, objects, refused = pushed + more, objects + count, refused or why
+    print(json.dumps({"kind": kind, "pushed": pushed, "objects": objects, "refused": refused}), flush=True)
+    sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()
