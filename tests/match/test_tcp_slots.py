@@ -181,26 +181,8 @@ def evictions(refused: list[Refusal]) -> list[Refusal]:
     return [r for r in refused if r.message.startswith("dropped:")]
 
 
-async def test_idle_connections_from_several_addresses_cannot_keep_an_honest_client_out() -> None:
-    seat = TcpSeat(seat=0, name="a", token="tok")
-    async with trio.open_nursery() as nursery:
-        server, address, refused = await open_server(nursery, [seat], hello_timeout=60.0)
-        async with trio.open_nursery() as attack:
-            await start_attack(attack, server, address)
-            assert server.pending == tcp.MAX_PENDING and not evictions(refused)
-            honest = await trio.open_tcp_stream(*address)  # every slot is taken: a silent one gives way
-            assert (await first_line(honest))["type"] == "hello"
-            await honest.send_all(b'{"type":"hello","version":1,"name":"honest","token":"tok"}\n')
-            await seat.arrived.wait()
-            attack.cancel_scope.cancel()
-        assert seat.connection is not None and seat.connection.hello is not None
-        assert seat.connection.hello.name == "honest"
-        await honest.aclose()
-        nursery.cancel_scope.cancel()
-    dropped = evictions(refused)
-    assert dropped and {r.reason for r in dropped} == {"busy"}
-    assert dropped[0].message == tcp.EVICTED_SILENT and "another connection needed the slot" in dropped[0].message
-    assert {r.peer.rpartition(":")[0] for r in refused} <= set(ATTACKERS)  # the honest one: never refused
+def hosts_of(refused: list[Refusal]) -> set[str]:
+    return {r.peer.rpartition(":")[0] for r in refused}
 
 
 async def test_an_honest_kit_bot_gets_its_seat_while_idle_connections_reconnect() -> None:
@@ -226,14 +208,21 @@ async def test_an_honest_kit_bot_gets_its_seat_while_idle_connections_reconnect(
         await say_goodbye(seat.connection, 5.0)
         assert await process.wait() == 0
         nursery.cancel_scope.cancel()
-    assert evictions(refused)
-    assert b"busy" not in stderr  # in at the first try: only the attackers' connections gave way
+    assert refused and hosts_of(refused) <= set(ATTACKERS)
+    assert b"busy" not in stderr  # in at the first try: only the attackers' connections were refused
 
 
-async def test_eviction_takes_the_oldest_silent_connection_of_the_address_with_most_slots() -> None:
+async def test_eviction_takes_the_oldest_silent_connection_of_the_address_with_most_slots(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
     async with trio.open_nursery() as nursery:
         server, address, refused = await open_server(
-            nursery, [TcpSeat(seat=0, name="a")], hello_timeout=60.0, max_pending=4, max_pending_per_address=3
+            nursery,
+            [TcpSeat(seat=0, name="a")],
+            hello_timeout=60.0,
+            max_pending=4,
+            max_pending_per_address=3,
+            squat_after=1.0,
         )
 
         async def connect(local: str) -> trio.SocketStream:
@@ -248,6 +237,7 @@ async def test_eviction_takes_the_oldest_silent_connection_of_the_address_with_m
         assert over == [] and refused[-1].reason == "busy" and "per address" in refused[-1].message
         assert server.pending_by_address == {"127.0.0.3": 1, "127.0.0.2": 3}
         await crowd[1].send_all(b'{"type":"hello"')  # part of a line: still silent
+        await trio.sleep(2.0)  # silent for longer than squat_after: squatters now
         first = await connect("127.0.0.4")  # evicts the oldest of 127.0.0.2, which holds the most slots
         assert [m.get("code") for m in await lines_until_closed(crowd[0])] == ["busy"]
         second = await connect("127.0.0.5")  # 127.0.0.2 still holds the most: its next one goes
@@ -269,7 +259,7 @@ async def test_a_connection_that_sent_its_hello_line_is_never_evicted(monkeypatc
     heard: list[bytes] = []
     checking = trio.Event()
 
-    async def slow_check(connection: BotConnection, startup: float, admit: Any = None) -> None:
+    async def slow_check(connection: BotConnection, startup: float, admit: Any = None, since: Any = None) -> None:
         """A handshake whose check of the hello takes until ``gate``."""
         await connection.link.send(b'{"type":"hello"}\n')
         heard.append(await connection.link.receive_line())
@@ -280,7 +270,9 @@ async def test_a_connection_that_sent_its_hello_line_is_never_evicted(monkeypatc
 
     monkeypatch.setattr(tcp, "handshake", slow_check)
     async with trio.open_nursery() as nursery:
-        server, address, refused = await open_server(nursery, [TcpSeat(seat=0, name="a")], max_pending=2)
+        server, address, refused = await open_server(
+            nursery, [TcpSeat(seat=0, name="a")], max_pending=2, squat_after=0.0
+        )
 
         async def connect(local: str, line: bytes | None = None) -> trio.SocketStream:
             nonlocal checking
@@ -433,12 +425,12 @@ async def test_an_unexpected_exception_in_a_handshake_ends_that_connection_only(
     real = connection_handshake
     calls = 0
 
-    async def explosive(connection: Any, startup: float, admit: Any = None) -> None:
+    async def explosive(connection: Any, startup: float, admit: Any = None, since: Any = None) -> None:
         nonlocal calls
         calls += 1
         if calls == 1:
             raise RecursionError("maximum recursion depth exceeded")
-        await real(connection, startup, admit=admit)
+        await real(connection, startup, admit=admit, since=since)
 
     monkeypatch.setattr(tcp, "handshake", explosive)
     seat = TcpSeat(seat=0, name="a", token="tok")

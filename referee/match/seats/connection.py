@@ -89,15 +89,19 @@ Admit = Callable[[BotHello], Failure | None]
 """A check of a bot's hello beyond the version (the TCP seat token): ``None`` admits it."""
 
 
-async def handshake(connection: BotConnection, startup: float, admit: Admit | None = None) -> None:
-    """Send hello and wait for the bot's hello within ``startup`` seconds; on any failure the
-    bot is told why, its link is closed and ``connection.failure`` is set."""
+async def handshake(
+    connection: BotConnection, startup: float, admit: Admit | None = None, *, since: float | None = None
+) -> None:
+    """Send hello and wait for the bot's hello within ``startup`` seconds (counted from
+    ``since``, trio's time, when given: a connection's accept, so a referee slow to start the
+    handshake gives a squatter no longer); on any failure the bot is told why, its link is
+    closed and ``connection.failure`` is set."""
     link = connection.link
     hello: RefereeMessage = Hello(protocol=PROTOCOL, versions=list(VERSIONS), referee=REFEREE_NAME)
     line_out = encode(hello)
     start = trio.current_time()
     try:
-        with trio.fail_after(startup):
+        with trio.fail_at((start if since is None else since) + startup):
             await link.send(line_out)
             connection.transcript.append((0.0, "send", line_out.rstrip(b"\n")))
             line = await link.receive_line()

@@ -5,21 +5,10 @@ must carry the token of a free seat; a hello without a token or with a wrong one
 seat is taken, or no hello within the hello limit is refused with an error line and the
 connection closed, without touching the seated bots.
 
-An unauthenticated connection cannot hold the referee: the hello limit is short (5 s, and
-never more than the start-up limit); at most ``max_pending`` connections may be in their
-handshake at once (the slots) and at most ``max_pending_per_address`` of them from one address
-(an IPv4 address, or an IPv6 /64). When its address's slots or every slot are taken, a new
-connection is not refused: it takes the slot of a *silent* connection, one that has not sent a
-complete line yet, which is dropped (refused ``busy``, so the kits try again). The victim is the
-oldest silent connection of the new connection's own address when that address is at its cap
-and that connection has been silent for ``SQUAT_AFTER`` (so silent connections from the address
-where the bots run cannot keep them out, while a burst from one address is refused), else of the
-address holding the most slots, so idle connections from a few addresses, however fast they
-reconnect, only evict each other, while a bot that answers the referee's hello at once (its
-line arrives within milliseconds) keeps its slot and gets its seat (an attacker must push out
-every older silent connection before a new one). A connection that has sent its hello line is
-never evicted; when every slot of its address (or every slot) holds one, a new connection is
-refused ``busy``.
+An unauthenticated connection cannot hold the referee: the hello limit is short (5 s from the
+accept, and never more than the start-up limit), and the handshake slots are bounded per
+address and in all (``referee.match.seats.pending``): a connection silent after the referee's
+hello gives its slot to a new one, a bot that answers keeps it whatever other addresses hold.
 Whatever a connection sends before it is seated, and whatever goes wrong in its handshake, ends
 that connection only: it is refused (``protocol_violation`` for an unexpected exception) and
 reported. Every refusal goes to ``on_refusal``; ``RefusalReport`` prints them for the operator,
@@ -29,7 +18,6 @@ rate-limited and made safe for a terminal.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import math
 import secrets
 from collections import Counter, deque
@@ -42,17 +30,21 @@ from protocol.messages import BotHello
 from referee.match.seats.acceptor import Acceptor, turn_away
 from referee.match.seats.connection import BotConnection, handshake
 from referee.match.seats.link import Failure, SocketLink
+from referee.match.seats.pending import (
+    MAX_PENDING,
+    MAX_PENDING_PER_ADDRESS,
+    SQUAT_AFTER,
+    PendingLink,
+    Slot,
+    Slots,
+    address_key,
+)
 from referee.names import printable
 from referee.network import new_token
 
 DEFAULT_HELLO_TIMEOUT = 5.0
 """Seconds a TCP connection has for its hello: its program is already running, so the hello
 should come at once; an idle connection is dropped after this."""
-MAX_PENDING = 16
-MAX_PENDING_PER_ADDRESS = 4
-SQUAT_AFTER = 1.0
-"""Seconds after which a silent connection may give its slot to a new connection from its own
-address (a bot answers the referee's hello within milliseconds; a squatter never does)."""
 MAX_REFUSING = 64
 """Refusals being written at once; beyond this a connection is closed without a message."""
 
@@ -102,61 +94,6 @@ EVICTED_SILENT = "dropped: another connection needed the slot and yours had sent
 EVICTED_PARTIAL = "dropped: another connection needed the slot and yours had not sent a complete hello line; try again"
 
 
-class _PendingLink(SocketLink):
-    """A connection's link that notes what its peer has sent: a connection in its handshake
-    may be evicted until a complete line has arrived."""
-
-    def __init__(self, stream: trio.SocketStream) -> None:
-        super().__init__(stream)
-        self.received = 0
-        """Bytes the peer has sent."""
-        self.spoke = False
-        """A complete line has been read: the hello is being checked, never evicted."""
-
-    async def _receive_some(self) -> bytes | bytearray:
-        data = await super()._receive_some()
-        self.received += len(data)
-        return data
-
-    async def receive_line(self) -> bytes:
-        line = await super().receive_line()
-        self.spoke = True  # no checkpoint between the line's arrival and here
-        return line
-
-
-@dataclass(eq=False)
-class _Slot:
-    """A connection in its handshake. Cancelling ``scope`` evicts it."""
-
-    address: str
-    order: int
-    """Accepted ``order``-th: the lowest is the oldest."""
-    since: float = field(default_factory=trio.current_time)
-    """When it was accepted (trio's clock)."""
-    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
-    link: _PendingLink | None = None
-    evicted: bool = False
-
-    @property
-    def silent(self) -> bool:
-        """No complete line yet: the slot may go to a new connection."""
-        return self.link is None or not self.link.spoke
-
-
-def address_key(host: str) -> str:
-    """The address a peer's pending handshakes are counted under: its IPv4 address, or the /64
-    network of an IPv6 address (one host usually holds a whole /64)."""
-    try:
-        ip = ipaddress.ip_address(host.partition("%")[0])
-    except ValueError:
-        return host
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
-    return str(ip)
-
-
 class TcpSeatServer:
     """Accepts bots for a set of TCP seats."""
 
@@ -174,21 +111,27 @@ class TcpSeatServer:
         self.seats = seats
         self.startup = startup
         self.hello_timeout = min(hello_timeout, startup)
-        self.max_pending = max_pending
-        self.max_pending_per_address = max_pending_per_address
-        self.squat_after = squat_after
+        self.slots = Slots(max_pending, max_pending_per_address, squat_after)
         self.on_refusal = on_refusal
-        self.pending = 0
-        self.pending_by_address: Counter[str] = Counter()
-        self._slots: dict[int, _Slot] = {}
-        """The connections in their handshake, oldest first."""
-        self._accepted = 0
         self.refusals: deque[Refusal] = deque(maxlen=1000)
         """The latest refusals (older ones are only counted in ``refused``)."""
         self.refused = 0
         self.address: tuple[str, int] = ("", 0)
         self._refusing = 0
         self._changed = trio.Event()
+
+    @property
+    def pending(self) -> int:
+        """Connections in their handshake."""
+        return len(self.slots)
+
+    @property
+    def pending_by_address(self) -> Counter[str]:
+        return self.slots.by_address
+
+    @property
+    def max_pending_per_address(self) -> int:
+        return self.slots.per_address
 
     async def serve(self, host: str, port: int, *, task_status: trio.TaskStatus[tuple[str, int]]) -> None:
         """Listen on ``host:port`` (port 0: any free port) until cancelled."""
@@ -198,66 +141,22 @@ class TcpSeatServer:
         await acceptor.serve(self._take)
 
     def _take(self, stream: trio.SocketStream, nursery: trio.Nursery) -> None:
-        """Start the handshake of a new connection (evicting a silent one when every slot is
-        taken), or refuse it ``busy``."""
+        """Start the handshake of a new connection (in a slot a squatter may have to give up),
+        or refuse it ``busy``; never waits, so the accepting goes on whatever the handshakes do."""
         try:
             host = str(stream.socket.getpeername()[0])
         except OSError:
             host = "?"
-        address = address_key(host)
-        at_cap = self.pending_by_address[address] >= self.max_pending_per_address
-        if at_cap and not self._evict(address, older_than=trio.current_time() - self.squat_after):
-            message = (
-                f"too many connections from {address} in their handshake "
-                f"(limit {self.max_pending_per_address} per address); try again"
-            )
-        elif self.pending >= self.max_pending and not self._evict():
-            message = f"too many connections in their handshake (limit {self.max_pending}); try again"
-        else:
-            self._accepted += 1
-            slot = _Slot(address, self._accepted)
-            self._slots[slot.order] = slot
-            self.pending += 1
-            self.pending_by_address[address] += 1
+        slot = self.slots.take(address_key(host))
+        if isinstance(slot, Slot):
             nursery.start_soon(self._admit, stream, slot)
             return
         if self._refusing >= MAX_REFUSING:  # a flood: no message, no task, just close
-            self._refuse(SocketLink(stream).peer, "busy", f"{message} (closed without a message)")
+            self._refuse(SocketLink(stream).peer, "busy", f"{slot} (closed without a message)")
             stream.socket.close()
             return
         self._refusing += 1
-        nursery.start_soon(self._refuse_busy, stream, message)
-
-    def _evict(self, address: str | None = None, older_than: float = math.inf) -> bool:
-        """Free a slot for a new connection: drop the oldest silent connection of the address
-        holding the most slots. With ``address``: of that address only, and only one accepted
-        before ``older_than`` (silent for ``squat_after`` seconds: a squatter, not a bot still
-        answering), for a new connection from an address whose slots are all taken. ``False``
-        when there is no such connection."""
-        victim = max(
-            (
-                slot
-                for slot in self._slots.values()
-                if slot.silent and address in (None, slot.address) and slot.since < older_than
-            ),
-            key=lambda slot: (self.pending_by_address[slot.address], -slot.order),
-            default=None,
-        )
-        if victim is None:
-            return False
-        victim.evicted = True
-        self._release(victim)
-        victim.scope.cancel()
-        return True
-
-    def _release(self, slot: _Slot) -> None:
-        """Give a connection's slot back (once; eviction gives it back early)."""
-        if self._slots.pop(slot.order, None) is None:
-            return
-        self.pending -= 1
-        self.pending_by_address[slot.address] -= 1
-        if self.pending_by_address[slot.address] <= 0:
-            del self.pending_by_address[slot.address]
+        nursery.start_soon(self._refuse_busy, stream, slot)
 
     def _refuse(self, peer: str, reason: str, message: str) -> None:
         refusal = Refusal(peer, reason, message)
@@ -275,12 +174,9 @@ class TcpSeatServer:
         finally:
             self._refusing -= 1
 
-    async def _admit(self, stream: trio.SocketStream, slot: _Slot) -> None:
-        link = _PendingLink(stream)
+    async def _admit(self, stream: trio.SocketStream, slot: Slot) -> None:
+        link = PendingLink(stream)
         slot.link = link
-        if slot.evicted:  # before this task began: not even the referee's hello went out
-            await self._drop(link)
-            return
         connection = BotConnection(link=link, command="tcp")
         claimed: list[TcpSeat] = []
 
@@ -299,7 +195,7 @@ class TcpSeatServer:
 
         try:
             with slot.scope:
-                await handshake(connection, self.hello_timeout, admit=check)
+                await handshake(connection, self.hello_timeout, admit=check, since=slot.since)
         except Exception as err:  # whatever a peer sent, it ends this connection only
             for seat in claimed:
                 if seat.connection is connection:
@@ -309,7 +205,7 @@ class TcpSeatServer:
             await turn_away(link, "protocol_violation", message)
             return
         finally:
-            self._release(slot)
+            self.slots.release(slot)
         if slot.scope.cancelled_caught:
             for seat in claimed:  # none: a connection is evicted only before its hello line
                 if seat.connection is connection:
@@ -327,7 +223,7 @@ class TcpSeatServer:
         seat.arrived.set()
         self._changed.set()
 
-    async def _drop(self, link: _PendingLink) -> None:
+    async def _drop(self, link: PendingLink) -> None:
         """Refuse an evicted connection ``busy`` (the kits try again) and close it."""
         message = EVICTED_SILENT if link.received == 0 else EVICTED_PARTIAL
         if self._refusing >= MAX_REFUSING:  # a flood: no message, just close
