@@ -121,9 +121,17 @@ def test_the_seal_gives_every_entry_of_a_deep_tree_to_the_referee(tree: Path) ->
     assert Path("/etc/passwd").stat().st_uid == 0  # what a link points to is never touched
 
 
-def test_the_walk_holds_one_descriptor_past_the_recursion_limit(tmp_path: Path) -> None:
+@pytest.fixture
+def deeper(tmp_path: Path) -> Iterator[Path]:
+    """1,500 nested folders in ``tmp_path``, removed after the test (pytest's own clean-up,
+    ``shutil.rmtree``, would fail past the recursion limit)."""
     for _ in nest(tmp_path, "d", 1500):
         pass
+    yield tmp_path
+    remove_tree(tmp_path / "d")
+
+
+def test_the_walk_holds_one_descriptor_past_the_recursion_limit(deeper: Path) -> None:
     before = len(os.listdir("/proc/self/fd"))
     most = [0]
 
@@ -131,11 +139,11 @@ def test_the_walk_holds_one_descriptor_past_the_recursion_limit(tmp_path: Path) 
         most[0] = max(most[0], len(os.listdir("/proc/self/fd")))
         return stat.S_ISDIR(info.st_mode)
 
-    top = os.open(tmp_path, FOLDER_FLAGS)
+    top = os.open(deeper, FOLDER_FLAGS)
     walk(top, visit)
     os.close(top)
     assert most[0] <= before + 3  # the walk's folder and listdir's own; not one per level
-    copy = copy_for_build(tmp_path, "deeper")
+    copy = copy_for_build(deeper, "deeper")
     assert descend(copy, "d")[0] == 1500
     seal(copy)
     remove_tree(copy)  # shutil.rmtree would recurse 1,500 levels deep
