@@ -12,12 +12,16 @@ import msgspec
 
 from referee.ladder.errors import LadderError
 from referee.match.seats.bot_config import BotEntry, bot_folder, command_words, missing_program
-from referee.match.seats.building import BuiltBot, build
+from referee.match.seats.building import BuildRefused, BuiltBot, build
 from referee.sandbox.bwrap import Sandbox
 
 
 def prepare_bots(
-    entries: Sequence[BotEntry], cwd: Path | None, sandbox: Sandbox | None = None, private: Sequence[Path] = ()
+    entries: Sequence[BotEntry],
+    cwd: Path | None,
+    sandbox: Sandbox | None = None,
+    private: Sequence[Path] = (),
+    refused: list[BuildRefused] | None = None,
 ) -> dict[str, BuiltBot]:
     """Before any match: every bot's programs must exist and its build (if any) succeed, so a
     bot that could never start is named now rather than found crashing in every match.
@@ -26,15 +30,25 @@ def prepare_bots(
     from ``cwd``, default: the current folder). Returns where each bot runs from (a sandboxed
     build's copy among it); ``private`` are the referee's files, which no build may write or
     see. Raises ``LadderError`` naming the bot, the program and where it was looked for, or
-    ``BotConfigError`` for a failed build."""
+    ``BotConfigError`` for a failed build. With ``refused``, a bot whose files cannot be copied
+    for its build or whose build's output cannot be sealed (``BuildRefused``: that bot's fault,
+    not the others') is put there and left out of what is returned, instead of raised."""
     base = cwd or Path.cwd()
     for entry in entries:
         program = command_words(entry.command)[0]
         if "/" not in program:  # its program only: the files it names may be what the build makes
             _refuse_missing(entry if not entry.build else _program_only(entry, program), bot_folder(entry, base), None)
-    built = {entry.name: build(entry, base, sandbox, private) for entry in entries}
+    built = {}
     for entry in entries:
-        _refuse_missing(entry, built[entry.name].folder, built[entry.name].copy)
+        try:
+            built[entry.name] = build(entry, base, sandbox, private)
+        except BuildRefused as err:
+            if refused is None:
+                raise
+            refused.append(err)
+    for entry in entries:
+        if entry.name in built:
+            _refuse_missing(entry, built[entry.name].folder, built[entry.name].copy)
     return built
 
 

@@ -7,6 +7,7 @@ and ``referee gauntlet`` (``referee.duel``)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import signal
 import time
 import traceback
@@ -31,9 +32,10 @@ from referee.ladder.runner import LadderRun, RunOptions, SetFeed
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.match.config import MatchConfig
 from referee.match.seats.bot_config import BotEntry
+from referee.match.seats.building import BuildRefused, BuiltBot
 from referee.match.seats.link import BotLimits
 from referee.private_files import private_folder
-from referee.sandbox.bwrap import SandboxMode, choose_sandbox
+from referee.sandbox.bwrap import Sandbox, SandboxMode, choose_sandbox
 
 if TYPE_CHECKING:
     from referee.ladder.cluster import ClusterRun
@@ -206,10 +208,12 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
     sandbox = choose_sandbox(plan.sandbox_mode, warn, plan.sandbox_binds, loopback=plan.sandbox_loopback)
     existed = Path(db).exists()
     private = private_files(db)
-    built = prepare_bots(plan.entries, plan.cwd, sandbox.hiding(*private) if sandbox is not None else None, private)
+    hidden = sandbox.hiding(*private) if sandbox is not None else None
+    built, plan, untold = _prepared(plan, kind, hidden, private, telling.warn)
     if not existed and Path(db).exists():  # a build may write in its folder: not the ladder's files
         raise LadderError(f"{db} appeared while the bots were built: a build wrote it; refusing to use it")
     with _opened(plan, kind) as (store, rules, notes):
+        notes[:0] = untold
         limits = BotLimits(
             sandbox=sandbox.hiding(*private_files(db)) if sandbox is not None else None,
             cwd=str(plan.cwd) if plan.cwd is not None else None,
@@ -225,7 +229,6 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
             built=built,
         )
         commands = dict(store.bots())
-        hidden = sandbox.hiding(*private) if sandbox is not None else None
         built.update(versions_built(store, built, cwd=plan.cwd, sandbox=hidden, private=private, notes=notes))
         notes.extend(kind.ready(store, commands, options))
         feed = kind.feed(store)
@@ -242,6 +245,35 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
         return LadderResult(
             played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes, restarts=restarts
         )
+
+
+def _prepared(
+    plan: LadderPlan,
+    kind: RunKind,
+    sandbox: Sandbox | None,
+    private: Sequence[Path],
+    warn: Callable[[str], None] | None,
+) -> tuple[dict[str, BuiltBot], LadderPlan, list[str]]:
+    """The bots built (``prepare_bots``). On a ladder a bot whose build cannot be copied or
+    sealed (``BuildRefused``: its author's doing) is left out of this run, as if it were not in
+    the bot list (on a ladder already begun it retires until it can be built again), and the
+    others play: the plan without it, and a line naming it and why, told to ``warn`` at once
+    (returned as notes when there is none). A duel or a gauntlet is about its bots: the error
+    ends it. Raises ``LadderError`` when fewer than two bots are left."""
+    refused: list[BuildRefused] = []
+    built = prepare_bots(plan.entries, plan.cwd, sandbox, private, refused if isinstance(kind, LadderKind) else None)
+    if not refused:
+        return built, plan, []
+    lines = [f"{err}; the ladder goes on without it" for err in refused]
+    left = [e for e in plan.entries if e.name in built]
+    if len(left) < 2:
+        why = "; ".join(str(err) for err in refused)
+        raise LadderError(f"{why}; a ladder needs at least two bots, {len(left)} left")
+    if warn is None:
+        return built, dataclasses.replace(plan, entries=left), lines
+    for line in lines:
+        warn(line)
+    return built, dataclasses.replace(plan, entries=left), []
 
 
 @contextlib.contextmanager

@@ -85,13 +85,35 @@ def build(entry: BotEntry, cwd: str | Path, sandbox: Sandbox | None = None, priv
     try:
         copy = copy_for_build(folder, entry.name, private, uid)
     except (BuildFolderError, OSError) as err:
-        raise BotConfigError(f"building {entry.name}: cannot copy its folder {folder}: {err}") from None
+        raise BuildRefused(entry.name, f"cannot copy its folder {folder} for its build: {err}") from None
     built = BuiltBot(folder, copy)
     try:
         _run(entry, args, folder, built.sandbox(sandbox), uid)
     finally:
-        seal(copy)  # every process of the build has ended: nothing races this
+        sealed = _sealed(copy)  # every process of the build has ended: nothing races this
+    if sealed is not None:
+        raise BuildRefused(entry.name, f"what its build made cannot be taken: {sealed}")
     return built
+
+
+class BuildRefused(BotConfigError):
+    """A bot's files cannot be copied for its build, or what its build made cannot be sealed
+    (a name past the system's limits, an unreadable entry): that bot's fault, so a ladder
+    leaves that bot out and plays the others (``referee.ladder.bots``)."""
+
+    def __init__(self, bot: str, reason: str) -> None:
+        super().__init__(f"bot {bot} refused: {reason}")
+        self.bot = bot
+        self.reason = reason
+
+
+def _sealed(copy: Path) -> str | None:
+    """Seal ``copy``: ``None``, or why it could not be sealed."""
+    try:
+        seal(copy)
+    except BuildFolderError as err:
+        return str(err)
+    return None
 
 
 def _refuse_private_inside(entry: BotEntry, folder: Path, private: Sequence[Path]) -> None:
