@@ -21,7 +21,7 @@ from referee.match.seats.link import BotLimits, ProcessLink
 from referee.sandbox.bwrap import Sandbox
 
 PEER = Path(__file__).resolve().parent / "kernel_peer.py"
-KINDS = ("netlink", "tcp", "unix", "pipe", "memfd", "fds")
+KINDS = ("netlink", "tcp", "unix", "pipe", "memfd", "fds", "mqueue", "timers")
 SETTLE = 0.5
 """Seconds between the bot's report and the reading: the kernel frees and charges lazily."""
 
@@ -76,7 +76,7 @@ def bench_kernel_kind(kind: str, sandbox: Sandbox | None, mib: int, processes: i
     return KernelMemoryCase(
         kind=kind,
         sandbox=mode,
-        pushed_mib=round(report["pushed"] / (1 << 20), 1) if kind != "fds" else 0.0,
+        pushed_mib=round(report["pushed"] / (1 << 20), 1) if kind not in ("fds", "timers") else 0.0,
         objects=report["objects"],
         refused=report["refused"],
         group_mib=round(charged / (1 << 20), 1) if charged is not None else None,

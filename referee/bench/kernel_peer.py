@@ -12,7 +12,9 @@ Kinds: ``netlink`` (60 KiB ``RTM_NEWLINK`` requests on ``NETLINK_ROUTE`` sockets
 the kernel queues an error reply carrying each request back), ``tcp`` (pairs on the bot's own
 loopback, one end writing until its buffers are full), ``unix`` (stream socket pairs, the
 same), ``pipe`` (pipes grown to 1 MiB, full), ``memfd`` (the baseline: memory a group is
-known to be charged for), ``fds`` (eventfds, timerfds and epolls: the descriptors themselves).
+known to be charged for), ``fds`` (eventfds and epolls: the descriptors themselves),
+``mqueue`` (POSIX message queues, full), ``timers`` (POSIX timers: objects without a descriptor,
+up to a million a process).
 """
 
 from __future__ import annotations
@@ -122,7 +124,54 @@ def fds(budget: int, held: Held) -> None:
         held.pushed += 2
 
 
-KINDS = {"netlink": netlink, "tcp": tcp, "unix": unix, "pipe": pipe, "memfd": memfd, "fds": fds}
+def mqueue(budget: int, held: Held) -> None:
+    """POSIX message queues, filled (the C library's ``mq_open``/``mq_send``)."""
+    import ctypes  # noqa: PLC0415 - only these kinds need it
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    message = b"\0" * 8192
+    while held.pushed < budget:
+        queue = libc.mq_open(
+            f"/held-{os.getpid()}-{len(held.objects)}".encode(), os.O_CREAT | os.O_RDWR | os.O_NONBLOCK, 0o600, None
+        )
+        if queue < 0:
+            raise OSError(ctypes.get_errno(), "mq_open")
+        held.objects.append(queue)
+        while held.pushed < budget and libc.mq_timedsend(queue, message, len(message), 0, None) == 0:
+            held.pushed += len(message)
+        if ctypes.get_errno() not in (0, errno.EAGAIN, errno.EMSGSIZE):
+            raise OSError(ctypes.get_errno(), "mq_send")
+        libc.mq_close(queue)  # the queue lives on, named: only the descriptor goes
+        held.objects.pop()
+        held.objects.append(object())
+        if not held.pushed:
+            return
+
+
+def timers(budget: int, held: Held) -> None:
+    """POSIX timers (``timer_create``, notifying no one): small kernel objects, no descriptor."""
+    import ctypes  # noqa: PLC0415 - only these kinds need it
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    event = (ctypes.c_int * 16)(0, 0, 1)  # struct sigevent: sigev_notify = SIGEV_NONE
+    while held.pushed < min(budget, 1_000_000):
+        timer = ctypes.c_void_p()
+        if libc.timer_create(1, event, ctypes.byref(timer)) != 0:
+            raise OSError(ctypes.get_errno(), "timer_create")
+        held.objects.append(timer)
+        held.pushed += 1
+
+
+KINDS = {
+    "netlink": netlink,
+    "tcp": tcp,
+    "unix": unix,
+    "pipe": pipe,
+    "memfd": memfd,
+    "fds": fds,
+    "mqueue": mqueue,
+    "timers": timers,
+}
 
 
 def hold(kind: str, budget: int) -> Held:

@@ -24,6 +24,7 @@ from referee.cli.options import (
     MATCH_COUNT,
     MAX_CONCURRENCY,
     REPO,
+    TABLES_WEIGHT_OPTION,
     BotTemplate,
     Seconds,
     sandbox_for,
@@ -201,6 +202,10 @@ def bench_match_command(variant: str, games: int, concurrency: int, bot: str, as
 @click.option("--scenario", "scenarios", multiple=True, type=click.Choice(SCENARIOS), help="Only these (repeatable).")
 @click.option("--compare", is_flag=True, help="Also play every scenario without control groups (as before them).")
 @click.option("--freeze-idle", is_flag=True, help="Freeze each bot's group while it is not being asked.")
+@TABLES_WEIGHT_OPTION
+@click.option(
+    "--busy", default=0, show_default=True, type=click.IntRange(0, 64), help="Busy loops of other work all along."
+)
 @click.option("--sandbox", "sandbox_mode", default="on", show_default=True, type=click.Choice(["on", "off"]))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list.")
 def bench_fairness_command(
@@ -211,6 +216,7 @@ def bench_fairness_command(
     scenarios: tuple[str, ...],
     compare: bool,
     freeze_idle: bool,
+    busy: int,
     sandbox_mode: str,
     as_json: bool,
 ) -> None:
@@ -228,6 +234,7 @@ def bench_fairness_command(
         compare=compare,
         freeze_idle=freeze_idle,
         sandbox=sandbox,
+        busy=busy,
     )
     head = ("spinner", "groups", "decisions", "median ms", "p99 ms", "max ms", "waited p99", "timeouts")
     lines = ["{:<12} {:<6} {:>9} {:>9} {:>8} {:>8} {:>10} {:>8}".format(*head)]

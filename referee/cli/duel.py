@@ -21,6 +21,7 @@ from referee.cli.options import (
     SANDBOX_BIND_OPTION,
     SANDBOX_LOOPBACK_OPTION,
     SANDBOX_OPTION,
+    TABLES_WEIGHT_OPTION,
     TIME_BANK_OPTION,
     TIME_PER_MOVE_OPTION,
     Seconds,
@@ -127,6 +128,7 @@ _OPTIONS: list[Decorator] = [
     SANDBOX_OPTION,
     SANDBOX_BIND_OPTION,
     SANDBOX_LOOPBACK_OPTION,
+    TABLES_WEIGHT_OPTION,
     click.option(
         "--cluster",
         default=None,

@@ -26,6 +26,7 @@ from referee.cli.options import (
     SANDBOX_BIND_OPTION,
     SANDBOX_LOOPBACK_OPTION,
     SANDBOX_OPTION,
+    TABLES_WEIGHT_OPTION,
     TIME_BANK_OPTION,
     TIME_PER_MOVE_OPTION,
     Seconds,
@@ -143,6 +144,7 @@ def _open(db: str) -> LadderStore:
 @SANDBOX_OPTION
 @SANDBOX_BIND_OPTION
 @SANDBOX_LOOPBACK_OPTION
+@TABLES_WEIGHT_OPTION
 @click.option(
     "--cluster",
     default=None,

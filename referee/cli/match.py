@@ -17,6 +17,7 @@ from referee.cli.options import (
     SANDBOX_BIND_OPTION,
     SANDBOX_LOOPBACK_OPTION,
     SANDBOX_OPTION,
+    TABLES_WEIGHT_OPTION,
     TIME_BANK_OPTION,
     TIME_PER_MOVE_OPTION,
     BotCommand,
@@ -80,6 +81,7 @@ from referee.web.server import WebSeat, WebSeatServer
 @SANDBOX_OPTION
 @SANDBOX_BIND_OPTION
 @SANDBOX_LOOPBACK_OPTION
+@TABLES_WEIGHT_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print the result as one JSON object.")
 def match(
     bots: tuple[str, ...],

@@ -30,7 +30,8 @@ from referee.match.play import TCP_PREFIX, Interrupted
 from referee.match.seats.bot_config import BotConfigError, command_words
 from referee.match.seats.link import DEFAULT_GROUP, DEFAULT_OPEN_FILES, BotLimits, BotStartError
 from referee.sandbox.bwrap import SANDBOX_MODES, Sandbox, SandboxMode, SandboxUnavailable, choose_sandbox
-from referee.sandbox.cgroups import BotGroupLimits
+from referee.sandbox.cgroups import BotGroupLimits, CgroupError
+from referee.sandbox.groups import weigh_tables
 
 MAX_SECONDS: Final = 86_400.0
 """Longest time any option takes (one day): longer is a typo, and would overflow the
@@ -294,6 +295,24 @@ SANDBOX_LOOPBACK_OPTION = click.option(
     is_flag=True,
     help="Let sandboxed bots open TCP/UDP sockets on their own loopback (for a bot whose processes talk "
     "over it); else only Unix sockets. See docs/security.md.",
+)
+
+
+def _weigh_tables(ctx: click.Context, param: click.Parameter, value: int | None) -> None:
+    try:
+        weigh_tables(value)
+    except CgroupError as err:
+        raise click.BadParameter(str(err), ctx=ctx, param=param) from None
+
+
+TABLES_WEIGHT_OPTION = click.option(
+    "--tables-cpu-weight",
+    type=click.IntRange(1, 10_000),
+    default=None,
+    expose_value=False,
+    callback=_weigh_tables,
+    help="CPU weight of all the bots together against the machine's other work (100: as one other "
+    "process; 1000: ten times its share). For a busy machine; see docs/performance.md.",
 )
 
 

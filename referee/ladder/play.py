@@ -204,8 +204,7 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
     kind.check(plan)
     if plan.cluster is not None:
         return _play_on_cluster(plan, plan.cluster, telling, kind)
-    warn = telling.warn or (lambda line: None)
-    sandbox = choose_sandbox(plan.sandbox_mode, warn, plan.sandbox_binds, loopback=plan.sandbox_loopback)
+    sandbox = choose_sandbox(plan.sandbox_mode, _warner(telling), plan.sandbox_binds, loopback=plan.sandbox_loopback)
     existed = Path(db).exists()
     private = private_files(db)
     hidden = sandbox.hiding(*private) if sandbox is not None else None
@@ -321,6 +320,10 @@ def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: Run
         return LadderResult(played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes)
 
 
+def _warner(telling: Telling) -> Callable[[str], None]:
+    return telling.warn or (lambda line: None)
+
+
 def _guarded(telling: Telling) -> list[Background]:
     """``telling.beside`` as a background task whose failure is told, never raised: a web page
     must not stop the ladder it shows. It counts as started once the view listens, fails, or
@@ -328,7 +331,7 @@ def _guarded(telling: Telling) -> list[Background]:
     beside = telling.beside
     if beside is None:
         return []
-    warn = telling.warn or (lambda text: None)
+    warn = _warner(telling)
 
     async def guarded(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         told = False

@@ -452,6 +452,17 @@ class CgroupHost:
             return group
         raise CgroupError(f"too many groups named {stem} in {bases[0]}")
 
+    def weigh(self, weight: int) -> None:
+        """The CPU weight (v2 scale, 1 to 10,000; v1 ``cpu.shares`` is ``weight * 1024 / 100``)
+        of this referee's folder, which holds every bot's group: how the bots together share a
+        busy machine with its other work."""
+        if not 1 <= weight <= 10_000:
+            raise CgroupError(f"invalid CPU weight {weight}: from 1 to 10000")
+        if self.version == 1:
+            _write(self.bases["cpu"] / "cpu.shares", weight * 1024 // 100)
+        else:
+            _write(self.bases["cpu"] / "cpu.weight", weight)
+
     def close(self) -> None:
         """Remove every group made here and the per-referee folders (the referee's leaf on v2
         too, when it can move back: its parent must then enable no controller for others)."""

@@ -20,6 +20,10 @@ _host: CgroupHost | Unavailable | None = None
 _owner = 0
 
 
+_weight: list[int | None] = [None]
+"""``--tables-cpu-weight`` for this process's host (one cell: set before or after it is made)."""
+
+
 def bot_groups() -> CgroupHost | Unavailable:
     """This process's host of bots' groups, or why there is none (tried once per process)."""
     global _host, _owner
@@ -28,7 +32,22 @@ def bot_groups() -> CgroupHost | Unavailable:
             _host, _owner = detect(), os.getpid()
             if isinstance(_host, CgroupHost):
                 atexit.register(_close, _host)
+                if _weight[0] is not None:
+                    with contextlib.suppress(CgroupError, OSError):  # a weight is a wish, not a bound
+                        _host.weigh(_weight[0])
         return _host
+
+
+def weigh_tables(weight: int | None) -> None:
+    """``--tables-cpu-weight``: the CPU weight of all this referee's bots together against the
+    machine's other work (100: as much as one other process or group; ``None``: as made), for
+    the host made now or later in this process. On a machine busy with other work the bots'
+    groups share one weight between them; measured in docs/performance.md ("A busy machine")."""
+    with _lock:
+        _weight[0] = weight
+        host = _host if _owner == os.getpid() else None
+    if isinstance(host, CgroupHost) and weight is not None:
+        host.weigh(weight)
 
 
 def _close(host: CgroupHost) -> None:

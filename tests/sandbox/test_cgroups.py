@@ -301,6 +301,9 @@ def test_v2_at_the_true_root_writes_the_limits(tmp_path: Path) -> None:
     with pytest.raises(CgroupError, match="not frozen"):
         group.freeze(timeout=0.05)
 
+    found.weigh(1000)  # --tables-cpu-weight: every bot together against the machine's other work
+    assert (base / "cpu.weight").read_text() == "1000"
+
     (folder / "cgroup.events").write_text("populated 0\nfrozen 0\n")
     found.close()
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == []
@@ -350,7 +353,7 @@ V1_FILES = {
     "cpu": "cgroup.procs cpu.cfs_period_us cpu.cfs_quota_us cpu.shares",
     "cpuacct": "cgroup.procs cpuacct.usage",
     "memory": "cgroup.procs memory.limit_in_bytes memory.memsw.limit_in_bytes memory.oom_control "
-    "memory.use_hierarchy memory.max_usage_in_bytes memory.failcnt",
+    "memory.use_hierarchy memory.max_usage_in_bytes memory.failcnt memory.kmem.tcp.limit_in_bytes",
     "pids": "cgroup.procs pids.max pids.events",
     "freezer": "cgroup.procs freezer.state",
 }
@@ -376,6 +379,7 @@ def test_v1_writes_the_limits_in_each_hierarchy(tmp_path: Path, joint: bool) -> 
         "memory.limit_in_bytes": str(64 * MIB),
         "memory.memsw.limit_in_bytes": str(64 * MIB),
         "memory.oom_control": "0",
+        "memory.kmem.tcp.limit_in_bytes": str(64 * MIB),  # else v1 counts a bot's TCP buffers nowhere
     }
     assert written(at["cpu"]) == {"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "50000", "cpu.shares": "1024"}
     assert written(at["pids"]) == {"pids.max": "16"}
@@ -397,6 +401,11 @@ def test_v1_writes_the_limits_in_each_hierarchy(tmp_path: Path, joint: bool) -> 
     assert (at["freezer"] / "freezer.state").read_text() == "FROZEN"
     group.thaw()
     assert (at["freezer"] / "freezer.state").read_text() == "THAWED"
+
+    found.weigh(1000)  # --tables-cpu-weight: every bot together against the machine's other work
+    assert (at["cpu"].parent / "cpu.shares").read_text() == "10240"
+    with pytest.raises(CgroupError, match="invalid CPU weight"):
+        found.weigh(0)
 
     for folder in group.paths:
         (folder / "cgroup.procs").write_text("")
@@ -444,3 +453,20 @@ def test_a_planted_symlink_is_never_followed(tmp_path: Path, monkeypatch: pytest
     assert (decoy / "memory.max").read_text() == "untouched"
     assert not (root / "hearts-referee-4242" / "bot-other").exists()  # rolled back
     found.close()
+
+
+def test_tables_cpu_weight_weighs_this_referees_real_host() -> None:
+    """``--tables-cpu-weight`` sets the weight of the folder that holds every bot's group, on
+    this machine's real hierarchy (the option's callback is ``weigh_tables``)."""
+    from referee.sandbox.groups import bot_groups, weigh_tables  # noqa: PLC0415 - this process's host
+
+    found = bot_groups()
+    if isinstance(found, Unavailable):
+        pytest.skip(f"control groups are unavailable here: {found.reason}")
+    name = "cpu.shares" if found.version == 1 else "cpu.weight"
+    try:
+        weigh_tables(500)
+        assert (found.bases["cpu"] / name).read_text().strip() == ("5120" if found.version == 1 else "500")
+    finally:
+        weigh_tables(100)  # as made: the default
+    assert (found.bases["cpu"] / name).read_text().strip() == ("1024" if found.version == 1 else "100")
