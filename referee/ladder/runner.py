@@ -17,6 +17,9 @@ replaced.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shlex
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -98,8 +101,22 @@ class TableSlot:
         self.lost: Counter[str] = Counter()
         """Connections per bot that ended in a match and were not replaced yet."""
         ahead = options.start_ahead and not options.keep_bots
-        self.spares = Spares(nursery, commands, options.limits_for) if ahead else None
+        self.spares = Spares(nursery, commands, self.limits_for) if ahead else None
         """Bots started ahead of their match, with fresh bots."""
+
+    def limits_for(self, name: str) -> BotLimits:
+        """How bot ``name`` is started (``RunOptions.limits_for``), its sandbox knowing every bot
+        of the ladder, seated or not: a folder one of them uses is shown whole to no other
+        (``referee.sandbox.sight.own_folder``)."""
+        limits = self.options.limits_for(name)
+        if limits.sandbox is None:
+            return limits
+        places = []
+        for other, command in self.commands.items():
+            with contextlib.suppress(ValueError):  # a command that cannot be split fails at its start
+                folder = self.options.limits_for(other).cwd or self.options.cwd or os.getcwd()
+                places.append((shlex.split(command), folder))
+        return msgspec.structs.replace(limits, sandbox=limits.sandbox.among(places))
 
     async def take(self, seats: Sequence[str]) -> list[BotConnection]:
         """A connection per seat: a live one kept from an earlier match, or a new process."""
@@ -112,7 +129,7 @@ class TableSlot:
             command = self.commands[name]
             link = self.spares.take(name) if self.spares is not None else None
             if link is None:
-                limits = self.options.limits_for(name)
+                limits = self.limits_for(name)
                 link = await ProcessLink.start(command, self.nursery, cwd=self.options.cwd, limits=limits)
             connection = BotConnection(link=link, command=command, label=name)
             self.every.append(connection)  # before the handshake: an interrupt during it still ends the bot

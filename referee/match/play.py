@@ -12,6 +12,8 @@ and reaped before this returns or raises.
 from __future__ import annotations
 
 import contextlib
+import os
+import shlex
 import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -166,7 +168,8 @@ class _Table:
                 f"seat {min(self.hosted)}: web seats need a web server (referee play, or referee match)"
             )
         token_files = [t.token_file for t in self.tcp_seats if t.token_file is not None]
-        self.limits = _hide_from_bots(options.limits, logs, token_files)
+        hidden = _hide_from_bots(options.limits, logs, token_files)
+        self.limits = _beside(hidden, [(seats[i], self._folder(i)) for i in self._started()])
         for t in self.tcp_seats:
             t.reconnect = options.config.reconnect
         self.connections: list[BotConnection | None] = [None] * len(seats)
@@ -180,13 +183,20 @@ class _Table:
         """The browser seats' server, when the table has browser seats."""
         return self.options.seat_host if self.hosted else None
 
+    def _started(self) -> list[int]:
+        """The seats whose bots the referee starts (not TCP, not browser seats)."""
+        return [i for i, spec in enumerate(self.seats) if tcp_seat(spec, i) is None and i not in self.hosted]
+
+    def _folder(self, index: int) -> str | Path:
+        """Where the bot of a started seat runs: its own folder, else the table's."""
+        return (self.options.folders or {}).get(index, self.options.cwd) or os.getcwd()
+
     async def connect(self, nursery: trio.Nursery) -> None:
         """Start the bots, open the TCP and browser seats, and shake every hand."""
         options, config = self.options, self.options.config
         for index, spec in enumerate(self.seats):
-            if tcp_seat(spec, index) is None and index not in self.hosted:
-                where = (options.folders or {}).get(index, options.cwd)  # a bot with a folder of its own
-                link = await ProcessLink.start(spec, nursery, cwd=where, limits=self.limits)
+            if index in self._started():
+                link = await ProcessLink.start(spec, nursery, cwd=self._folder(index), limits=self.limits)
                 self.connections[index] = BotConnection(link=link, command=spec)
         if self.tcp_seats:
             self.server = TcpSeatServer(
@@ -276,6 +286,19 @@ def _hide_from_bots(
     if limits is None or limits.sandbox is None or not (paths or secrets):
         return limits
     return msgspec.structs.replace(limits, sandbox=limits.sandbox.hiding(*paths, *secrets))
+
+
+def _beside(limits: BotLimits | None, bots: Sequence[tuple[str, str | Path]]) -> BotLimits | None:
+    """The limits with the sandbox knowing every started bot of the table (its command and the
+    folder it starts in, as ``ProcessLink.start`` chooses it): a folder one of them uses is
+    shown whole to no other (``referee.sandbox.sight.own_folder``)."""
+    if limits is None or limits.sandbox is None:
+        return limits
+    places: list[tuple[list[str], str | Path]] = []
+    for command, folder in bots:
+        with contextlib.suppress(ValueError):  # a command that cannot be split fails at its start
+            places.append((shlex.split(command), limits.cwd or folder))
+    return msgspec.structs.replace(limits, sandbox=limits.sandbox.among(places))
 
 
 def _reconnector(server: TcpSeatServer | None, host: SeatHost | None = None) -> Reconnect | None:

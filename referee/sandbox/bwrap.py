@@ -9,9 +9,10 @@ kernel's keyrings, and leave processes behind. Inside the sandbox it has:
   kernel kills every process in it, ``setsid`` and double forks included), IPC and UTS
   namespaces, and a network namespace with no interfaces but its own loopback;
 - a new root with the system read-only (``/usr``, ``/etc``, ``/opt``), the folders of the files
-  its command names, its program's installation, the Python bot kit and the rules engine
-  (``KIT``, ``ENGINE``) read-only at the same paths (never the
-  folder the referee runs in, nor ``/tmp`` or a home folder whole: a Unix socket there would
+  its command names, the folder it starts in whole when that folder is its own
+  (``referee.sandbox.sight.own_folder``), its program's installation, the Python bot kit and the rules engine
+  (``KIT``, ``ENGINE``) read-only at the same paths (never a
+  folder other bots or the referee's files lie in, nor ``/tmp`` or a home folder whole: a Unix socket there would
   be a way out), a fresh ``/proc`` and ``/dev``, and a private writable ``/tmp`` and ``$HOME``
   (tmpfs, bounded, gone with the sandbox);
 - the referee's own files (logs, the ladder's database and logs, token files) hidden even where
@@ -47,7 +48,7 @@ from referee.sandbox.cgroups import WARNING as GROUPS_WARNING
 from referee.sandbox.cgroups import Unavailable
 from referee.sandbox.groups import bot_groups
 from referee.sandbox.seccomp import BOT_FAMILIES, BUILD_FAMILIES, LOOPBACK_FAMILIES, bot_filter
-from referee.sandbox.sight import HOME, inside, shown_paths, uses_folder
+from referee.sandbox.sight import HOME, Place, inside, own_folder, shown_paths, uses_folder
 from referee.sandbox.sight import shared as _shared
 
 SandboxMode: TypeAlias = Literal["auto", "on", "off"]
@@ -109,6 +110,9 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
     loopback: bool = False
     """``--sandbox-loopback``: a bot may open TCP and UDP sockets on its own loopback (else only
     Unix sockets: ``referee.sandbox.seccomp``)."""
+    bots: tuple[Place, ...] = ()
+    """The started bots of the run (a table's, a ladder's whole list): a folder where another
+    one's files lie is no bot's own (``referee.sandbox.sight.own_folder``), shown whole to none."""
 
     @property
     def process_limit(self) -> int | None:
@@ -120,6 +124,12 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         """The same sandbox with more of the referee's paths hidden."""
         more = tuple(str(Path(p).absolute()) for p in paths)
         return msgspec.structs.replace(self, hidden=self.hidden + more)
+
+    def among(self, places: Sequence[tuple[Sequence[str], str | Path]]) -> Sandbox:
+        """The same sandbox knowing more bots of the run (each: its command's words and the
+        folder it starts in)."""
+        more = tuple((tuple(args), os.path.abspath(folder)) for args, folder in places)
+        return msgspec.structs.replace(self, bots=self.bots + more)
 
     def with_copy(self, folder: str | Path, copy: str | Path) -> Sandbox:
         """The same sandbox showing ``copy`` (a build's) where ``folder`` is."""
@@ -165,18 +175,20 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         root."""
         folder = str(Path(cwd).absolute())
         out = [self.bwrap, *self._namespaces(build)]
-        # the working folder exists (empty unless it holds the bot's files): the bot's files are
-        # bound one by one below, never the whole folder the referee was started from
+        # the working folder exists (empty unless it holds the bot's files): it is shown whole
+        # when it is the bot's own, else the bot's files are bound one by one below
         mounted: list[str] = []
         out += _system(mounted)
         out += self._scratch()
-        sight = shown_paths(args, folder, env, self.binds, self.host_path, build=build)
+        own = not build and own_folder(args, folder, env, others=self.bots, referees=self.hidden, host=self.host_path)
+        whole = [folder] if own else []
+        sight = shown_paths(args, folder, env, [*self.binds, *whole], self.host_path, build=build)
         for path in sight.paths:  # after /tmp: a bot may live in it
             if not any(inside(path, m) for m in mounted):
                 out += _parents(path, mounted)
                 out += ["--ro-bind", self.host_path(path), path]
                 mounted.append(path)
-        folder = self._working_folder(out, args, folder, mounted, build=build)
+        folder = self._working_folder(out, args, folder, mounted, env, build=build)
         out += self._on_top(mounted, build=build)
         out += ["--chdir", folder, "--clearenv"]
         for key, value in {**sight.env, **env}.items():
@@ -215,7 +227,7 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         ]
 
     def _working_folder(
-        self, out: list[str], args: Sequence[str], folder: str, mounted: list[str], *, build: bool
+        self, out: list[str], args: Sequence[str], folder: str, mounted: list[str], env: dict[str, str], *, build: bool
     ) -> str:
         """Where the bot starts (its mounts added to ``out``): a build's folder, writable; the
         bot's own folder when its command uses it; else a neutral one (the home folder)."""
@@ -225,7 +237,7 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
             out += _parents(folder, mounted)
             out += ["--bind", self.host_path(folder), folder]
             mounted.append(folder)
-        elif not uses_folder(args, folder, self.host_path):
+        elif not uses_folder(args, folder, self.host_path, env):
             folder = HOME  # a neutral working folder: the referee's own is none of the bot's business
         elif not any(inside(folder, m) for m in mounted):
             out += _parents(folder + "/x", mounted)

@@ -2,12 +2,20 @@
 
 A bot's files are what its command names, however it names them: the file of ``python3
 bot.py``, the folders of ``java -cp classes:lib/x.jar Main`` and ``node nbot``, the working
-folder of ``java -cp . Main``, ``node .`` and ``python3 -m mybot``; and the installation its
+folder of ``java -cp . Main``, ``node .`` and ``python3 -m mybot``, the folders of include
+flags (``perl -Ilib``, ``ruby -I lib``) and of the path variables of its environment
+(``PYTHONPATH``, ``PERL5LIB``, ``RUBYLIB``, ``NODE_PATH``, ``LUA_PATH``, ...); and the installation its
 program comes from (``/opt/x/bin/node`` -> ``/opt/x``; a virtualenv; pyenv; nvm; sdkman;
 rustup's toolchains). Never a shared folder whole (``/tmp``, ``/home``, a home folder, ``/``):
 it may hold other people's files and Unix sockets, which a read-only mount does not stop a
 bot from connecting to; a file named directly in one is shown alone. The referee's own files
 inside what is shown are hidden by ``referee.sandbox.bwrap``.
+
+The folder a bot starts in is shown whole when it is the bot's own (``own_folder``): its
+command uses it, it is no shared folder, and no other bot of the run and none of the referee's
+files lie in it. ``ruby -Ilib bin/bot`` run from its own folder then finds ``lib/`` however it
+names it (``require_relative '../lib/x'``), while a folder several bots share (a bot list's
+folder, the repository the referee runs from) still shows each bot only what its command names.
 
 Pure path logic (no mounts, no processes), so that it can be tested on any layout.
 """
@@ -20,7 +28,7 @@ import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, TypeAlias
 
 HOME: Final = "/home/bot"
 """A bot's home inside (a private tmpfs); also its working folder when its command names none."""
@@ -39,6 +47,19 @@ SHARED_ROOTS: Final = ("/home", "/root", "/var/lib", "/mnt", "/media", "/srv", "
 """Folders that hold other people's homes and services: never bound whole themselves (a
 folder inside one, such as a bot's own folder in a home, is)."""
 CLASS_PATH_OPTIONS: Final = frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path"})
+INCLUDE_FLAG: Final = "-I"
+"""``perl -Ilib``, ``ruby -Ilib``, ``gcc``-like runtimes: a folder glued to its flag (``-I lib``,
+two words, is named like any other argument)."""
+PATH_VARIABLES: Final = {
+    **dict.fromkeys(("PYTHONPATH", "PERL5LIB", "PERLLIB", "RUBYLIB", "NODE_PATH", "CLASSPATH"), ":"),
+    **dict.fromkeys(("GEM_HOME", "GEM_PATH", "GOPATH"), ":"),
+    **dict.fromkeys(("LUA_PATH", "LUA_CPATH", "LUA_PATH_5_4", "LUA_CPATH_5_4", "LUA_PATH_5_3"), ";"),
+}
+"""Variables of a bot's environment (``--bot-env``) that name where its runtime finds its
+code, and the separator of their lists: each folder they name is shown as if its command named
+it (Lua's patterns, ``lib/?.lua``, name the folder before the ``?``)."""
+Place: TypeAlias = tuple[tuple[str, ...], str]
+"""A started bot of the run: its command's words and the folder it starts in."""
 
 
 class Sight(NamedTuple):
@@ -64,16 +85,52 @@ def inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def uses_folder(args: Sequence[str], cwd: str, host: Callable[[str], str] = str) -> bool:
+def uses_folder(
+    args: Sequence[str], cwd: str, host: Callable[[str], str] = str, env: dict[str, str] | None = None
+) -> bool:
     """Whether a command needs the folder it is started in: its program or something it names
     is a relative path that exists there (``./bot``, ``bot.py``, ``-cp .``, ``node .``,
-    ``python3 -m pkg``'s ``pkg``). When not, the bot starts in its home instead, and its
-    ``PWD`` names no folder of the referee's (a bot started from ``/root/ladders/final`` learnt
-    that name)."""
+    ``python3 -m pkg``'s ``pkg``, ``-Ilib``, ``PERL5LIB=lib``). When not, the bot starts in its
+    home instead, and its ``PWD`` names no folder of the referee's (a bot started from
+    ``/root/ladders/final`` learnt that name)."""
     program = args[0] if args else ""
     if "/" in program and not os.path.isabs(program):
         return True
-    return any(not os.path.isabs(part) for part in _named(args, cwd, host))
+    named = [*_named(args, cwd, host), *_in_variables(env or {}, cwd, host)]
+    return any(not os.path.isabs(part) for part in named)
+
+
+def own_folder(
+    args: Sequence[str],
+    cwd: str,
+    env: dict[str, str],
+    *,
+    others: Sequence[Place],
+    referees: Sequence[str],
+    host: Callable[[str], str] = str,
+) -> bool:
+    """Whether the folder a bot starts in is its own, to be shown whole: its command uses it
+    (``uses_folder``), it is no shared folder (``/tmp``, a home, ``/``), and nothing lies in it
+    of another bot of the run (``others``: a folder one starts in and uses, a path one names)
+    nor of the referee's (``referees``: its logs, the ladder's database and logs folder), which
+    a mask alone would leave to a list kept complete. Copies of the same bot (the same command
+    in the same folder) are no others."""
+    cwd = os.path.abspath(cwd)
+    if shared(cwd) or not uses_folder(args, cwd, host, env):
+        return False
+    own: Place = (tuple(args), cwd)
+    theirs = [path for place in others if place != own for path in footprint(*place, host=host)]
+    return not any(inside(path, cwd) for path in (*theirs, *referees))
+
+
+def footprint(args: Sequence[str], cwd: str, host: Callable[[str], str] = str) -> list[str]:
+    """Where a bot's files lie, as far as its command says: the folder it starts in when it
+    uses it, its program when given as a path, and every path it names."""
+    cwd = os.path.abspath(cwd)
+    paths = [cwd] if uses_folder(args, cwd, host) else []
+    if args and "/" in args[0]:
+        paths.append(os.path.normpath(os.path.join(cwd, args[0])))
+    return paths + [os.path.normpath(os.path.join(cwd, part)) for part in _named(args, cwd, host)]
 
 
 def shown_paths(
@@ -101,7 +158,7 @@ def shown_paths(
         else:
             paths.append(folder)
 
-    for part in _named(args, cwd, host):
+    for part in [*_named(args, cwd, host), *_in_variables(env, cwd, host)]:
         named = os.path.normpath(os.path.join(cwd, part))
         if os.path.isdir(host(named)):
             if not shared(named):
@@ -135,6 +192,8 @@ def _named(args: Sequence[str], cwd: str, host: Callable[[str], str]) -> Iterato
         if not arg or "\0" in arg:
             continue
         value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+        if arg.startswith(INCLUDE_FLAG) and len(arg) > len(INCLUDE_FLAG) and "=" not in arg:
+            value = arg[len(INCLUDE_FLAG) :]  # -Ilib
         after_option = args[index - 1] in CLASS_PATH_OPTIONS
         parts = value.split(":") if after_option or ":" in value else [value]
         if args[index - 1] == "-m":  # a module: its package folder or its file, from the working folder
@@ -142,6 +201,17 @@ def _named(args: Sequence[str], cwd: str, host: Callable[[str], str]) -> Iterato
             parts = [root, root + ".py"]
         for part in parts:
             if part and os.path.exists(host(os.path.normpath(os.path.join(cwd, part)))):
+                yield part
+
+
+def _in_variables(env: dict[str, str], cwd: str, host: Callable[[str], str]) -> Iterator[str]:
+    """The existing folders and files the path variables of an environment name (``PATH_VARIABLES``),
+    as written: ``PERL5LIB=lib:/opt/perl`` -> ``lib``, ``/opt/perl``; ``LUA_PATH=lib/?.lua;;``
+    -> ``lib``."""
+    for name, separator in PATH_VARIABLES.items():
+        for written in env.get(name, "").split(separator):
+            part = os.path.dirname(written.split("?", 1)[0] + "x") or "." if "?" in written else written
+            if part and "\0" not in part and os.path.exists(host(os.path.normpath(os.path.join(cwd, part)))):
                 yield part
 
 

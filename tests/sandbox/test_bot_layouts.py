@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.sandbox.sight import shown_paths, uses_folder
+from referee.sandbox.bwrap import Sandbox
+from referee.sandbox.sight import own_folder, shown_paths, uses_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -24,6 +25,9 @@ GOOD = f"{PY} {FIRST}"
 JAVA_BOT = ROOT / "tests" / "bots" / "java" / "Bot.java"
 JS = ROOT / "sample_bots" / "javascript"
 JDK = Path("/usr/lib/jvm")
+SCRIPT_BOTS = ROOT / "tests" / "bots"
+"""Perl, Ruby and Lua bots written from docs/protocol.md alone, each a ``bin/`` script on a
+``lib/`` of its own, as such bots are laid out."""
 
 Layout = Callable[[Path], str]
 """Makes a bot in a folder and returns the command that starts it from there."""
@@ -172,6 +176,80 @@ def jvm_outside_usr(folder: Path) -> str:
     return f"{jdk}/bin/java -cp jbot Bot"
 
 
+def script_bot(folder: Path, language: str) -> None:
+    """The ``language`` bot's ``bin/`` and ``lib/`` in the folder."""
+    for part in ("bin", "lib"):
+        shutil.copytree(SCRIPT_BOTS / language / part, folder / part)
+
+
+def perl_include(folder: Path) -> str:
+    script_bot(folder, "perl")
+    return "perl -Ilib bin/bot.pl"
+
+
+def perl_findbin(folder: Path) -> str:
+    """``use lib "$FindBin::Bin/../lib"``: the classic Perl way to find a bot's own modules,
+    which its command line does not name: only its own folder, shown whole, has them."""
+    script_bot(folder, "perl")
+    script = folder / "bin" / "bot.pl"
+    own_lib = 'use FindBin;\nuse lib "$FindBin::Bin/../lib";\nuse Hearts;'
+    script.write_text(script.read_text().replace("use Hearts;", own_lib))
+    return "perl bin/bot.pl"
+
+
+def perl5lib(folder: Path) -> str:
+    script_bot(folder, "perl")
+    return "perl bin/bot.pl"
+
+
+def ruby_include(folder: Path) -> str:
+    script_bot(folder, "ruby")
+    return "ruby -Ilib bin/bot"
+
+
+def ruby_include_apart(folder: Path) -> str:
+    script_bot(folder, "ruby")
+    return "ruby -I lib bin/bot"
+
+
+def ruby_require_relative(folder: Path) -> str:
+    """``require_relative '../lib/hearts'``: named by no argument, found in the bot's own folder."""
+    script_bot(folder, "ruby")
+    script = folder / "bin" / "bot"
+    script.write_text(script.read_text().replace("require 'hearts'", "require_relative '../lib/hearts'"))
+    return "ruby bin/bot"
+
+
+def rubylib(folder: Path) -> str:
+    script_bot(folder, "ruby")
+    return "ruby bin/bot"
+
+
+def lua_path(folder: Path) -> str:
+    script_bot(folder, "lua")
+    return f"{LUA} bin/bot.lua"
+
+
+def pythonpath(folder: Path) -> str:
+    (folder / "lib").mkdir(mode=0o755)
+    shutil.copy(FIRST, folder / "lib" / "first_legal.py")
+    (folder / "bin").mkdir(mode=0o755)
+    (folder / "bin" / "bot.py").write_text("import first_legal\n\nfirst_legal.play('pythonpath')\n")
+    return f"{PY} bin/bot.py"
+
+
+def node_path(folder: Path) -> str:
+    (folder / "lib").mkdir(mode=0o755)
+    shutil.copy(JS / "hearts.js", folder / "lib" / "hearts.js")
+    (folder / "bin").mkdir(mode=0o755)
+    text = (JS / "bot.js").read_text().replace("require(path.join(__dirname, 'hearts.js'))", "require('hearts')")
+    assert "require('hearts')" in text
+    (folder / "bin" / "bot.js").write_text(text)
+    return "node bin/bot.js"
+
+
+LUA = next((name for name in ("lua5.4", "lua", "luajit") if shutil.which(name)), "lua5.4")
+
 CASES: dict[str, tuple[Layout, str | None]] = {
     "python3 bot.py": (python_file, None),
     "python3 /abs/bot.py": (python_absolute, None),
@@ -193,7 +271,25 @@ CASES: dict[str, tuple[Layout, str | None]] = {
     "java -cp lib:jbot Bot": (java_class_path_list, "javac"),
     "java -jar bot.jar": (java_jar, "jar"),
     "a JVM outside /usr": (jvm_outside_usr, "javac"),
+    "perl -Ilib bin/bot.pl": (perl_include, "perl"),
+    "perl bin/bot.pl (FindBin ../lib)": (perl_findbin, "perl"),
+    "PERL5LIB=lib perl bin/bot.pl": (perl5lib, "perl"),
+    "ruby -Ilib bin/bot": (ruby_include, "ruby"),
+    "ruby -I lib bin/bot": (ruby_include_apart, "ruby"),
+    "ruby bin/bot (require_relative ../lib)": (ruby_require_relative, "ruby"),
+    "RUBYLIB=lib ruby bin/bot": (rubylib, "ruby"),
+    "LUA_PATH=lib/?.lua;; lua bin/bot.lua": (lua_path, LUA),
+    "PYTHONPATH=lib python3 bin/bot.py": (pythonpath, None),
+    "NODE_PATH=lib node bin/bot.js": (node_path, "node"),
 }
+ENVS: dict[str, dict[str, str]] = {
+    "PERL5LIB=lib perl bin/bot.pl": {"PERL5LIB": "lib"},
+    "RUBYLIB=lib ruby bin/bot": {"RUBYLIB": "lib"},
+    "LUA_PATH=lib/?.lua;; lua bin/bot.lua": {"LUA_PATH": "lib/?.lua;;"},
+    "PYTHONPATH=lib python3 bin/bot.py": {"PYTHONPATH": "lib"},
+    "NODE_PATH=lib node bin/bot.js": {"NODE_PATH": "lib"},
+}
+"""The variables a layout's bot is given (``--bot-env``): the other bots get them too."""
 
 
 @pytest.fixture
@@ -215,10 +311,11 @@ def test_every_layout_plays_sandboxed_and_bare(case: str, sandbox: str, home: Pa
         pytest.skip("bubblewrap is not installed")
     command = layout(home)
     log = home.parent / "match.jsonl"
+    env = [f"--bot-env={name}={value}" for name, value in ENVS.get(case, {}).items()]
     done = subprocess.run(
         [PY, "-m", "referee.cli", "match", "--json", "--sandbox", sandbox, "--startup", "60",
          "--time-per-move", "30", "--set", "end=rounds", "--set", "rounds=1", "--log", str(log),
-         command, GOOD, GOOD, GOOD],
+         *env, command, GOOD, GOOD, GOOD],
         cwd=home, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -265,3 +362,52 @@ def test_rustup_shows_its_toolchains_and_not_the_rest_of_its_home(
     assert str(fake_home / ".rustup") in sight.paths
     assert not any(p in (str(fake_home), str(fake_home / ".cargo")) for p in sight.paths)
     assert sight.env == {"RUSTUP_HOME": str(fake_home / ".rustup")}
+
+
+def test_a_bots_own_folder_is_shown_whole_and_a_shared_one_is_not(home: Path, tmp_path: Path) -> None:
+    """The folder a bot starts in is shown whole when it is its own; not when another bot of the
+    run uses it or lies in it, nor when the referee's files lie in it, nor when it is shared;
+    copies of the same bot are no others."""
+    script_bot(home, "ruby")
+    ruby = ["ruby", "bin/bot"]
+    env = {"PATH": "/usr/bin"}
+    assert own_folder(ruby, str(home), env, others=[], referees=[])
+    assert own_folder(ruby, str(home), env, others=[(tuple(ruby), str(home))] * 3, referees=[])
+    (home / "b.py").write_text("")
+    (home / "other").mkdir()
+    for other in [(("python3", "b.py"), str(home)), (("./bot",), str(home / "other")), ((PY, str(home / "b.py")), "/")]:
+        assert not own_folder(ruby, str(home), env, others=[other], referees=[]), other
+    assert own_folder(ruby, str(home), env, others=[((PY, str(FIRST)), str(home))], referees=[])  # uses no folder
+    assert not own_folder(ruby, str(home), env, others=[], referees=[str(home / "match.jsonl")])
+    assert not own_folder(["python3", "x.py"], "/tmp", env, others=[], referees=[])
+    assert not own_folder(["python3", str(home / "b.py")], str(home), env, others=[], referees=[])  # uses no folder
+
+
+def test_the_sandbox_shows_an_own_folder_whole_and_else_what_is_named(home: Path) -> None:
+    sandbox = Sandbox(bwrap="bwrap", privileged=False)
+    script_bot(home, "perl")
+    args = ["perl", "-Ilib", "bin/bot.pl"]
+    binds = bound(sandbox.options(args, home, sandbox.environment(None)))
+    assert str(home) in binds
+    beside = sandbox.among([(["python3", "other.py"], home)])
+    (home / "other.py").write_text("")
+    binds = bound(beside.options(args, home, beside.environment(None)))
+    assert str(home) not in binds and {str(home / "bin"), str(home / "lib")} <= binds
+    binds = bound(sandbox.hiding(home / "ladder.db").options(["perl", "bin/bot.pl"], home, {"PERL5LIB": "lib"}))
+    assert str(home) not in binds and {str(home / "bin"), str(home / "lib")} <= binds
+
+
+def test_path_variables_and_include_flags_show_what_they_name(home: Path) -> None:
+    for name in ("lib", "lua", "gems"):
+        (home / name).mkdir()
+    env = {"PATH": "/usr/bin", "RUBYLIB": f"lib:{home / 'gems'}", "LUA_PATH": "lua/?.lua;;", "NODE_PATH": "none"}
+    sight = shown_paths(["ruby", "x"], str(home), env)
+    assert {str(home / "lib"), str(home / "lua"), str(home / "gems")} <= set(sight.paths)
+    assert uses_folder(["ruby", "x"], str(home), env=env)
+    assert str(home / "lib") in shown_paths(["perl", "-Ilib", "x"], str(home), {}).paths
+    assert not uses_folder(["ruby", "x"], str(home), env={"RUBYLIB": str(home / "gems")})
+
+
+def bound(options: list[str]) -> set[str]:
+    """The paths a ``bwrap`` command line binds read-only."""
+    return {options[i + 2] for i, word in enumerate(options) if word == "--ro-bind"}
