@@ -16,7 +16,8 @@ STDOUT_IS_PROTOCOL = (
 )
 FLUSH = (
     "was the line flushed? A line left in the output buffer never arrives (Python: "
-    "print(..., flush=True); Java: System.out.flush(); C: fflush(stdout); Rust: stdout().flush())"
+    "print(..., flush=True); Java: System.out.flush(); C: fflush(stdout); Rust: stdout().flush(); every "
+    "language: docs/writing-a-bot.md#flushing-your-output)"
 )
 
 _SIGNAL_CAUSES = {

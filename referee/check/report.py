@@ -40,6 +40,26 @@ def header(command: str, variant: str, limits: Limits, steps: int, sandbox: str)
     )
 
 
+SLOW_START: Final = 30.0
+"""Seconds of starts in all (the first start times the steps) worth a note before they are spent."""
+
+
+def start_cost(first: StepResult, steps: int, jobs: int = 1) -> str | None:
+    """What a slow start will cost the whole check, said once the first step has measured it:
+    every step starts the bot afresh, so a 6 s start makes 46 steps take over 4 minutes."""
+    if first.verdict not in ("pass", "warn") or first.startup_ms is None or steps <= 1:
+        return None
+    total = first.startup_ms / 1000 * steps / max(1, jobs)
+    if total < SLOW_START:
+        return None
+    spent = f"{total / 60:.1f} min" if total >= 120 else f"{total:.0f} s"
+    faster = "" if jobs > 1 else " (-j N runs N steps at once)"
+    return (
+        f"note: the bot took {first.startup_ms / 1000:.1f} s to say hello, and every step starts it afresh: "
+        f"starting it alone will take about {spent} for {steps} steps{faster}"
+    )
+
+
 AS_ABOVE: Final = "not run: as above"
 
 

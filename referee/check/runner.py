@@ -17,9 +17,10 @@ in none; the report says which, and the steps about the sandbox are skipped with
 from __future__ import annotations
 
 import fnmatch
+import functools
 import statistics
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import trio
@@ -31,12 +32,12 @@ from referee.check.links import CheckProcessLink
 from referee.check.listener import CONNECT_TIMEOUT, CheckListener, tcp_target
 from referee.check.probe import Limits, Probe
 from referee.check.results import CheckReport, StepResult, Summary
+from referee.check.start_causes import explain_sandboxed_start, kit_hint
 from referee.check.steps import FIRST, STEPS, AnyStep, Step, SummaryStep
 from referee.match.seats.link import STDERR_CAP, BotLimits, BotStartError
 from referee.network import DEFAULT_HOST, show_address
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import Sandbox
-from referee.sandbox.misses import bind_hint
 
 STDERR_KEPT = 16 * 1024
 """Characters of a step's stderr kept in the report (the end of it)."""
@@ -83,6 +84,9 @@ class CheckPlan:
     on_result: Callable[[StepResult], None] | None = None
     sandbox: Sandbox | None = None
     """What every bot process starts in (``None``: not isolated; a ``tcp:`` bot: always none)."""
+    clean_env: bool = False
+    """Start the bot in the environment a sandbox gives it, without the sandbox: the one run
+    that tells whether the sandbox is why the bot failed its handshake."""
 
 
 async def run_check(
@@ -182,10 +186,17 @@ class _Run:
             result, hello_name = await run_step(current, self.plan, self.listener)
             self.name = self.name or hello_name
             if result.verdict == "fail" and current.name == FIRST and self.plan.sandbox is not None:
-                _sandbox_hint(result)
+                await explain_sandboxed_start(result, functools.partial(self._passes_bare, current))
             self.record(index, result)
             if result.verdict == "fail" and self.skip_reason is None:
                 self.skip_reason = self._stop_after(current)
+
+    async def _passes_bare(self, current: Step) -> bool:
+        """Whether ``current`` passes with the bot started without the sandbox (as it would be
+        in it otherwise: the same clean environment and limits)."""
+        bare = replace(self.plan, sandbox=None, clean_env=True)
+        result, _ = await run_step(current, bare)
+        return result.verdict in ("pass", "warn")
 
     def _skipped(self, current: Step) -> StepResult | None:
         """The result of a step that is not run, or ``None`` to run it."""
@@ -238,18 +249,6 @@ def _skipped(step: AnyStep, message: str, reason: str) -> StepResult:
     return StepResult(name=step.name, summary=step.summary, verdict="skip", message=message, reason=reason)
 
 
-def _sandbox_hint(result: StepResult) -> None:
-    """A first step that failed in the sandbox: the path it missed, or that it may need one."""
-    missed = bind_hint(result.stderr)
-    if missed is not None:
-        result.hint = missed
-    else:
-        result.message += (
-            " (in the sandbox: if it passes with --sandbox off, it needs a path the sandbox "
-            "does not show it: --sandbox-bind PATH)"
-        )
-
-
 async def run_step(step: Step, plan: CheckPlan, listener: CheckListener | None = None) -> tuple[StepResult, str | None]:
     """Run one step against a new bot process, started in the plan's sandbox when there is
     one (or the next connection to ``listener``); its result and the name the bot gave."""
@@ -272,7 +271,11 @@ async def run_step(step: Step, plan: CheckPlan, listener: CheckListener | None =
         result.expected = failure.expected
         result.got = failure.got
         result.reason = failure.reason or "fail"
-        result.hint = failure.hint or step_hint(failure.reason, failure.message, failure.line, result.exit_code)
+        result.hint = (
+            failure.hint
+            or kit_hint(result.stderr)
+            or step_hint(failure.reason, failure.message, failure.line, result.exit_code)
+        )
     elif result.warnings:
         result.verdict = "warn"
     hello = probe.hello if probe is not None else None
@@ -282,7 +285,9 @@ async def run_step(step: Step, plan: CheckPlan, listener: CheckListener | None =
 async def _started(plan: CheckPlan, nursery: trio.Nursery) -> tuple[Probe | None, StepFailed | None]:
     """A new bot process for a step (its stderr drained in ``nursery``), or why it did not start."""
     try:
-        link = await CheckProcessLink.start(plan.command, nursery, cwd=plan.cwd, limits=BotLimits(sandbox=plan.sandbox))
+        link = await CheckProcessLink.start(
+            plan.command, nursery, cwd=plan.cwd, limits=BotLimits(sandbox=plan.sandbox, clean_env=plan.clean_env)
+        )
     except BotStartError as err:
         failure = StepFailed(
             "the bot program cannot be started",

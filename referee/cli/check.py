@@ -18,7 +18,7 @@ import trio
 
 from referee.check.listener import CONNECT_TIMEOUT, TCP_PREFIX, CheckListener, tcp_target
 from referee.check.probe import MATCH_CLOCK, Limits
-from referee.check.report import footer, header, step_line
+from referee.check.report import footer, header, start_cost, step_line
 from referee.check.results import CheckReport, StepResult
 from referee.check.runner import run_check, sandbox_description, select
 from referee.cli.options import (
@@ -134,7 +134,7 @@ def check(
                 fail_fast=fail_fast,
                 jobs=jobs,
                 keep_transcripts=verbose,
-                on_result=None if as_json else _live(),
+                on_result=None if as_json else _live(len(steps), jobs),
                 host=DEFAULT_HOST if host is None else host,
                 port=port or 0,
                 connect_timeout=CONNECT_TIMEOUT if connect_timeout is None else connect_timeout,
@@ -178,12 +178,15 @@ def _over_tcp(
     return tcp
 
 
-def _live() -> Callable[[StepResult], None]:
-    """Prints each step's line as its result comes in."""
+def _live(steps: int, jobs: int) -> Callable[[StepResult], None]:
+    """Prints each step's line as its result comes in, and after the first what a slow start
+    will cost the rest."""
     printed: list[StepResult] = []
 
     def live(result: StepResult) -> None:
         click.echo(step_line(result, printed[-1] if printed else None))
+        if not printed and (note := start_cost(result, steps, jobs)) is not None:
+            click.echo(note)
         printed.append(result)
         sys.stdout.flush()
 

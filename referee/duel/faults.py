@@ -1,4 +1,4 @@
-"""When a bot of a duel or a gauntlet is broken: it failed to start (``referee.duel.roll_call``),
+"""When a bot of a duel or a gauntlet is broken: it failed to start (``referee.ladder.roll_call``),
 or it was dropped from more than a small share of its seats. A broken bot's sets measure the
 referee's fallback moves, not the bot: an OLD that crashes at once makes any NEW look better by
 the points its empty seat loses, a NEW that crashes looks worse. So a broken bot gets no H0/H1

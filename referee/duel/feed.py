@@ -32,7 +32,7 @@ class DuelFeed:
         self.duel = duel
         self.max_sets = max_sets
         self.unstarted = dict(unstarted or {})
-        """The bots that failed to start before the first set (``referee.duel.roll_call``)."""
+        """The bots that failed to start before the first set (``referee.ladder.roll_call``)."""
         self.settings = store.settings()
         self.unfinished = pending_sets(store)
         """The sets a run before this one scheduled and did not finish, handed out first."""

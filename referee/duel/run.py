@@ -1,7 +1,7 @@
 """Play a duel or a gauntlet: the ladder's run (``referee.ladder.play``: bots built, the
 database created or resumed under its run lock, fresh sandboxed bots per match, tables at once
 or a Dask cluster) with a ``RunKind`` of its own: the duel's database, the roll call of its bots
-before the first set (``referee.duel.roll_call``), its sets scheduled one at a time while its
+before the first set (``referee.ladder.roll_call``), its sets scheduled one at a time while its
 tests have not decided and no bot is broken (``referee.duel.feed``), and its live view. This is
 what ``referee duel`` and ``referee gauntlet`` call."""
 
@@ -16,13 +16,13 @@ from rich.console import Console
 from referee.duel.faults import duel_faults
 from referee.duel.feed import DuelFeed
 from referee.duel.progress import DuelProgress
-from referee.duel.roll_call import roll_call
 from referee.duel.settings import DuelSettings
 from referee.duel.setup import check_same_duel, open_duel
 from referee.duel.status import DuelStatus, duel_status
 from referee.duel.store import DuelStore
 from referee.ladder.errors import LadderError
 from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, LiveView, Telling, play_ladder
+from referee.ladder.roll_call import roll_call
 from referee.ladder.runner import RunOptions, SetFeed
 from referee.ladder.store import LadderStore
 from referee.match.outcome import FaultReport

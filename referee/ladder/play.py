@@ -28,6 +28,7 @@ from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower, version_entries, versions_built
 from referee.ladder.progress import LiveProgress
 from referee.ladder.records import MatchRecord
+from referee.ladder.roll_call import refusal, roll_call
 from referee.ladder.runner import LadderRun, RunOptions, SetFeed
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.match.config import MatchConfig
@@ -152,7 +153,7 @@ class RunKind(Protocol):
 
     def ready(self, store: LadderStore, commands: Mapping[str, str], options: RunOptions) -> list[str]:
         """Once the bots are built, before the first set (not on a cluster: its workers build
-        them): a duel starts each of its bots once (``referee.duel.roll_call``). Notes for the
+        them): a duel starts each of its bots once (``referee.ladder.roll_call``). Notes for the
         user."""
 
     def feed(self, store: LadderStore) -> SetFeed | None:
@@ -208,15 +209,12 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
     existed = Path(db).exists()
     private = private_files(db)
     hidden = sandbox.hiding(*private) if sandbox is not None else None
-    built, plan, untold = _prepared(plan, kind, hidden, private, telling.warn)
+    limits = BotLimits(sandbox=hidden, cwd=str(plan.cwd) if plan.cwd is not None else None)
+    built, plan, untold = _prepared(plan, kind, (hidden, private, limits), telling.warn)
     if not existed and Path(db).exists():  # a build may write in its folder: not the ladder's files
         raise LadderError(f"{db} appeared while the bots were built: a build wrote it; refusing to use it")
     with _opened(plan, kind) as (store, rules, notes):
         notes[:0] = untold
-        limits = BotLimits(
-            sandbox=sandbox.hiding(*private_files(db)) if sandbox is not None else None,
-            cwd=str(plan.cwd) if plan.cwd is not None else None,
-        )
         options = RunOptions(
             logs=logs_folder(db),
             config=plan.config,
@@ -249,30 +247,54 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
 def _prepared(
     plan: LadderPlan,
     kind: RunKind,
-    sandbox: Sandbox | None,
-    private: Sequence[Path],
+    where: tuple[Sandbox | None, Sequence[Path], BotLimits],
     warn: Callable[[str], None] | None,
 ) -> tuple[dict[str, BuiltBot], LadderPlan, list[str]]:
-    """The bots built (``prepare_bots``). On a ladder a bot whose build cannot be copied or
-    sealed (``BuildRefused``: its author's doing) is left out of this run, as if it were not in
-    the bot list (on a ladder already begun it retires until it can be built again), and the
-    others play: the plan without it, and a line naming it and why, told to ``warn`` at once
-    (returned as notes when there is none). A duel or a gauntlet is about its bots: the error
-    ends it. Raises ``LadderError`` when fewer than two bots are left."""
+    """The bots built (``prepare_bots``, in ``where``'s sandbox, the ladder's ``private`` files
+    left out) and, on a ladder, each started once with its ``limits`` to take its hello
+    (``referee.ladder.roll_call``). On a ladder a bot whose build cannot be copied or sealed
+    (``BuildRefused``: its author's doing), or that cannot get to its hello, is left out of
+    this run, as if it were not in the bot list (on a ladder already begun it retires until it
+    can be built and started again), and the others play: the plan without it, and why,
+    told to ``warn`` at once (returned as notes when there is none). A duel or a gauntlet is
+    about its bots: a refused build ends it, and its own roll call (``RunKind.ready``) keeps a
+    bot that cannot start out of its sets. Raises ``LadderError`` when fewer than two bots are
+    left."""
+    sandbox, private, limits = where
     refused: list[BuildRefused] = []
-    built = prepare_bots(plan.entries, plan.cwd, sandbox, private, refused if isinstance(kind, LadderKind) else None)
-    if not refused:
+    ladder = isinstance(kind, LadderKind)
+    built = prepare_bots(plan.entries, plan.cwd, sandbox, private, refused if ladder else None)
+    reasons = [str(err) for err in refused]
+    if ladder:
+        reasons += _unready(plan, built, limits)
+    if not reasons:
         return built, plan, []
-    lines = [f"{err}; the ladder goes on without it" for err in refused]
+    lines = [_going_on(why) for why in reasons]
     left = [e for e in plan.entries if e.name in built]
     if len(left) < 2:
-        why = "; ".join(str(err) for err in refused)
-        raise LadderError(f"{why}; a ladder needs at least two bots, {len(left)} left")
+        raise LadderError(f"{'; '.join(reasons)}; a ladder needs at least two bots, {len(left)} left")
     if warn is None:
         return built, dataclasses.replace(plan, entries=left), lines
     for line in lines:
         warn(line)
     return built, dataclasses.replace(plan, entries=left), []
+
+
+def _going_on(why: str) -> str:
+    """A refusal's first line says that the others play; its explanation follows."""
+    first, newline, rest = why.partition("\n")
+    return f"{first}; the ladder goes on without it{newline}{rest}"
+
+
+def _unready(plan: LadderPlan, built: dict[str, BuiltBot], limits: BotLimits) -> list[str]:
+    """Start every built bot once, as its matches will (its folder, its sandbox, its limits),
+    and take its hello: why each that could not is refused, and it taken out of ``built``."""
+    options = RunOptions(logs=logs_folder(plan.db), config=plan.config, cwd=plan.cwd, limits=limits, built=built)
+    names = [e.name for e in plan.entries if e.name in built]
+    failed = roll_call({e.name: e.command for e in plan.entries}, names, options)
+    for name in failed:
+        del built[name]
+    return [refusal(name, report) for name, report in failed.items()]
 
 
 @contextlib.contextmanager

@@ -54,6 +54,9 @@ class MatchOutcome(msgspec.Struct, kw_only=True):
     """The signal number that interrupted the match, if one did."""
     faults: list[FaultReport] = msgspec.field(default_factory=list)
     """Every fault, in order (at most ``MAX_REPORTS`` per seat), explained."""
+    notes: list[str] = msgspec.field(default_factory=list)
+    """What went wrong once the match was over, which changes nothing in it but is the bot's to
+    fix: a program that exited with an error after goodbye."""
 
 
 MAX_REPORTS = 3

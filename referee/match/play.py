@@ -28,7 +28,7 @@ from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import MatchRunner
-from referee.match.seats.connection import BotConnection, handshake, say_goodbye
+from referee.match.seats.connection import BotConnection, goodbye_note, handshake, say_goodbye
 from referee.match.seats.hosted import SeatHost, web_seat_name
 from referee.match.seats.link import BotLimits, BotStartError, Failure, NullLink, ProcessLink
 from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, OnRefusal, TcpSeat, TcpSeatServer
@@ -271,6 +271,9 @@ class _Table:
             for connection in [*self.connections, *reconnected]:
                 if connection is not None:
                     closing.start_soon(say_goodbye, connection, grace)
+        if self.outcomes:  # before write_stderr takes the stderr the notes quote
+            notes = (goodbye_note(seat, c) for seat, c in enumerate(self.connections) if c is not None)
+            self.outcomes[-1].notes += [note for note in notes if note is not None]
         if self.last is not None:
             self.last[0].write_stderr()
             self.last[1].close()

@@ -38,6 +38,7 @@ def format_outcome(outcome: MatchOutcome) -> str:
             if count
         )
         lines.append(f"  seat {seat.seat} {names[seat.seat]}: {seat.status}{extra}")
+    lines += [f"note: {printable(note)}" for note in outcome.notes]
     for report in outcome.faults:
         lines += fault_lines(report, outcome.log)
     if outcome.log:

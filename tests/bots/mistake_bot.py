@@ -7,6 +7,7 @@ tell its author; otherwise it passes and plays the first legal cards.
                  traceback on stderr, exit code 1)
   wrong_version  answers hello with protocol version 2
   segfault       is killed by SIGSEGV at its first play request
+  crash_at_goodbye  plays the whole match, then raises when goodbye arrives (exit code 1)
 """
 
 import json
@@ -53,4 +54,6 @@ for line in sys.stdin:
     elif (reply := answer(m, "")) is not None:
         send(reply)
     elif ends(m):
+        if MODE == "crash_at_goodbye" and t == "goodbye":
+            raise RuntimeError("no statistics to save")
         break

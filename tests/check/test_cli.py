@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from referee.check.report import start_cost
+from referee.check.results import StepResult
 from referee.check.steps import STEPS
 from referee.cli import main
 from tests.check.helpers import GOOD, ROOT, check_hostile
@@ -139,3 +141,17 @@ def test_usage_errors_exit_with_code_2(args: list[str], message: str) -> None:
     assert code == 2
     assert message in out
     assert "Traceback" not in out
+
+
+def test_a_slow_start_is_priced_once_the_first_step_measured_it() -> None:
+    """Every step starts the bot afresh: a 6 s start over 46 steps is said before it is spent."""
+    first = StepResult(name="handshake.hello", summary="", verdict="pass", startup_ms=6000.0)
+    assert start_cost(first, 46) == (
+        "note: the bot took 6.0 s to say hello, and every step starts it afresh: starting it alone will take "
+        "about 4.6 min for 46 steps (-j N runs N steps at once)"
+    )
+    assert start_cost(first, 46, jobs=4) is not None and "about 69 s for 46 steps" in str(start_cost(first, 46, 4))
+    quick = StepResult(name="handshake.hello", summary="", verdict="pass", startup_ms=200.0)
+    assert start_cost(quick, 46) is None  # 9 s in all: not worth a word
+    failed = StepResult(name="handshake.hello", summary="", verdict="fail", startup_ms=6000.0)
+    assert start_cost(failed, 46) is None  # the rest are skipped: no starts to price

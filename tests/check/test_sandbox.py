@@ -19,13 +19,16 @@ from click.testing import CliRunner, Result
 
 import referee.sandbox.bwrap
 from referee.check.probe import Limits
+from referee.check.start_causes import NEEDS_SANDBOX_PATH, WRONG_PYTHON
 from referee.cli import main
-from tests.check.helpers import GOOD, ROOT, by_verdict, check, needs_bwrap, sandbox, step
+from tests.check.helpers import GOOD, ROOT, author, by_verdict, check, needs_bwrap, sandbox, step
 
 needs_java = pytest.mark.skipif(shutil.which("java") is None, reason="java is not installed")
 JAVA = "java tests/bots/java/Bot.java"
 JVM = Limits(per_decision=2.0, startup=20.0)
 """A JVM compiling a source file takes a second or two to say hello on a busy machine."""
+QUICK_START = Limits(per_decision=1.0, bank=0.0, startup=1.0)
+"""For a bot that never says hello in time: the check waits out the start-up limit twice."""
 SANDBOX_STEPS = ("--only", "handshake.hello", "--only", "sandbox.works")
 WHO_AM_I = (
     f'{sys.executable} -c "import json, os, socket, sys; '
@@ -180,6 +183,45 @@ def test_a_bot_the_sandbox_does_not_show_fails_with_a_hint_and_passes_with_sandb
     assert result.exit_code == 0, result.output
     assert "bubblewrap (" in result.stdout and "1 extra read-only path)" in result.stdout
     assert "2 steps: 2 passed" in result.stdout
+
+
+@needs_bwrap
+def test_a_bot_that_passes_only_without_the_sandbox_is_told_the_sandbox_is_why(outside: Path) -> None:
+    """It says nothing on stderr, so no path can be read from it: the check starts it once more
+    without the sandbox, and it passes there."""
+    bot = outside / "bot.py"
+    command = (
+        f'{sys.executable} -c "import os, runpy, sys; os.path.exists({str(bot)!r}) or sys.exit(3); '
+        f"runpy.run_path({str(bot)!r}, run_name='__main__')\""
+    )
+    report = check(command, "handshake.hello", sandbox=sandbox())
+    hello = step(report, "handshake.hello")
+    assert hello.verdict == "fail" and hello.stderr == ""
+    assert hello.message.endswith("(it passes without the sandbox)")
+    assert hello.hint == NEEDS_SANDBOX_PATH and "--sandbox-bind PATH" in hello.hint
+
+
+@needs_bwrap
+def test_an_unflushed_hello_in_the_sandbox_is_not_blamed_on_the_sandbox() -> None:
+    """It fails without the sandbox too: the hint is about flushing, the sandbox goes unnamed."""
+    report = check(author("no_flush"), "handshake.hello", limits=QUICK_START, sandbox=sandbox())
+    hello = step(report, "handshake.hello")
+    assert hello.verdict == "fail" and hello.reason == "timeout"
+    assert hello.hint is not None and "flushed" in hello.hint
+    assert "sandbox" not in hello.hint and "sandbox" not in hello.message
+
+
+@pytest.mark.parametrize("sandboxed", [False, True])
+def test_a_python_without_the_kit_is_told_to_use_the_referee_s_python(sandboxed: bool) -> None:
+    """The traceback of a kit bot run by a Python the kit is not installed in."""
+    command = f'{sys.executable} -c "raise ModuleNotFoundError(\\"No module named \'protocol\'\\")"'
+    if sandboxed and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap (bwrap) is not installed")
+    report = check(command, "handshake.hello", sandbox=sandbox() if sandboxed else None)
+    hello = step(report, "handshake.hello")
+    assert "No module named 'protocol'" in hello.stderr
+    assert hello.verdict == "fail" and hello.hint == WRONG_PYTHON
+    assert "sys.executable" in WRONG_PYTHON and "pip install -e" in WRONG_PYTHON
 
 
 @pytest.mark.parametrize("option", [("--sandbox", "on"), ("--sandbox-bind", ".")])

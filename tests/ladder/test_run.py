@@ -167,17 +167,24 @@ def test_a_missing_bot_program_is_refused_before_the_ladder_is_made(tmp_path: Pa
     assert not db.exists()
 
 
-def test_a_bot_that_cannot_start_stops_the_run_and_keeps_the_schedule(tmp_path: Path) -> None:
+def test_a_bot_that_cannot_start_is_left_out_by_the_roll_call_and_the_others_play(tmp_path: Path) -> None:
     ghost = tmp_path / "ghost"
     ghost.write_text("#!/nonexistent/interpreter\n")  # an executable file whose interpreter is missing
     ghost.chmod(0o755)
-    config = bot_list(tmp_path, ["first", "ghost"], ghost=str(ghost))
+    config = bot_list(tmp_path, ["first", "random", "ghost"], ghost=str(ghost))
     db = tmp_path / "l.db"
     args = ["ladder", "run", str(config), "--games", "1", "--db", str(db), "--quiet", "--sandbox", "off"]
     result = CliRunner().invoke(main, args)
-    assert result.exit_code == 1
+    assert result.exit_code == 0, result.output
+    assert "bot ghost refused: it failed its start-up check (start); the ladder goes on without it" in result.output
     assert "cannot start bot" in result.output
-    assert check_consistent(db) == {"done": 0, "total": 4}
+    assert check_consistent(db) == {"done": 4, "total": 4}
+
+    (tmp_path / "alone").mkdir()
+    alone = bot_list(tmp_path / "alone", ["first", "ghost"], ghost=str(ghost))
+    result = CliRunner().invoke(main, [*args[:2], str(alone), *args[3:6], str(tmp_path / "alone.db"), *args[7:]])
+    assert result.exit_code == 1
+    assert "bot ghost refused" in result.output and "a ladder needs at least two bots, 1 left" in result.output
 
 
 def test_a_second_run_on_the_same_database_is_refused(tmp_path: Path) -> None:

@@ -115,3 +115,20 @@ def test_the_raw_node_tcp_bot_of_the_docs_plays_a_match(tmp_path: Path) -> None:
     result = json.loads(out)
     assert [s["status"] for s in result["seats"]] == ["ok"] * 4
     assert result["seats"][0]["name"] == "node-tcp"
+
+
+def test_a_bot_that_crashes_after_goodbye_is_a_note_under_the_result_not_a_fault() -> None:
+    """The match was over and counts; the bot still has something to fix."""
+    result = CliRunner().invoke(main, ["match", *SHORT, "--json", f"{MISTAKE} crash_at_goodbye", GOOD, GOOD, GOOD])
+    assert result.exit_code == 0, result.output
+    outcome = json.loads(result.stdout)
+    assert outcome["faults"] == [] and outcome["reason"] != "forfeit"
+    [note] = outcome["notes"]
+    assert note.startswith("seat 0 mistake-crash_at_goodbye: its program exited with code 1 after goodbye")
+    assert "the result stands" in note and note.endswith("its stderr ends: RuntimeError: no statistics to save")
+
+    code, out = match("crash_at_goodbye")
+    assert code == 0, out
+    lines = out.splitlines()
+    result_at = next(i for i, line in enumerate(lines) if line.startswith("result: "))
+    assert f"note: {note}" in lines[result_at:] and "! seat 0" not in out

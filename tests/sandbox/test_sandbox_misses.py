@@ -98,18 +98,20 @@ def test_check_names_the_hidden_path(needy: Path, weights: Path) -> None:
 
 
 @needs_bwrap
-def test_the_ladder_details_name_the_hidden_path(needy: Path, weights: Path, tmp_path: Path) -> None:
+def test_the_ladder_s_roll_call_names_the_hidden_path(needy: Path, weights: Path, tmp_path: Path) -> None:
+    """The bot is left out before the first match, with the option that shows it the path."""
     config = tmp_path / "bots.toml"
     config.write_text(
-        f'[[bot]]\nname = "needy"\ncommand = "{PY} {needy}"\n\n[[bot]]\nname = "good"\ncommand = "{GOOD}"\n'
+        f'[[bot]]\nname = "needy"\ncommand = "{PY} {needy}"\n\n[[bot]]\nname = "good"\ncommand = "{GOOD}"\n\n'
+        f'[[bot]]\nname = "good2"\ncommand = "{GOOD}"\n'
     )
     db = tmp_path / "l.db"
     ran = ladder("run", str(config), "--games", "1", "--db", str(db), "--sandbox", "on", "--quiet")
     assert ran.exit_code == 0, ran.output
-    detail = ladder("table", "--db", str(db), "--bot", "needy")
-    assert f"--sandbox-bind {weights}" in detail.output, detail.output
+    assert "bot needy refused: it failed its start-up check" in ran.output
+    assert f"--sandbox-bind {weights}" in ran.output, ran.output
     store = LadderStore(db)
     try:
-        assert store.progress()[0] == store.progress()[1]  # the ladder went on
+        assert store.progress()[0] == store.progress()[1]  # the ladder went on without it
     finally:
         store.close()

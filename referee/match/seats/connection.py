@@ -22,7 +22,7 @@ from referee import __version__
 from referee.hints import exit_text
 from referee.log_format import GONE_FAULTS
 from referee.match.seats.link import BotLimits, BotLink, Failure, LinkClosed, ProcessLink
-from referee.names import safe_name, seat_label
+from referee.names import printable, safe_name, seat_label
 
 REFEREE_NAME = f"hearts-referee {__version__}"
 
@@ -51,6 +51,10 @@ class BotConnection:
     """The name the table already knows the seat by, when this connection took it over (a
     reload, a reconnected TCP bot): a seat keeps its name for the whole match, whatever the
     new hello says (else the log's header and its end disagreed and it did not verify)."""
+    after_goodbye: str | None = None
+    """How its program ended after a goodbye that found it alive, when it ended in an error
+    of its own (``exited with code 1``): the match was over and counts, so it is no fault,
+    but it is the bot's to fix."""
 
     def name(self, seat: int) -> str:
         """The name the table knows this bot by in ``seat``: its hello name made safe
@@ -164,8 +168,25 @@ async def start_bot(
 
 async def say_goodbye(connection: BotConnection, grace: float) -> None:
     """End a connection: goodbye to a live bot, then end its program. Never raises."""
-    if connection.alive:
+    alive = connection.alive
+    if alive:
         with trio.move_on_after(grace):
             with contextlib.suppress(LinkClosed):
                 await connection.link.send(encode(Goodbye(reason="done")))
     await connection.link.close(grace)
+    code = connection.link.exit_code()
+    if alive and code not in (None, 0) and not connection.link.stopped:
+        connection.after_goodbye = exit_text(code)
+
+
+def goodbye_note(seat: int, connection: BotConnection) -> str | None:
+    """What to tell the operator of a bot that ended in an error once its match was over (its
+    ``after_goodbye``), with the last line of its stderr: a note under the result, not a fault."""
+    if connection.after_goodbye is None:
+        return None
+    note = (
+        f"seat {seat} {connection.name(seat)}: its program {connection.after_goodbye} after goodbye, once the "
+        "match was over (the result stands; the bot's to fix: exit with status 0 when goodbye arrives or stdin ends)"
+    )
+    said = [line for line in connection.link.stderr_text()[0].splitlines() if line.strip()]
+    return f"{note}; its stderr ends: {printable(said[-1], 200)}" if said else note

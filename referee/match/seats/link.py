@@ -152,6 +152,10 @@ class BotLink:
     they happen, not with its next request (which is what a program needs: one write and one
     read per decision)."""
 
+    stopped = False
+    """Whether the referee had to signal the bot's program to end it (it did not exit by itself
+    within the grace after its input closed)."""
+
     def __init__(self, max_line: int = MAX_LINE) -> None:
         self._splitter = LineSplitter(max_line)
         self._lines: deque[bytes] = deque()
@@ -548,6 +552,7 @@ class ProcessLink(FdLink):
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 await self._stdin.aclose()
             if await self.wait_exit(grace) is None:
+                self.stopped = True
                 self._signal_group(signal.SIGTERM)
                 if await self.wait_exit(grace) is None:
                     self._signal_group(signal.SIGKILL)

@@ -1,9 +1,11 @@
-"""The roll call before a duel's first set: each bot of the run is started once, as its matches
-will start it (its folder, its sandbox, its limits), and must answer the referee's ``hello``
-within ``--startup``; then it is told goodbye. A bot whose command fails at once, that exits
-before its hello or never sends one is named now, with its fault explained as ``referee match``
-explains a failed start (the referee's message, how its program ended, its last stderr lines),
-instead of being dropped from every seat of the sets that would follow."""
+"""The roll call before a ladder's first match or a duel's first set: each bot of the run is
+started once, as its matches will start it (its folder, its sandbox, its limits), and must
+answer the referee's ``hello`` within ``--startup``; then it is told goodbye. A bot whose
+command fails at once, that exits before its hello or never sends one is named now, with its
+fault explained as ``referee match`` explains a failed start (the referee's message, how its
+program ended, its last stderr lines), instead of being dropped from every seat of the sets
+that would follow. A ladder leaves such a bot out of its run, as it leaves out a bot whose
+build was refused (``refusal`` says why)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import trio
 from referee.ladder.runner import RunOptions
 from referee.match.faults import start_report
 from referee.match.outcome import FaultReport
+from referee.match.report import why_lines
 from referee.match.seats.connection import BotConnection, handshake, say_goodbye
 from referee.match.seats.link import BotStartError, ProcessLink
 
@@ -50,3 +53,9 @@ async def _answer(name: str, command: str, options: RunOptions) -> FaultReport |
         await say_goodbye(connection, options.config.grace)
         await link.wait_exit(3 * options.config.grace + 1)
     return None if connection.alive else start_report(connection)
+
+
+def refusal(name: str, report: FaultReport) -> str:
+    """Why a ladder leaves ``name`` out: its failed start explained as ``referee match``
+    explains one (what it printed, how its program ended, the path its sandbox hid)."""
+    return "\n".join([f"bot {name} refused: it failed its start-up check ({report.reason})", *why_lines(report)])
