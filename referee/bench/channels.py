@@ -58,8 +58,7 @@ def cold_file(bits: int) -> Path:
     pages at ``i * STRIDE`` for every bit are not cached once dropped (from outside: the bench
     may advise; a file some running program maps, such as a browser's binary, stays cached and
     is passed over), checked with ``mincore``, which the bench may use."""
-    files = [p for top in BIG_FILES for p in top.rglob("*") if _readable_by_all(p)]
-    for found in sorted((p for p in files if p.stat().st_size >= bits * STRIDE), key=lambda p: -p.stat().st_size):
+    for found in (p for p in _largest_shared_files() if p.stat().st_size >= bits * STRIDE):
         fd = os.open(found, os.O_RDONLY)
         try:
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
@@ -68,6 +67,14 @@ def cold_file(bits: int) -> Path:
         finally:
             os.close(fd)
     raise ValueError(f"no file in /usr of {bits * STRIDE} bytes whose pages can be dropped from the cache")
+
+
+@functools.cache
+def _largest_shared_files() -> tuple[Path, ...]:
+    """Every file of ``BIG_FILES`` a bot may read, largest first: walked once per bench, not
+    once per case (a second or more of the run's start each time)."""
+    files = [p for top in BIG_FILES for p in top.rglob("*") if _readable_by_all(p)]
+    return tuple(sorted(files, key=lambda p: -p.stat().st_size))
 
 
 def _readable_by_all(path: Path) -> bool:
@@ -84,12 +91,9 @@ def _cached(fd: int, offset: int) -> bool:
     with mmap.mmap(fd, page, access=mmap.ACCESS_COPY, offset=offset - offset % mmap.ALLOCATIONGRANULARITY) as mapped:
         address = ctypes.addressof(ctypes.c_char.from_buffer(mapped))
         vector = (ctypes.c_ubyte * 1)()
-        try:
-            if _LIBC.mincore(ctypes.c_void_p(address), page, vector) != 0:
-                raise OSError(ctypes.get_errno(), "mincore failed")
-            return bool(vector[0] & 1)
-        finally:
-            del address
+        if _LIBC.mincore(ctypes.c_void_p(address), page, vector) != 0:
+            raise OSError(ctypes.get_errno(), "mincore failed")
+        return bool(vector[0] & 1)
 
 
 _LIBC = ctypes.CDLL(None, use_errno=True)

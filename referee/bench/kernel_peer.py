@@ -26,6 +26,7 @@ import os
 import socket
 import struct
 import sys
+from collections.abc import Callable
 
 MIB = 1 << 20
 CHUNK = 60 * 1024
@@ -68,29 +69,33 @@ def netlink(budget: int, held: Held) -> None:
             held.pushed += len(request)
 
 
-def tcp(budget: int, held: Held) -> None:
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    held.objects.append(listener)
+def _fill_pairs(pair: Callable[[], tuple[socket.socket, socket.socket]], budget: int, held: Held) -> None:
+    """Connected pairs from ``pair``, one end of each written until its buffers are full, until
+    the budget is pushed or a new pair takes nothing more."""
     while held.pushed < budget:
-        client = socket.create_connection(listener.getsockname())
-        server, _ = listener.accept()
-        held.objects += [client, server]
-        before = held.pushed
-        _fill(client, budget, held)
-        if held.pushed == before:
-            return
-
-
-def unix(budget: int, held: Held) -> None:
-    while held.pushed < budget:
-        one, two = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        one, two = pair()
         held.objects += [one, two]
         before = held.pushed
         _fill(one, budget, held)
         if held.pushed == before:
             return
+
+
+def tcp(budget: int, held: Held) -> None:
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    held.objects.append(listener)
+
+    def connected() -> tuple[socket.socket, socket.socket]:
+        client = socket.create_connection(listener.getsockname())
+        return client, listener.accept()[0]
+
+    _fill_pairs(connected, budget, held)
+
+
+def unix(budget: int, held: Held) -> None:
+    _fill_pairs(lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM), budget, held)
 
 
 def pipe(budget: int, held: Held) -> None:
@@ -141,9 +146,6 @@ def mqueue(budget: int, held: Held) -> None:
             held.pushed += len(message)
         if ctypes.get_errno() not in (0, errno.EAGAIN, errno.EMSGSIZE):
             raise OSError(ctypes.get_errno(), "mq_send")
-        libc.mq_close(queue)  # the queue lives on, named: only the descriptor goes
-        held.objects.pop()
-        held.objects.append(object())
         if not held.pushed:
             return
 

@@ -17,9 +17,7 @@ replaced.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shlex
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -111,11 +109,10 @@ class TableSlot:
         limits = self.options.limits_for(name)
         if limits.sandbox is None:
             return limits
-        places = []
-        for other, command in self.commands.items():
-            with contextlib.suppress(ValueError):  # a command that cannot be split fails at its start
-                folder = self.options.limits_for(other).cwd or self.options.cwd or os.getcwd()
-                places.append((shlex.split(command), folder))
+        places = [
+            (command, self.options.limits_for(other).cwd or self.options.cwd or os.getcwd())
+            for other, command in self.commands.items()
+        ]
         return msgspec.structs.replace(limits, sandbox=limits.sandbox.among(places))
 
     async def take(self, seats: Sequence[str]) -> list[BotConnection]:

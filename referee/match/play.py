@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -297,10 +296,7 @@ def _beside(limits: BotLimits | None, bots: Sequence[tuple[str, str | Path]]) ->
     shown whole to no other (``referee.sandbox.sight.own_folder``)."""
     if limits is None or limits.sandbox is None:
         return limits
-    places: list[tuple[list[str], str | Path]] = []
-    for command, folder in bots:
-        with contextlib.suppress(ValueError):  # a command that cannot be split fails at its start
-            places.append((shlex.split(command), limits.cwd or folder))
+    places = [(command, limits.cwd or folder) for command, folder in bots]
     return msgspec.structs.replace(limits, sandbox=limits.sandbox.among(places))
 
 

@@ -31,13 +31,15 @@ only the bot's own command. What it does not stop is in docs/security.md.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
+import shlex
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Final, Literal, NamedTuple, TypeAlias
 
@@ -125,11 +127,16 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         more = tuple(str(Path(p).absolute()) for p in paths)
         return msgspec.structs.replace(self, hidden=self.hidden + more)
 
-    def among(self, places: Sequence[tuple[Sequence[str], str | Path]]) -> Sandbox:
-        """The same sandbox knowing more bots of the run (each: its command's words and the
-        folder it starts in)."""
-        more = tuple((tuple(args), os.path.abspath(folder)) for args, folder in places)
-        return msgspec.structs.replace(self, bots=self.bots + more)
+    def among(self, places: Iterable[tuple[str | Sequence[str], str | Path]]) -> Sandbox:
+        """The same sandbox knowing more bots of the run (each: its command, as a line or as
+        words, and the folder it starts in). A command line that cannot be split is left out:
+        that bot fails at its own start."""
+        more: list[Place] = []
+        for command, folder in places:
+            with contextlib.suppress(ValueError):
+                words = shlex.split(command) if isinstance(command, str) else command
+                more.append((tuple(words), os.path.abspath(folder)))
+        return msgspec.structs.replace(self, bots=self.bots + tuple(more))
 
     def with_copy(self, folder: str | Path, copy: str | Path) -> Sandbox:
         """The same sandbox showing ``copy`` (a build's) where ``folder`` is."""
