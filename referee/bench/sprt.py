@@ -9,13 +9,18 @@ duplicate sets (``data/sets-american.json``, made by ladders of the sample bots:
   accepts H1: the false positive rate, promised at most ``alpha``) and at ``d1`` (how often it
   accepts H0: the false negative rate, promised at most ``beta``), with the number of sets it
   took;
-- **repeated looks** at a true difference of 0: the confidence sequence and, for contrast, the
-  fixed 95% t interval, each checked after every set up to a horizon: how often they ever
-  exclude zero (what "stop when it excludes zero" gets wrong);
+- **repeated looks** at a true difference of 0: the confidence sequence (the betting one of
+  :mod:`referee.ladder.betting`) and, for contrast, the normal-mixture sequence the ladder used
+  before issue 32 and the fixed 95% t interval, each checked after every set up to a horizon:
+  how often they ever exclude zero (what "stop when it excludes zero" gets wrong);
 - **the verdict of ``ladder compare``** (:mod:`referee.ladder.evidence`): the sign test and the
   confidence sequence at 2.5% each, stopped on the first that decides, at a true difference of
   0 (how often it is ever wrong, promised at most 5%) and at the sample's own mean (how many
   sets it takes, against the confidence sequence alone).
+
+Besides the measured samples, a made-up one, ``rare-difference`` (``RARE``: NEW gains 50 points
+in 2% of the sets and nothing in the others), is run through the SPRT and the looks: equal sets
+for long stretches, what a test that trusts its early sample variance gets wrong.
 
 Figures go to docs/testing-bots.md; no test asserts them (a quick, small run in
 tests/bench/test_bench_sprt.py only checks that they are sane).
@@ -31,9 +36,11 @@ from pathlib import Path
 
 import msgspec
 
+from referee.ladder.betting import BettingSequence
 from referee.ladder.evidence import sequence_alpha
 from referee.ladder.sequential import (
     MIN_SETS,
+    PRIOR_SETS,
     RunningMoments,
     SprtBounds,
     confidence_radius,
@@ -71,6 +78,18 @@ class SetData(msgspec.Struct, frozen=True, kw_only=True):
     samples: list[SetSample]
 
 
+RARE = SetSample(
+    name="rare-difference",
+    new="made up",
+    old="made up",
+    opponents=[],
+    differences=[0.0] * 49 + [50.0],
+)
+"""A made-up sample: NEW gains 50 points in one set of 50 (2%) and ties the others, a true mean
+of +1. Before issue 32 the SPRT's early sets were all equal, its sample variance 0, and it
+accepted H0 at ``--sprt 0,1`` in 56% to 59% of the runs for a promised 5%."""
+
+
 class SampleShape(msgspec.Struct, frozen=True, kw_only=True):
     """What a measured sample looks like: its simulated runs keep its shape, moved to a mean."""
 
@@ -95,6 +114,9 @@ class SprtCase(msgspec.Struct, frozen=True, kw_only=True):
     alpha: float
     beta: float
     min_sets: int
+    prior_sets: float = PRIOR_SETS
+    """The weight of the SPRT's prior on the spread (0: the plain sample variance, as before
+    issue 32)."""
     truth: float
     """The true mean difference the runs were drawn at: d0 or d1."""
     wrong: str
@@ -187,7 +209,14 @@ def _rate(hits: int, runs: int) -> tuple[float, float]:
 
 
 def simulate_sprt(
-    sample: SetSample, bounds: SprtBounds, truth: float, runs: int, rng: random.Random, *, min_sets: int = MIN_SETS
+    sample: SetSample,
+    bounds: SprtBounds,
+    truth: float,
+    runs: int,
+    rng: random.Random,
+    *,
+    min_sets: int = MIN_SETS,
+    prior_sets: float = PRIOR_SETS,
 ) -> SprtCase:
     """``runs`` sequential tests on sets drawn at mean ``truth`` (``bounds.d0`` or ``bounds.d1``)."""
     centred = _centred(sample.differences)
@@ -195,7 +224,7 @@ def simulate_sprt(
     errors = undecided = 0
     lengths = []
     for _ in range(runs):
-        for state in sprt_steps(_draws(centred, truth, rng), bounds, min_sets):
+        for state in sprt_steps(_draws(centred, truth, rng), bounds, min_sets, prior_sets=prior_sets):
             if state.verdict != "continue" or state.sets >= MAX_SETS:
                 break
         errors += state.verdict == wrong
@@ -211,6 +240,7 @@ def simulate_sprt(
         alpha=bounds.alpha,
         beta=bounds.beta,
         min_sets=min_sets,
+        prior_sets=prior_sets,
         truth=truth,
         wrong=wrong,
         runs=runs,
@@ -222,13 +252,17 @@ def simulate_sprt(
     )
 
 
+SEQUENCE = "confidence sequence"
+NORMAL_MIXTURE = "normal-mixture sequence"
 LOOKS: tuple[tuple[str, int], ...] = (
-    ("confidence sequence", MIN_SETS),
+    (SEQUENCE, MIN_SETS),
+    (NORMAL_MIXTURE, MIN_SETS),
     ("fixed 95% t interval", 2),
     ("fixed 95% t interval", MIN_SETS),
 )
-"""The ways of looking compared: what ``ladder compare`` stops on now, and the fixed interval it
-stopped on before, from the second set and from ``MIN_SETS``."""
+"""The ways of looking compared: what ``ladder compare`` stops on now (the betting sequence),
+the normal-mixture sequence it stopped on before issue 32, and the fixed interval it stopped on
+before that, from the second set and from ``MIN_SETS``."""
 
 
 def simulate_peeking(
@@ -238,16 +272,22 @@ def simulate_peeking(
     checked after every set of the same stream: how often each ever excluded zero."""
     centred = _centred(sample.differences)
     # half-widths in standard deviations, per number of sets (index n), computed once
-    sequence = [math.inf, math.inf] + [confidence_radius(n, alpha) for n in range(2, horizon + 1)]
+    mixture = [math.inf, math.inf] + [confidence_radius(n, alpha) for n in range(2, horizon + 1)]
     fixed = [math.inf, math.inf] + [t_quantile(1 - alpha / 2, n - 1) / math.sqrt(n) for n in range(2, horizon + 1)]
-    widths = [sequence if method == "confidence sequence" else fixed for method, _ in LOOKS]
+    never = [math.inf] * (horizon + 1)  # the betting sequence is checked on its own
+    widths = [{SEQUENCE: never, NORMAL_MIXTURE: mixture}.get(method, fixed) for method, _ in LOOKS]
     hits = [0] * len(LOOKS)
     for _ in range(runs):
         moments = RunningMoments()
+        betting = BettingSequence(alpha)
         excluded = [False] * len(LOOKS)
         for x in _draws(centred, 0.0, rng):
             moments.add(x)
+            betting.add(x)
             n = moments.n
+            if n >= LOOKS[0][1] and not excluded[0]:
+                low, high = betting.interval
+                excluded[0] = low > 0 or high < 0
             if n >= 2:
                 distance = abs(moments.mean) / math.sqrt(moments.variance) if moments.variance > 0 else 0.0
                 for i, (_, first) in enumerate(LOOKS):
@@ -285,26 +325,29 @@ VERDICT_LOOKS = ("sign test", "confidence sequence", "either: the verdict")
 
 
 def _verdict_stream(
-    draws: Iterator[float], horizon: int, sequence: Sequence[float], margins: Sequence[float]
+    draws: Iterator[float], horizon: int, alpha: float, margins: Sequence[float]
 ) -> tuple[int | None, int | None, int]:
-    """The first set at which the sign test and the confidence sequence decide (``None``: not
-    by ``horizon``), and the direction of the first decision of either (+1, -1; 0: none)."""
+    """The first set at which the sign test and the confidence sequence at ``alpha`` decide
+    (``None``: not by ``horizon``), and the direction of the first decision of either (+1, -1;
+    0: none)."""
     moments = RunningMoments()
+    sequence = BettingSequence(alpha)
     wins = losses = 0
     by_signs = by_sequence = None
     direction = 0
     for x in draws:
         moments.add(x)
+        sequence.add(x)
         n = moments.n
         wins += x > 0
         losses += x < 0
         if by_signs is None and max(wins, losses) >= margins[wins + losses]:
             by_signs = n
             direction = direction or (1 if wins > losses else -1)
-        spread = math.sqrt(moments.variance)
-        if by_sequence is None and n >= MIN_SETS and spread > 0 and abs(moments.mean) > spread * sequence[n]:
+        low, high = sequence.interval
+        if by_sequence is None and n >= MIN_SETS and (low > 0 or high < 0):
             by_sequence = n
-            direction = direction or (1 if moments.mean > 0 else -1)
+            direction = direction or (1 if low > 0 else -1)
         if n >= horizon or (by_signs is not None and by_sequence is not None):
             break
     return by_signs, by_sequence, direction
@@ -329,12 +372,11 @@ def simulate_verdict(
     there; ``symmetric`` draws them with a random sign too, which makes both nulls hold."""
     centred = _centred(sample.differences)
     suffix = " (symmetric)" if symmetric else ""
-    sequence = [math.inf] * 2 + [confidence_radius(n, sequence_alpha(alpha)) for n in range(2, horizon + 1)]
     margins = sign_margins(horizon, alpha - sequence_alpha(alpha))
     hits = [0, 0, 0]
     for _ in range(runs):
         draws = _symmetric_draws(centred, rng) if symmetric else _draws(centred, 0.0, rng)
-        by_signs, by_sequence, _ = _verdict_stream(draws, horizon, sequence, margins)
+        by_signs, by_sequence, _ = _verdict_stream(draws, horizon, sequence_alpha(alpha), margins)
         hits[0] += by_signs is not None
         hits[1] += by_sequence is not None
         hits[2] += by_signs is not None or by_sequence is not None
@@ -358,17 +400,15 @@ def verdict_speed(sample: SetSample, horizon: int, runs: int, rng: random.Random
     centred = _centred(sample.differences)
     truth = estimate(sample.differences).mean
     sign = 1 if truth > 0 else -1
-    split = [math.inf] * 2 + [confidence_radius(n, sequence_alpha(alpha)) for n in range(2, horizon + 1)]
-    whole = [math.inf] * 2 + [confidence_radius(n, alpha) for n in range(2, horizon + 1)]
     margins = sign_margins(horizon, alpha - sequence_alpha(alpha))
     never = [math.inf] * (horizon + 1)
     verdicts, alone = [], []
     for _ in range(runs):
         stream = [truth + rng.choice(centred) for _ in range(horizon)]
-        by_signs, by_sequence, direction = _verdict_stream(iter(stream), horizon, split, margins)
+        by_signs, by_sequence, direction = _verdict_stream(iter(stream), horizon, sequence_alpha(alpha), margins)
         first = min((n for n in (by_signs, by_sequence) if n is not None), default=None)
         verdicts.append(first if first is not None and direction == sign else None)
-        _, by_whole, whole_direction = _verdict_stream(iter(stream), horizon, whole, never)
+        _, by_whole, whole_direction = _verdict_stream(iter(stream), horizon, alpha, never)
         alone.append(by_whole if whole_direction == sign else None)
     return VerdictSpeed(
         sample=sample.name,
@@ -400,24 +440,24 @@ def bench_sprt(
     peek_runs: int | None = None,
     data: SetData | None = None,
     verdict_only: bool = False,
+    prior_sets: float = PRIOR_SETS,
+    rare: bool = True,
 ) -> SprtBench:
-    """Every measured sample: the SPRT at d0 and d1 for every pair, then repeated looks, then
-    ``ladder compare``'s verdict (only that with ``verdict_only``)."""
+    """Every measured sample (and ``RARE`` with ``rare``): the SPRT at d0 and d1 for every pair,
+    then repeated looks, then ``ladder compare``'s verdict on the measured samples (only that
+    with ``verdict_only``)."""
     data = data if data is not None else load_sets()
     rng = random.Random(seed)
     started = time.perf_counter()
+    tested = [] if verdict_only else [*data.samples, *([RARE] if rare else [])]
     cases = []
-    for sample in [] if verdict_only else data.samples:
+    for sample in tested:
         for d0, d1 in pairs:
             bounds = SprtBounds(d0, d1, alpha, beta)
             for truth in (d0, d1):
-                cases.append(simulate_sprt(sample, bounds, truth, runs, rng, min_sets=min_sets))
+                cases.append(simulate_sprt(sample, bounds, truth, runs, rng, min_sets=min_sets, prior_sets=prior_sets))
     looks = peek_runs if peek_runs is not None else runs
-    peeking = [
-        case
-        for sample in ([] if verdict_only else data.samples)
-        for case in simulate_peeking(sample, horizon, looks, rng, alpha)
-    ]
+    peeking = [case for sample in tested for case in simulate_peeking(sample, horizon, looks, rng, alpha)]
     verdict = [
         case
         for symmetric in (False, True)
@@ -429,7 +469,7 @@ def bench_sprt(
         variant=data.variant,
         runs=runs,
         seed=seed,
-        samples=[shape(sample) for sample in data.samples],
+        samples=[shape(sample) for sample in [*data.samples, *([RARE] if rare and not verdict_only else [])]],
         sprt=cases,
         peeking=peeking,
         verdict=verdict,

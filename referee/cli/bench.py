@@ -30,7 +30,7 @@ from referee.cli.options import (
     sandbox_for,
 )
 from referee.ladder.errors import LadderError
-from referee.ladder.sequential import MIN_SETS, SprtBoundsError
+from referee.ladder.sequential import MIN_SETS, PRIOR_SETS, SprtBoundsError
 from referee.rules.presets import DEFAULT_PRESET, PRESETS
 
 
@@ -328,6 +328,19 @@ def bench_kernel_memory_command(
 @click.option(
     "--verdict-only", is_flag=True, help="Only ladder compare's verdict (the sign test and the confidence sequence)."
 )
+@click.option(
+    "--prior-sets",
+    default=PRIOR_SETS,
+    show_default=True,
+    type=click.FloatRange(0, 1000),
+    help="Weight, in sets, of the SPRT's prior on the spread (0: the plain sample variance, as before issue 32).",
+)
+@click.option(
+    "--rare/--no-rare",
+    default=True,
+    show_default=True,
+    help="Also run the made-up rare-difference sample (+50 points in 2%% of the sets, true mean +1).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def bench_sprt_command(
     runs: int,
@@ -339,6 +352,8 @@ def bench_sprt_command(
     seed: int,
     sets_file: str,
     verdict_only: bool,
+    prior_sets: float,
+    rare: bool,
     as_json: bool,
 ) -> None:
     """Error rates of the sequential test (at D0 and D1) and of repeated looks at the confidence
@@ -354,6 +369,8 @@ def bench_sprt_command(
             horizon=horizon,
             data=load_sets(Path(sets_file)),
             verdict_only=verdict_only,
+            prior_sets=prior_sets,
+            rare=rare,
         )
     except SprtBoundsError as err:
         raise click.UsageError(str(err)) from None
@@ -370,7 +387,8 @@ def _sprt_text(result: SprtBench) -> str:
     if result.sprt:
         first = result.sprt[0]
         lines.append(
-            f"SPRT, alpha {first.alpha:g}, beta {first.beta:g}, no verdict before {first.min_sets} sets; "
+            f"SPRT, alpha {first.alpha:g}, beta {first.beta:g}, no verdict before {first.min_sets} sets, "
+            f"prior on the spread {first.prior_sets:g} set(s); "
             "sets drawn from each sample, shifted to the true mean:"
         )
         lines.append(
@@ -388,7 +406,7 @@ def _sprt_text(result: SprtBench) -> str:
             "runs that ever excluded 0"
         )
         lines.extend(
-            f"  {p.sample:<20} {p.method:<22} from set {p.first_look:<3}  {p.ever_excluded:.3f} ± {p.se:.3f}"
+            f"  {p.sample:<20} {p.method:<23} from set {p.first_look:<3}  {p.ever_excluded:.3f} ± {p.se:.3f}"
             for p in result.peeking
         )
     if result.verdict:

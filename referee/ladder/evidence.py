@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from referee.ladder.sequential import MIN_SETS, confidence_radius, confidence_sequence
+from referee.ladder.betting import SET_BOUND, projected_radius
+from referee.ladder.sequential import MIN_SETS, confidence_sequence
 from referee.ladder.signs import SIGN_ALPHA, SignTest, sign_sets_to_decide, sign_test
 from referee.ladder.stats import Estimate, estimate
 
@@ -80,23 +81,36 @@ def weigh(differences: Sequence[float], alpha: float = ALPHA) -> Evidence:
     return Evidence(estimate(differences), low, high, sign_test(differences), alpha)
 
 
-def sequence_sets_to_decide(found: Estimate, alpha: float) -> int:
+def sequence_sets_to_decide(found: Estimate, alpha: float, bound: float = SET_BOUND) -> int:
     """The smallest number of sets in all (more than now, and at least ``MIN_SETS``) whose
     ``1 - alpha`` confidence sequence would exclude zero if the mean and the spread stayed as
-    they are: its radius shrinks as the sets grow, so a bisection finds it."""
+    they are (:func:`referee.ladder.betting.projected_radius`): its radius shrinks as the sets
+    grow, so a bisection finds it."""
     low = max(found.n + 1, MIN_SETS)
-    if found.sd == 0 or abs(found.mean) > found.sd * confidence_radius(low, alpha):
+
+    def excludes(n: int) -> bool:
+        return abs(found.mean) > projected_radius(n, found.sd, alpha, bound)
+
+    if excludes(low):
         return low
+    if found.mean == 0:
+        return MAX_PROJECTION
     high = low
-    while abs(found.mean) <= found.sd * confidence_radius(high, alpha):
+    while not excludes(high):
+        if high >= MAX_PROJECTION:
+            return MAX_PROJECTION
         low, high = high, high * 2
     while high - low > 1:  # radius(low) is too wide, radius(high) narrow enough
         middle = (low + high) // 2
-        if abs(found.mean) > found.sd * confidence_radius(middle, alpha):
+        if excludes(middle):
             high = middle
         else:
             low = middle
     return high
+
+
+MAX_PROJECTION = 100_000_000
+"""Sets beyond which a projection stops looking (a difference too small to ever see)."""
 
 
 def more_sets_needed(evidence: Evidence) -> int | None:

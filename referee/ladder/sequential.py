@@ -11,10 +11,13 @@ points a match NEW is better than OLD on the same cards; positive: NEW better):
   Gaussian approximation of the GSPRT", cantate.be/Fishtest/GSPRT_approximation.pdf), with
   Wald's bounds (A. Wald, *Sequential Analysis*, 1947) drawn at half the promised rates
   (``MARGIN``). It stops as soon as the data allow, with false positive rate at most ``alpha``
-  at ``d0`` and false negative rate at most ``beta`` at ``d1``, as measured on real sets.
+  at ``d0`` and false negative rate at most ``beta`` at ``d1``, as measured on real sets. Its
+  variance starts from a prior at the widest spread a set can have (``PRIOR_SETS``), so that a
+  run of equal sets cannot decide at once.
 - :func:`confidence_sequence`, an interval for the mean that holds at every number of sets at
   once (anytime-valid), so that "stop once it excludes zero" keeps its error rate under
-  repeated looks, which a fixed-sample 95% interval does not.
+  repeated looks, which a fixed-sample 95% interval does not: exactly, on any law of sets
+  within ``SET_BOUND`` (:mod:`referee.ladder.betting`).
 
 Pure: no I/O; the figures that show the error rates are measured by ``referee bench sprt``
 (docs/testing-bots.md).
@@ -27,7 +30,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from referee.ladder.stats import estimate
+from referee.ladder.betting import SET_BOUND, betting_sequence, bound_for
 
 MIN_SETS = 30
 """No verdict, and no finite confidence sequence, on fewer sets. Both divide by the sample
@@ -46,6 +49,20 @@ positives, since a long tail makes the sample variance small exactly when the me
 good. At half the rates every measured sample keeps the promise (at most 5.1% over 2,000
 runs, within one standard error of 5%), for about a third more sets: a promise kept is worth
 more to a bot author than the sets."""
+
+PRIOR_SETS = 1.0
+"""The weight, in sets, of a prior guess of the spread that the SPRT's variance starts from: the
+widest spread a set can have, ``SET_BOUND`` (a set at +bound and one at -bound). Without it a
+run of equal sets has a sample variance of 0, the log-likelihood ratio is infinite and the
+test decides at ``MIN_SETS``: right for a deterministic bot against itself, wrong for a change
+that matters only in rare sets (+50 points in 2% of the sets, a true mean of +1: H0 accepted
+in 56% of the runs at ``--sprt 0,1`` for a promised 5%, measured by ``referee bench sprt``,
+docs/testing-bots.md). To keep ``beta`` on every law of bounded sets the test must not accept
+H0 on k equal sets while a rare set worth the bound could still bring the mean to ``d1``, i.e.
+about ``bound · log(1 / beta) / d1`` sets; one prior set at the widest spread makes equal sets
+accept H0 after ``bound · sqrt(2 · |lower| / (d1 · (d1 - d0)))`` sets when d0 = 0, the same
+order (at d0 = 0: 339 sets for d1 = 1, 170 for d1 = 2, 68 for d1 = 5). Its weight fades as
+1 / n: after a few hundred real sets it moves the variance by a few percent."""
 
 Verdict = Literal["H1", "H0", "continue"]
 
@@ -96,8 +113,8 @@ class SprtState:
     sd: float
     """Sample standard deviation of the set differences (``n - 1`` in the denominator)."""
     llr: float
-    """The log-likelihood ratio of H1 against H0; ``±inf`` when every set gave the same
-    difference (zero variance) and it is not exactly halfway between d0 and d1."""
+    """The log-likelihood ratio of H1 against H0, with the variance of ``prior_variance``
+    (finite: equal sets no longer make it infinite)."""
     lower: float
     upper: float
     verdict: Verdict
@@ -127,14 +144,32 @@ class RunningMoments:
         return self.squares / (self.n - 1) if self.n >= 2 else 0.0
 
 
-def sprt_steps(differences: Iterable[float], bounds: SprtBounds, min_sets: int = MIN_SETS) -> Iterator[SprtState]:
+def prior_variance(moments: RunningMoments, prior_sets: float = PRIOR_SETS, bound: float = SET_BOUND) -> float:
+    """The variance the SPRT uses: the sum of squared deviations and ``prior_sets`` sets at the
+    widest spread, ``bound²``, over ``n - 1 + prior_sets`` (see ``PRIOR_SETS``); the plain
+    sample variance when ``prior_sets`` is 0."""
+    weight = moments.n - 1 + prior_sets
+    if moments.n < 2 or weight <= 0:
+        return moments.variance
+    return (moments.squares + prior_sets * bound * bound) / weight
+
+
+def sprt_steps(
+    differences: Iterable[float],
+    bounds: SprtBounds,
+    min_sets: int = MIN_SETS,
+    *,
+    prior_sets: float = PRIOR_SETS,
+    bound: float = SET_BOUND,
+) -> Iterator[SprtState]:
     """The test's state after each set of ``differences`` (in order, read lazily, so an endless
-    stream can be tested until it decides), each prefix judged on its own."""
+    stream can be tested until it decides), each prefix judged on its own. ``prior_sets`` and
+    ``bound``: the prior on the spread (``PRIOR_SETS``; 0 for the plain sample variance)."""
     moments = RunningMoments()
     for x in differences:
         moments.add(x)
         n, variance = moments.n, moments.variance
-        llr = _llr(n, moments.mean, variance, bounds)
+        llr = _llr(n, moments.mean, prior_variance(moments, prior_sets, bound), bounds)
         yield SprtState(
             sets=n,
             mean=moments.mean,
@@ -146,18 +181,22 @@ def sprt_steps(differences: Iterable[float], bounds: SprtBounds, min_sets: int =
         )
 
 
-def sprt_path(differences: Sequence[float], bounds: SprtBounds, min_sets: int = MIN_SETS) -> list[SprtState]:
+def sprt_path(
+    differences: Sequence[float], bounds: SprtBounds, min_sets: int = MIN_SETS, *, prior_sets: float = PRIOR_SETS
+) -> list[SprtState]:
     """The test's state after every prefix of ``differences``: for plotting the log-likelihood
     ratio against its bounds, or a live view."""
-    return list(sprt_steps(differences, bounds, min_sets))
+    return list(sprt_steps(differences, bounds, min_sets, prior_sets=prior_sets))
 
 
-def sprt(differences: Sequence[float], bounds: SprtBounds, min_sets: int = MIN_SETS) -> SprtState:
+def sprt(
+    differences: Sequence[float], bounds: SprtBounds, min_sets: int = MIN_SETS, *, prior_sets: float = PRIOR_SETS
+) -> SprtState:
     """The sequential test run on ``differences`` in order: the state at the first set where it
     decided (sets played after a decision, e.g. by tables still busy, do not change it), or,
     without a decision, the state after every set."""
     state = SprtState(0, 0.0, 0.0, 0.0, bounds.lower, bounds.upper, "continue")
-    for state in sprt_steps(differences, bounds, min_sets):
+    for state in sprt_steps(differences, bounds, min_sets, prior_sets=prior_sets):
         if state.verdict != "continue":
             break
     return state
@@ -165,7 +204,8 @@ def sprt(differences: Sequence[float], bounds: SprtBounds, min_sets: int = MIN_S
 
 def _llr(n: int, mean: float, variance: float, bounds: SprtBounds) -> float:
     """``(d1 - d0) / s² · Σ (x_i - (d0 + d1) / 2)``: the log-likelihood ratio of two normal laws
-    with the sample variance, fishtest's Gaussian approximation of the generalized LLR."""
+    with the variance ``s²`` (the sample variance with its prior), fishtest's Gaussian
+    approximation of the generalized LLR. ``±inf`` only without a prior, on equal sets."""
     if n < 2:
         return 0.0
     drift = n * (mean - (bounds.d0 + bounds.d1) / 2)
@@ -186,41 +226,33 @@ def _verdict(n: int, llr: float, bounds: SprtBounds, min_sets: int) -> Verdict:
     return "continue"
 
 
-CS_OPTIMAL_SETS = 100
-"""The number of sets at which the confidence sequence is made tightest (its mixing variance);
-it is valid at every number of sets whatever this is, only a little wider far from it."""
-
-
 def confidence_sequence(
-    values: Sequence[float],
-    alpha: float = 0.05,
-    min_values: int = MIN_SETS,
-    optimal_at: int = CS_OPTIMAL_SETS,
+    values: Sequence[float], alpha: float = 0.05, min_values: int = MIN_SETS, *, bound: float = SET_BOUND
 ) -> tuple[float, float]:
     """A ``1 - alpha`` confidence sequence for the mean of ``values``: the chance that the true
-    mean is ever outside it, at any number of values, is about ``alpha``, so it may be checked
-    after every set. ``(-inf, inf)`` below ``min_values``.
-
-    Robbins' two-sided normal-mixture boundary (H. Robbins, "Statistical methods related to the
-    law of the iterated logarithm", 1970; S. R. Howard, A. Ramdas, J. McAuliffe, J. Sekhon,
-    "Time-uniform, nonparametric, nonasymptotic confidence sequences", Ann. Statist. 2021) with
-    the sample variance plugged in, which makes it the asymptotic confidence sequence of
-    I. Waudby-Smith, D. Arbour, R. Sinha, E. H. Kennedy, A. Ramdas, "Time-uniform central limit
-    theory and asymptotic confidence sequences", Ann. Statist. 2024 (their Theorem 2.2):
-    ``mean ± sd · sqrt(2 (n ρ² + 1) / (n² ρ²) · log(sqrt(n ρ² + 1) / alpha))``, with ``ρ``
-    chosen to make it tightest at ``optimal_at`` values.
-    """
+    mean is ever outside it, at any number of values, is at most ``alpha``, for any law of sets
+    within ``bound`` (the betting confidence sequence of :mod:`referee.ladder.betting`), so it
+    may be checked after every set. ``(-inf, inf)`` below ``min_values``: it would be valid
+    there too, but too wide to say anything the sign test does not say sooner."""
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be strictly between 0 and 1 (got {alpha})")
     if len(values) < max(min_values, 2):
         return (-math.inf, math.inf)
-    found = estimate(values)
-    half = found.sd * confidence_radius(found.n, alpha, optimal_at)
-    return (found.mean - half, found.mean + half)
+    return betting_sequence(values, alpha, bound_for(values, bound))
+
+
+CS_OPTIMAL_SETS = 100
+"""The number of sets at which the normal-mixture radius is made tightest."""
 
 
 def confidence_radius(n: int, alpha: float = 0.05, optimal_at: int = CS_OPTIMAL_SETS) -> float:
-    """The confidence sequence's half-width after ``n`` values, in standard deviations."""
+    """The half-width, in standard deviations, after ``n`` values, of the confidence sequence
+    the ladder used before issue 32, kept for ``referee bench sprt`` to measure against:
+    Robbins' two-sided normal-mixture boundary (H. Robbins, 1970; S. R. Howard, A. Ramdas,
+    J. McAuliffe, J. Sekhon, Ann. Statist. 2021) with the sample variance plugged in, the
+    asymptotic confidence sequence of Waudby-Smith, Arbour, Sinha, Kennedy and Ramdas (Ann.
+    Statist. 2024, Theorem 2.2), tightest at ``optimal_at`` values. Only asymptotically valid:
+    measured at 5.2% to 7.5% for a promised 5% on skewed sets (docs/testing-bots.md)."""
     log_alpha = -2 * math.log(alpha)
     rho2 = (log_alpha + math.log(log_alpha + 1)) / optimal_at
     grown = n * rho2 + 1

@@ -16,7 +16,8 @@ from tests.duel.helpers import Scores, duel_settings, duel_store, play_set, play
 
 def better_by(points: int) -> Scores:
     """NEW better by ``points`` in one half of the matches, by ``points + 4`` in the other: a
-    mean of ``points + 2`` with some spread."""
+    mean of ``points + 2`` with some spread (at 40, enough for the SPRT's prior spread to be
+    outweighed by ``MIN_SETS``)."""
 
     def scores(match: ScheduledMatch) -> list[int]:
         return scored(new=5, old=5 + points + 4 * (match.rotation % 2))(match)
@@ -32,32 +33,34 @@ def noisy(index: int) -> Scores:
 def test_no_set_is_started_once_the_test_has_decided(tmp_path: Path) -> None:
     store = duel_store(tmp_path / "duel.db", duel_settings())
     feed = DuelFeed(store, duel_settings(), max_sets=100)
-    assert play_until_done(feed, store, lambda index: better_by(3)) == MIN_SETS
+    assert play_until_done(feed, store, lambda index: better_by(40)) == MIN_SETS
     status = status_of(store)
     assert status.verdict == "H1" and status.exit_status == 0
     assert feed() is None and store.scheduled() == {"old": MIN_SETS}
 
 
 def test_a_mean_of_zero_accepts_h0(tmp_path: Path) -> None:
+    """Sets of ±3 points: H0, once the prior spread (a set could be worth ±125) is outweighed,
+    at about 175 sets for ``--sprt 0,2``."""
     store = duel_store(tmp_path / "duel.db", duel_settings())
-    played = play_until_done(DuelFeed(store, duel_settings(), max_sets=100), store, noisy)
+    played = play_until_done(DuelFeed(store, duel_settings(), max_sets=400), store, noisy)
     status = status_of(store)
-    assert played >= MIN_SETS and status.verdict == "H0" and status.exit_status == 1
+    assert 150 <= played <= 200 and status.verdict == "H0" and status.exit_status == 1
 
 
 def test_sets_in_flight_at_a_decision_are_finished_and_left_out_of_the_verdict(tmp_path: Path) -> None:
     store = duel_store(tmp_path / "duel.db", duel_settings())
     feed = DuelFeed(store, duel_settings(), max_sets=100)
     for _ in range(MIN_SETS - 1):
-        play_set(store, feed(), better_by(3))
+        play_set(store, feed(), better_by(40))
     deciding, in_flight = feed(), feed()  # two tables busy
     assert deciding is not None and in_flight is not None
-    play_set(store, deciding, better_by(3))
+    play_set(store, deciding, better_by(40))
     assert feed() is None  # decided: nothing new for the free table
     play_set(store, in_flight, scored(new=50, old=0))  # the busy table finishes: recorded, shown
     status = status_of(store)
     (pairing,) = status.pairings
-    assert pairing.sets == MIN_SETS + 1 and pairing.estimate.mean < 5
+    assert pairing.sets == MIN_SETS + 1 and pairing.estimate.mean < 42
     assert pairing.sprt is not None and pairing.sprt.sets == MIN_SETS and status.verdict == "H1"
 
 
@@ -95,7 +98,7 @@ def test_a_gauntlet_plays_the_undecided_bot_with_fewest_sets(tmp_path: Path) -> 
         # against old2, 0 and 2 in turn: a mean halfway between D0 and D1, never decided
         halfway = scored(new=5, old=5 + 2 * (order.count("old2") % 2))
         order.append(against)
-        play_set(store, group, better_by(3) if against == "old" else halfway)
+        play_set(store, group, better_by(40) if against == "old" else halfway)
     assert order == ["old", "old2"] * MIN_SETS + ["old2"] * (cap - MIN_SETS)  # in turn, then the one left open
     status = status_of(store)
     assert [p.verdict for p in status.pairings] == ["H1", "continue"]

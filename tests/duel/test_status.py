@@ -14,11 +14,12 @@ from referee.rules import ruleset
 from tests.duel.helpers import duel_settings
 
 DECIDING = {
-    "H1": [4.0, 6.0] * MIN_SETS,
-    "H0": [-1.0, 1.0] * MIN_SETS,
+    "H1": [44.0, 46.0] * MIN_SETS,
+    "H0": [-1.0, 1.0] * 100,
     "continue": [0.0, 2.0] * 3,
 }
-"""Differences that make the test accept H1 (mean 5), accept H0 (mean 0), or go on (too few)."""
+"""Differences that make the test accept H1 (mean 45), accept H0 (mean 0, after about 170 sets:
+the prior spread must be outweighed), or go on (too few)."""
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,6 @@ from click.testing import CliRunner, Result
 
 from referee.cli import main
 from referee.ladder.schedule import ScheduledMatch
-from referee.ladder.sequential import MIN_SETS
 from tests.ladder.helpers import synthetic_store
 
 BOTS = ["strong", "middle", "weak", "twin"]
@@ -106,25 +105,30 @@ def test_table_projects_the_sets_the_order_needs(tmp_path: Path) -> None:
     assert "verdict: not sure yet: about 4 more complete sets with both would settle it" in compared.output
 
 
+LONG = 60
+"""Sets in ``long_db``: 30 points apart with a spread of about 4, the betting confidence sequence
+(bounded by ``SET_BOUND``, its bets capped) is ±43 after 34 sets, ±29 after 50 and ±25 after
+60 (the normal-mixture one, before issue 32, excluded zero from ``MIN_SETS``)."""
+
+
 @pytest.fixture
 def long_db(tmp_path: Path) -> Path:
-    """Enough sets for the anytime-valid interval (``MIN_SETS``) and a few more."""
+    """Enough sets for the anytime-valid interval to exclude zero (``LONG``)."""
     path = tmp_path / "long.db"
-    synthetic_store(path, BOTS, MIN_SETS + 4, scores).close()
+    synthetic_store(path, BOTS, LONG, scores).close()
     return path
 
 
 def test_compare_is_sure_of_a_real_difference(long_db: Path) -> None:
     result = ladder("compare", "strong", "weak", "--db", str(long_db))
     assert result.exit_code == 0, result.output
-    assert f"duplicate sets with both: {MIN_SETS + 4}" in result.output
+    assert f"duplicate sets with both: {LONG}" in result.output
     assert "95% confidence interval" in result.output
     assert "97.5% confidence sequence: [+" in result.output
-    assert f"sets won: strong {MIN_SETS + 4}, weak 0, tied 0" in result.output
+    assert f"sets won: strong {LONG}, weak 0, tied 0" in result.output
     assert (
         "verdict: strong is stronger than weak (95%, anytime-valid: safe to check as often as you like;"
-        f" won {MIN_SETS + 4} of {MIN_SETS + 4} sets; the confidence sequence excludes zero): you can stop"
-        in result.output
+        f" won {LONG} of {LONG} sets; the confidence sequence excludes zero): you can stop" in result.output
     )
     reverse = ladder("compare", "weak", "strong", "--db", str(long_db))
     assert "97.5% confidence sequence: [-" in reverse.output

@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from referee.ladder.betting import projected_radius
 from referee.ladder.ratings import (
     INITIAL,
     Rating,
@@ -17,7 +18,7 @@ from referee.ladder.ratings import (
     skill_above,
 )
 from referee.ladder.report import sets_to_decide
-from referee.ladder.sequential import MIN_SETS, confidence_radius
+from referee.ladder.sequential import MIN_SETS
 from referee.ladder.stats import Estimate, estimate, t_cdf, t_quantile
 
 
@@ -110,11 +111,12 @@ def test_estimate() -> None:
 
 
 def test_sets_to_decide() -> None:
-    """The smallest n whose confidence sequence (radius in standard deviations), at its share of
-    the 5% (2.5%: the sign test has the rest), would exclude the mean's distance from zero,
-    never fewer than ``MIN_SETS``."""
-    assert sets_to_decide(Estimate(5, 10.0, 12.0)) == MIN_SETS  # 10 > 12 * radius(30, 0.025) = 7.5
+    """The smallest n whose confidence sequence (its projected radius), at its share of the 5%
+    (2.5%: the sign test has the rest), would exclude the mean's distance from zero, never
+    fewer than ``MIN_SETS``."""
+    assert sets_to_decide(Estimate(5, 60.0, 12.0)) == MIN_SETS
+    assert sets_to_decide(Estimate(5, 10.0, 12.0)) == 154  # 30 with the normal mixture, not valid
     n = sets_to_decide(Estimate(10, 1.0, 10.0))
-    assert 10 * confidence_radius(n, 0.025) < 1.0 <= 10 * confidence_radius(n - 1, 0.025)
-    assert n == 1225  # 1056 with the whole 5%
-    assert sets_to_decide(Estimate(30, 3.0, 0.0)) == 31
+    assert projected_radius(n, 10.0, 0.025) < 1.0 <= projected_radius(n - 1, 10.0, 0.025)
+    assert n == 2245  # 1225 with the normal mixture
+    assert sets_to_decide(Estimate(30, 3.0, 0.0)) == 487  # no spread seen: the bound's prior decides

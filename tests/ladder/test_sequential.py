@@ -11,14 +11,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from referee.ladder.betting import SET_BOUND, betting_sequence
 from referee.ladder.sequential import (
     MARGIN,
     MIN_SETS,
+    RunningMoments,
     SprtBounds,
     SprtBoundsError,
     SprtState,
     confidence_radius,
     confidence_sequence,
+    prior_variance,
     sprt,
     sprt_path,
 )
@@ -48,7 +51,7 @@ def test_bounds_refuse_what_cannot_be_tested(d0: float, d1: float, alpha: float,
 def test_llr_by_hand() -> None:
     # values 1, 2, 3, 4: mean 2.5, sample variance 5/3; d0 = 0, d1 = 1: midpoint 0.5
     # LLR = (1 - 0) / (5/3) * (10 - 4 * 0.5) = 0.6 * 8 = 4.8
-    state = sprt([1.0, 2.0, 3.0, 4.0], SprtBounds(0, 1), min_sets=4)
+    state = sprt([1.0, 2.0, 3.0, 4.0], SprtBounds(0, 1), min_sets=4, prior_sets=0)
     assert state == SprtState(
         sets=4,
         mean=pytest.approx(2.5),
@@ -65,16 +68,22 @@ def test_no_sets_no_verdict() -> None:
     assert sprt([], SprtBounds(0, 1)).sets == 0
 
 
-def test_confidence_sequence_by_hand() -> None:
+def test_the_prior_spread_by_hand() -> None:
+    """The same four sets with one prior set at the widest spread: the variance is
+    ``(5 + 125²) / 4`` (the squared deviations, 5, and the prior, over n - 1 + 1 sets), so the
+    LLR is ``8 / 3907.5``: four close sets say next to nothing."""
+    state = sprt([1.0, 2.0, 3.0, 4.0], SprtBounds(0, 1), min_sets=4)
+    assert state.llr == pytest.approx(8 / ((5 + SET_BOUND**2) / 4))
+    assert state.sd == pytest.approx(math.sqrt(5 / 3)) and state.verdict == "continue"
+
+
+def test_confidence_sequence_is_the_betting_one() -> None:
     values = [float(v % 7) for v in range(40)]
-    mean = sum(values) / 40
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / 39)
-    log_alpha = -2 * math.log(0.05)
-    rho2 = (log_alpha + math.log(log_alpha + 1)) / 100
-    half = sd * math.sqrt(2 * (40 * rho2 + 1) / (40**2 * rho2) * math.log(math.sqrt(40 * rho2 + 1) / 0.05))
     low, high = confidence_sequence(values)
-    assert (low, high) == (pytest.approx(mean - half), pytest.approx(mean + half))
+    assert (low, high) == betting_sequence(values, 0.05, SET_BOUND)
+    assert low < sum(values) / 40 < high
     assert confidence_sequence(values[: MIN_SETS - 1]) == (-math.inf, math.inf)
+    assert confidence_sequence([300.0] * MIN_SETS)[1] == 300.0  # beyond the bound: widened to it
 
 
 @given(st.lists(DIFFERENCE, min_size=0, max_size=60))
@@ -148,14 +157,49 @@ def test_no_verdict_before_min_sets(values: list[float], min_sets: int) -> None:
     assert state.verdict == "continue" or state.sets >= min_sets
 
 
-def test_every_set_alike_is_certain() -> None:
-    """No spread at all (a deterministic bot against itself: 0 in every set): the LLR is
-    infinite, on the side of the hypothesis nearer the data, once ``MIN_SETS`` are in."""
-    state = sprt([0.0] * MIN_SETS, SprtBounds(0.0, 2.0))
-    assert (state.sets, state.llr, state.verdict) == (MIN_SETS, -math.inf, "H0")
-    assert sprt([3.0] * MIN_SETS, SprtBounds(0.0, 2.0)).verdict == "H1"
-    assert sprt([1.0] * MIN_SETS, SprtBounds(0.0, 2.0)).llr == 0.0  # exactly halfway: no evidence
-    assert confidence_sequence([1.5] * MIN_SETS) == (1.5, 1.5)
+def test_every_set_alike_ends_honestly() -> None:
+    """No spread at all (a deterministic bot against itself: 0 in every set): the prior spread
+    keeps the LLR finite, and H0 is accepted once a rare set worth the bound could no longer
+    plausibly hide: ``2 n² / 125² >= log(0.975 / 0.025)``, at 170 sets for ``--sprt 0,2``
+    (339 for 0,1). Without the prior the LLR was infinite at the 30th set."""
+    path = sprt_path([0.0] * 400, SprtBounds(0.0, 2.0))
+    decided = next(s for s in path if s.verdict != "continue")
+    assert (decided.sets, decided.verdict) == (170, "H0") and math.isfinite(decided.llr)
+    assert sprt([0.0] * 400, SprtBounds(0.0, 1.0)).sets == 339
+    assert sprt([0.0] * MIN_SETS, SprtBounds(0.0, 2.0), prior_sets=0).llr == -math.inf
+    assert sprt([1.0] * 400, SprtBounds(0.0, 2.0)).llr == 0.0  # exactly halfway: no evidence
+
+
+@given(
+    st.floats(min_value=-1.0, max_value=1.0),
+    st.floats(min_value=-20, max_value=20),
+    st.floats(min_value=0.1, max_value=5),
+    st.tuples(st.sampled_from([0.01, 0.05, 0.1, 0.2]), st.sampled_from([0.01, 0.05, 0.1, 0.2])),
+)
+def test_equal_early_sets_do_not_decide_at_once(
+    where: float, d0: float, width: float, rates: tuple[float, float]
+) -> None:
+    """A run of equal sets anywhere within one width of the midpoint between d0 and d1: the LLR
+    stays finite and no decision comes at ``MIN_SETS``, whatever the error rates (the prior
+    spread must first be outweighed: ``width · |x - mid| · n² / 125²`` reaching Wald's bound)."""
+    alpha, beta = rates
+    bounds = SprtBounds(d0, d0 + width, alpha, beta)
+    value = d0 + width / 2 + where * width
+    path = sprt_path([value] * MIN_SETS, bounds)
+    assert all(math.isfinite(s.llr) for s in path)
+    assert path[-1].verdict == "continue"
+
+
+@given(st.lists(DIFFERENCE, min_size=2, max_size=60), st.floats(min_value=0, max_value=5))
+def test_the_prior_pulls_the_variance_towards_the_widest(values: list[float], prior_sets: float) -> None:
+    """A weighted mean of the sample variance and the widest one, the prior weighing less as
+    the sets come in."""
+    moments = RunningMoments()
+    for x in values:
+        moments.add(x)
+    found = prior_variance(moments, prior_sets)
+    assert moments.variance * (1 - 1e-9) <= found <= max(moments.variance, SET_BOUND**2) * (1 + 1e-9)
+    assert prior_variance(moments, 0.0) == moments.variance
 
 
 def test_a_simulation_keeps_its_error_rates() -> None:
@@ -167,10 +211,10 @@ def test_a_simulation_keeps_its_error_rates() -> None:
         errors = 0
         for _ in range(200):
             values: list[float] = []
-            state = sprt(values, bounds)
+            state = sprt(values, bounds, prior_sets=0)
             while state.verdict == "continue":
                 values.extend(rng.gauss(truth, 4.0) for _ in range(10))
-                state = sprt(values, bounds)
+                state = sprt(values, bounds, prior_sets=0)
             errors += state.verdict == wrong
         assert errors / 200 < 0.15
 

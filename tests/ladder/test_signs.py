@@ -124,10 +124,10 @@ def test_the_verdict_splits_alpha_and_says_what_decided() -> None:
     six = weigh([70.0, 75.0, 68.0, 80.0, 72.0, 0.0, -74.0])
     assert not six.decided and six.by == ""
     assert more_sets_needed(six) is not None
-    many = weigh([(-1.0) ** i * 10 + 3 for i in range(400)])  # +13 and -7: half and half, mean +3
+    many = weigh([(-1.0) ** i * 10 + 3 for i in range(800)])  # +13 and -7: half and half, mean +3
     assert many.sequence_low > 0 and many.signs.direction == 0 and many.direction == 1
     assert many.by == "the confidence sequence excludes zero"
-    both = weigh([-5.0 - i % 3 for i in range(MIN_SETS)])
+    both = weigh([-50.0 - i % 3 for i in range(MIN_SETS)])
     assert both.direction == -1 and both.by == "won 30 of 30 sets; the confidence sequence excludes zero"
 
 
