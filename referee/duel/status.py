@@ -22,6 +22,7 @@ from protocol.ruleset import RuleSet
 from referee.duel.faults import SeatFaults
 from referee.duel.settings import DuelSettings
 from referee.duel.tables import matches_per_set
+from referee.ladder.betting import SET_BOUND, rules_bound
 from referee.ladder.sequential import SprtState, Verdict, confidence_sequence, sprt
 from referee.ladder.stats import Estimate, estimate
 
@@ -140,18 +141,25 @@ class DuelStatus:
 
 
 def pairing_status(
-    old: str, differences: Sequence[float], scheduled: int, duel: DuelSettings, broken: bool = False
+    old: str,
+    differences: Sequence[float],
+    scheduled: int,
+    duel: DuelSettings,
+    broken: bool = False,
+    *,
+    bound: float = SET_BOUND,
 ) -> PairingStatus:
     """NEW against ``old`` from its set differences, in the order the sets were completed
-    (``broken``: ``old`` is)."""
+    (``broken``: ``old`` is; ``bound``: of a set difference under the duel's rules, for the
+    confidence sequence and the SPRT's prior spread)."""
     found = estimate(differences)
     return PairingStatus(
         old=old,
         scheduled=scheduled,
         estimate=found,
         interval=found.interval(LEVEL),
-        sequence=confidence_sequence(differences, 1 - LEVEL),
-        sprt=None if duel.sprt is None else sprt(differences, duel.sprt),
+        sequence=confidence_sequence(differences, 1 - LEVEL, bound=bound),
+        sprt=None if duel.sprt is None else sprt(differences, duel.sprt, bound=bound),
         broken=broken,
     )
 
@@ -165,8 +173,16 @@ def duel_status(
 ) -> DuelStatus:
     """Every pairing's status, in the order of ``duel.olds`` (``faults``: every bot's)."""
     faults = faults or {}
+    bound = rules_bound(rules)
     pairings = [
-        pairing_status(old, differences.get(old, []), scheduled.get(old, 0), duel, old in faults and faults[old].broken)
+        pairing_status(
+            old,
+            differences.get(old, []),
+            scheduled.get(old, 0),
+            duel,
+            old in faults and faults[old].broken,
+            bound=bound,
+        )
         for old in duel.olds
     ]
     return DuelStatus(duel=duel, rules=rules, pairings=pairings, faults=faults)

@@ -21,6 +21,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from protocol.ruleset import RuleSet
+from referee.rules.spread import difference_bound
+
 SET_BOUND = 125.0
 """The largest possible absolute difference of one set, in points a match. In a match to 100
 with 26 points a round (the American, Omnibus-free game the duel and ladder play by default) a
@@ -35,6 +38,14 @@ MAX_BET = 0.75
 1/2 or 3/4). On real sets the spread is a tenth of the range, so the bets they would make are
 larger and the cap is what binds early on: at 1/2 the interval after 100 sets of the sample
 bots is about ±19 points, at 3/4 ±13 (±4 to ±6 with the normal mixture, which is not valid)."""
+
+
+def rules_bound(rules: RuleSet) -> float:
+    """The bound of a set difference under ``rules``: the widest two final scores can lie apart
+    (:func:`referee.rules.spread.difference_bound`: 125 in the American game, 79 in the Dutch
+    one), or ``SET_BOUND`` where the rules set none (bonus cards, a moon that subtracts)."""
+    found = difference_bound(rules)
+    return SET_BOUND if found is None else found
 
 
 def bound_for(values: Iterable[float], bound: float = SET_BOUND) -> float:

@@ -43,6 +43,8 @@ class Evidence:
     """The confidence sequence at ``1 - sequence_alpha(alpha)``; infinite below ``MIN_SETS``."""
     signs: SignTest
     alpha: float
+    bound: float = SET_BOUND
+    """The bound of a set difference under the ladder's rules (``betting.rules_bound``)."""
 
     @property
     def sequence_direction(self) -> int:
@@ -75,10 +77,10 @@ class Evidence:
         return "; ".join(reasons)
 
 
-def weigh(differences: Sequence[float], alpha: float = ALPHA) -> Evidence:
+def weigh(differences: Sequence[float], alpha: float = ALPHA, bound: float = SET_BOUND) -> Evidence:
     """Both tests on the set differences of a pair (positive: A better)."""
-    low, high = confidence_sequence(differences, sequence_alpha(alpha))
-    return Evidence(estimate(differences), low, high, sign_test(differences), alpha)
+    low, high = confidence_sequence(differences, sequence_alpha(alpha), bound=bound)
+    return Evidence(estimate(differences), low, high, sign_test(differences), alpha, bound)
 
 
 def sequence_sets_to_decide(found: Estimate, alpha: float, bound: float = SET_BOUND) -> int:
@@ -125,7 +127,7 @@ def more_sets_needed(evidence: Evidence) -> int | None:
     found = evidence.difference
     options = []
     if found.n >= 2 and found.mean != 0:
-        options.append(sequence_sets_to_decide(found, sequence_alpha(evidence.alpha)) - found.n)
+        options.append(sequence_sets_to_decide(found, sequence_alpha(evidence.alpha), evidence.bound) - found.n)
     by_signs = sign_sets_to_decide(evidence.signs)
     if by_signs is not None and found.n >= 2:
         options.append(by_signs)

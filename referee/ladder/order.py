@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Literal
 
+from referee.ladder.betting import SET_BOUND, rules_bound
 from referee.ladder.evidence import ALPHA, more_sets_needed, weigh
 from referee.ladder.pairs import complete_sets, pair_differences
 from referee.ladder.reader import LadderReader
@@ -88,15 +89,16 @@ def order_progress(
     differences: Mapping[tuple[str, str], Sequence[float]],
     shares: Mapping[tuple[str, str], float | None],
     alpha: float = ALPHA,
+    bound: float = SET_BOUND,
 ) -> OrderProgress:
     """Where the order of ``bots`` (best first) stands: each neighbouring pair ``(above, below)``
     judged on its set differences (``differences[(above, below)]``, positive when ``above`` took
     fewer points on the same cards; a missing pair has none) and ``shares[(above, below)]``, the
-    share of the ladder's sets that seat both."""
+    share of the ladder's sets that seat both; ``bound``: of a set difference under the rules."""
     neighbours = []
     for above, below in pairwise(bots):
         found = list(differences.get((above, below), ()))
-        evidence = weigh(found, alpha)
+        evidence = weigh(found, alpha, bound)
         state: State = "not sure"
         if evidence.decided:
             state = "sure" if evidence.direction > 0 else "reversed"
@@ -169,7 +171,7 @@ def order_of(store: LadderReader, top: int = TOP, rows: Sequence[Standing] | Non
     differences = pair_differences(store, neighbours)
     complete = complete_sets(store)
     shares = {pair: len(found) / complete if complete else None for pair, found in differences.items()}
-    return order_progress(bots, differences, shares)
+    return order_progress(bots, differences, shares, bound=rules_bound(store.settings().rules))
 
 
 def order_json(progress: OrderProgress) -> dict[str, object]:

@@ -14,6 +14,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from referee.ladder.betting import rules_bound
 from referee.ladder.errors import LadderError
 from referee.ladder.evidence import Evidence, more_sets_needed, sequence_alpha, sequence_sets_to_decide, weigh
 from referee.ladder.pairs import complete_sets, pair_differences
@@ -260,7 +261,7 @@ def compare(store: LadderStore, a: str, b: str) -> Comparison:
     if a == b:
         raise LadderError("compare two different bots")
     differences = set_differences(store, a, b)
-    evidence = weigh(differences, 1 - LEVEL)
+    evidence = weigh(differences, 1 - LEVEL, rules_bound(store.settings().rules))
     low, high = evidence.difference.interval(LEVEL)
     complete = complete_sets(store)
     return Comparison(

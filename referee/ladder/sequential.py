@@ -182,21 +182,31 @@ def sprt_steps(
 
 
 def sprt_path(
-    differences: Sequence[float], bounds: SprtBounds, min_sets: int = MIN_SETS, *, prior_sets: float = PRIOR_SETS
+    differences: Sequence[float],
+    bounds: SprtBounds,
+    min_sets: int = MIN_SETS,
+    *,
+    prior_sets: float = PRIOR_SETS,
+    bound: float = SET_BOUND,
 ) -> list[SprtState]:
     """The test's state after every prefix of ``differences``: for plotting the log-likelihood
     ratio against its bounds, or a live view."""
-    return list(sprt_steps(differences, bounds, min_sets, prior_sets=prior_sets))
+    return list(sprt_steps(differences, bounds, min_sets, prior_sets=prior_sets, bound=bound))
 
 
 def sprt(
-    differences: Sequence[float], bounds: SprtBounds, min_sets: int = MIN_SETS, *, prior_sets: float = PRIOR_SETS
+    differences: Sequence[float],
+    bounds: SprtBounds,
+    min_sets: int = MIN_SETS,
+    *,
+    prior_sets: float = PRIOR_SETS,
+    bound: float = SET_BOUND,
 ) -> SprtState:
     """The sequential test run on ``differences`` in order: the state at the first set where it
     decided (sets played after a decision, e.g. by tables still busy, do not change it), or,
     without a decision, the state after every set."""
     state = SprtState(0, 0.0, 0.0, 0.0, bounds.lower, bounds.upper, "continue")
-    for state in sprt_steps(differences, bounds, min_sets, prior_sets=prior_sets):
+    for state in sprt_steps(differences, bounds, min_sets, prior_sets=prior_sets, bound=bound):
         if state.verdict != "continue":
             break
     return state

@@ -43,14 +43,14 @@ def test_a_bot_is_broken_from_three_drops_and_over_a_tenth_of_its_seats(dropped:
 
 def test_a_broken_bot_takes_the_verdict_away_whatever_the_test_said() -> None:
     duel = duel_settings()
-    h1 = [5.0, 7.0] * 20  # the test accepts H1 on these
-    assert duel_status(duel, ruleset("american"), {"old": h1}, {"old": 40}).verdict == "H1"
+    h1 = [5.0, 7.0] * 40  # the test accepts H1 on these (with its prior spread, not on 40)
+    assert duel_status(duel, ruleset("american"), {"old": h1}, {"old": 80}).verdict == "H1"
     faults = {"old": SeatFaults("old", 160, {"crash": 17})}
-    status = duel_status(duel, ruleset("american"), {"old": h1}, {"old": 40}, faults)
+    status = duel_status(duel, ruleset("american"), {"old": h1}, {"old": 80}, faults)
     assert status.verdict == "broken" and status.exit_status == 2 and status.stopped
     assert [p.verdict for p in status.pairings] == ["broken"] and [b.bot for b in status.broken] == ["old"]
     fine = {"old": SeatFaults("old", 160, {"crash": 16})}  # a tenth: still measured
-    assert duel_status(duel, ruleset("american"), {"old": h1}, {"old": 40}, fine).exit_status == 0
+    assert duel_status(duel, ruleset("american"), {"old": h1}, {"old": 80}, fine).exit_status == 0
 
 
 def test_a_broken_pool_bot_loses_its_row_only_a_broken_new_stops_the_gauntlet() -> None:
