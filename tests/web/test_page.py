@@ -34,11 +34,13 @@ class Referee:
         bot: str = RANDOM,
         paced: bool = False,
         ending: tuple[str, ...] = ("--set", "end=rounds", "--set", "rounds=1"),
+        rematch: bool = False,
     ) -> None:
         self.log = log
         pauses = () if paced else ("--card-pause", "0", "--trick-pause", "0")  # paced: as a person gets it
+        offer = () if rematch else ("--no-rematch",)  # without: the referee waits for the page's choice
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "referee.cli", "play", *ending, *pauses,
+            [sys.executable, "-m", "referee.cli", "play", *ending, *pauses, *offer,
              "--seed", str(seed), "--log", str(log), "--sandbox", "off", *extra, *[bot] * bots],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
