@@ -303,6 +303,14 @@ function spots(n) {
     : n === 6 ? [[50, 88], [12, 66], [12, 24], [50, 10], [88, 24], [88, 66]] : [[50, 86], [14, 50], [50, 12], [86, 50]];
 }
 
+// Where each seat's card of the trick lies: halfway from the table's middle to the seat; on a
+// phone nearer the middle (the seat boxes take more of the narrow table), six seats placed by hand.
+function trickSpots(n) {
+  if (!window.matchMedia("(max-width: 600px)").matches) return spots(n).map(([x, y]) => [50 + (x - 50) * 0.5, 50 + (y - 50) * 0.52]);
+  if (n === 6) return [[50, 68], [32, 63], [32, 33], [50, 28], [68, 33], [68, 63]];
+  return spots(n).map(([x, y]) => [50 + (x - 50) * 0.36, 50 + (y - 50) * 0.52]);
+}
+
 function render() {
   $("status").textContent = statusText();
   renderSeats();
@@ -349,7 +357,7 @@ function renderTrick() {
   const trick = $("trick");
   trick.textContent = "";
   // each card in front of the seat that played it: halfway from the table's middle to the seat
-  const at = spots(n).map(([x, y]) => [50 + (x - 50) * 0.5, 50 + (y - 50) * 0.52]);
+  const at = trickSpots(n);
   const held = !state.trick.length && state.held && performance.now() < state.held.until ? state.held : null;
   const plays = held ? held.trick : state.trick;
   for (const { seat, card } of plays) {
