@@ -32,9 +32,9 @@ def finished_log(path: Path, seed: int = 4) -> list[bytes]:
 class Watcher:
     """`referee watch` in a subprocess: its page address."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, *extra: str) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "referee", "watch", str(log)],
+            [sys.executable, "-m", "referee", "watch", str(log), *extra],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         self.url = page_address(self.process)
