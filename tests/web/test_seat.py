@@ -16,7 +16,7 @@ from referee.match.config import MatchConfig
 from referee.web.server import WebSeat
 from tests.shared import verified
 from tests.web.client import Closed, Refused, WsClient
-from tests.web.helpers import ROOT, Person, play_web
+from tests.web.helpers import ROOT, Person, answer, play_web
 
 
 async def test_a_person_plays_a_whole_round_and_the_log_verifies(tmp_path: Path) -> None:
@@ -198,7 +198,8 @@ async def test_a_reload_mid_trick_resumes_the_seat(tmp_path: Path) -> None:
     assert outcome.seats[0].status == "ok"
     assert person.plays == 13
     kinds = [m["type"] for m in person.seen]
-    assert kinds.count("match_start") == 2 and kinds.count("round_start") == 2
+    # told; then on the reload shown again from the seat's transcript, and told again by the match
+    assert kinds.count("match_start") == 3 and kinds.count("round_start") == 3
     again = [m for m in person.seen if m["type"] == "play_request"][6]
     assert again["trick"] == rounds[0]["trick"] and again["id"] != rounds[0]["id"]
     assert [f.action for f in outcome.faults] == ["reconnect"]
@@ -241,6 +242,45 @@ async def test_a_second_page_for_a_seat_in_play_is_told_seat_taken(tmp_path: Pat
     outcome, _, _ = await play_web(tmp_path, person, players=players)
     assert codes == ["seat_taken"]
     assert outcome.seats[0].status == "ok"
+
+
+async def test_a_page_that_takes_the_seat_over_is_shown_the_table_and_nothing_more(tmp_path: Path) -> None:
+    """A second page asks to take the seat over (``takeover=1``) in the middle of the round:
+    the first page is told the seat is now played elsewhere; the second is sent the seat's
+    transcript (the match, the round, the pass, every card played so far, in order, and no
+    request), in which no card the seat may not know appears, then plays the round to its end."""
+    told: list[dict[str, Any]] = []
+    shown: list[dict[str, Any]] = []
+
+    async def players(url: str, seat: WebSeat, person: Person) -> None:
+        first = await person.join()
+        while True:  # the first page plays until the sixth card has been played
+            message = await first.receive()
+            person.check(message)
+            if message["type"].endswith("_request"):
+                await answer(first, message, person)
+            if sum(1 for line in seat.transcript.lines() if b'"card_played"' in line) >= 6:
+                break
+        second = await WsClient.connect(url, seat.token, path="/ws", query="&takeover=1")
+        await second.hello()
+        while not told or told[-1]["type"] != "error":  # events written before it went, then why
+            told.append(await first.receive())
+        taker = Person()
+        while len(shown) < len(seat.transcript.lines()):
+            shown.append(await second.receive())
+            taker.check(shown[-1])
+        person.leaks += taker.leaks
+        await taker.play(second)
+
+    person = Person()
+    outcome, log, _ = await play_web(tmp_path, person, players=players)
+    assert told[-1]["code"] == "seat_taken" and "now played" in told[-1]["message"], told
+    kinds = [m["type"] for m in shown]
+    assert kinds[:2] == ["match_start", "round_start"] and "passed" in kinds, kinds
+    assert kinds.count("card_played") >= 6 and not [k for k in kinds if k.endswith("_request") or k == "error"]
+    assert person.leaks == []
+    assert outcome.seats[0].status == "ok"
+    assert verified(log) == "verified"
 
 
 async def test_nobody_comes_the_seat_is_played_by_the_fallback(tmp_path: Path) -> None:
