@@ -317,16 +317,28 @@ def test_the_clock_running_out_plays_by_the_match_policy(page: Page, tmp_path: P
 
 
 def screenshot(out: Path) -> None:
-    """The human seat mid-round, for docs/play-seat.png."""
-    log = Path("/tmp/play-seat.jsonl")
-    referee = Referee(log, seed=3)
+    """The human seat mid-round, for docs/play-seat.png, and at a phone's width beside it
+    (docs/play-seat-phone.png); then the round's summary on a phone (docs/play-summary-phone.png)."""
+    for width, height, name in ((1300, 820, out), (390, 844, out.with_name(f"{out.stem}-phone{out.suffix}"))):
+        referee = Referee(Path("/tmp/play-seat.jsonl"), seed=3)
+        try:
+            with chromium_page(width, height) as page:
+                page.goto(referee.url)
+                pass_and_play(page, plays=4, pause_ms=150)
+                page.wait_for_selector("#hand .card.legal", timeout=10_000)
+                page.wait_for_timeout(300)
+                page.screenshot(path=str(name))
+        finally:
+            referee.stop()
+    referee = Referee(Path("/tmp/play-summary.jsonl"), seed=3, extra=("--set", "rounds=2"))
     try:
-        with chromium_page(1300, 820) as page:
+        with chromium_page(390, 844) as page:
             page.goto(referee.url)
-            pass_and_play(page, plays=4, pause_ms=150)
-            page.wait_for_selector("#hand .card.legal", timeout=10_000)
-            page.wait_for_timeout(300)
-            page.screenshot(path=str(out))
+            page.wait_for_selector(".card.legal", timeout=10_000)
+            while not page.locator("#summary:not([hidden])").count():
+                act(page)
+                page.wait_for_timeout(50)
+            page.screenshot(path=str(out.with_name("play-summary-phone.png")), full_page=True)
     finally:
         referee.stop()
 

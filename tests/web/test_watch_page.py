@@ -114,22 +114,23 @@ def test_a_wrong_token_shows_nothing(page: Page, tmp_path: Path) -> None:
 
 
 def screenshot(out: Path) -> None:
-    """The live view mid-round, for docs/watch.png."""
+    """The live view mid-round, for docs/watch.png, and at a phone's width (docs/watch-phone.png)."""
     folder = Path("/tmp/watch-shot")
     folder.mkdir(exist_ok=True)
     lines = finished_log(folder / "done.jsonl", seed=8)
     log = folder / "live.jsonl"
-    log.unlink(missing_ok=True)
-    watcher = Watcher(log)
-    try:
-        with chromium_page(1300, 820) as page:
-            page.goto(watcher.url)
-            log.write_bytes(b"".join(lines[: cut(lines, 22)]))
-            page.wait_for_selector("#trick .card", timeout=10_000)
-            page.wait_for_timeout(300)
-            page.screenshot(path=str(out))
-    finally:
-        watcher.stop()
+    for width, height, name in ((1300, 820, out), (390, 844, out.with_name(f"{out.stem}-phone{out.suffix}"))):
+        log.unlink(missing_ok=True)
+        watcher = Watcher(log)
+        try:
+            with chromium_page(width, height) as page:
+                page.goto(watcher.url)
+                log.write_bytes(b"".join(lines[: cut(lines, 22)]))
+                page.wait_for_selector("#trick .card", timeout=10_000)
+                page.wait_for_timeout(300)
+                page.screenshot(path=str(name), full_page=width < 600)
+        finally:
+            watcher.stop()
 
 
 if __name__ == "__main__":
