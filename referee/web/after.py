@@ -36,6 +36,10 @@ class AfterMatch:
         """The finished match's log (its last match is the one shown)."""
         self.offered = False
         self._wanted = trio.Event()
+        self._pages: dict[Path, str] = {}
+        """The viewer of each finished log, made once (a page asking again costs nothing)."""
+        self._making = trio.Lock()
+        """One viewer made at a time, whatever the pages ask."""
 
     def finished(self, log: Path | None) -> None:
         """A match ended, its log at ``log``: its replay may be asked for."""
@@ -77,7 +81,10 @@ class AfterMatch:
             await plain_response(send, 404, "no finished match yet\n")
             return
         try:
-            page = await trio.to_thread.run_sync(_page, log)
+            async with self._making:
+                if log not in self._pages:
+                    self._pages = {log: await trio.to_thread.run_sync(_page, log)}
+            page = self._pages[log]
         except (LogError, OSError) as err:
             await plain_response(send, 404, f"no replay: {err}\n")
             return

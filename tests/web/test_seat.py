@@ -244,6 +244,45 @@ async def test_a_second_page_for_a_seat_in_play_is_told_seat_taken(tmp_path: Pat
     assert outcome.seats[0].status == "ok"
 
 
+async def test_the_after_match_answers_want_the_seat_s_token_in_a_header(tmp_path: Path) -> None:
+    """``/after``, ``/replay`` and ``/rematch``: refused (403) without the seat's token in
+    ``X-Seat-Token``, with a wrong one, with the token only in the address or from another
+    origin; with it: what is on offer, no replay while the match is in play (404) and no rematch
+    when none is offered (409)."""
+    answers: dict[str, bytes] = {}
+
+    async def ask(url: str, name: str, request: bytes) -> None:
+        host, _, port = url.removeprefix("http://").rpartition(":")
+        stream = await trio.open_tcp_stream(host, int(port))
+        await stream.send_all(request + b"Host: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        answers[name] = await read_response(stream)
+        await stream.aclose()
+
+    async def players(url: str, seat: WebSeat, person: Person) -> None:
+        token = seat.token.encode()
+        port = url.rpartition(":")[2].encode()
+        await ask(url, "none", b"GET /after HTTP/1.1\r\n")
+        await ask(url, "wrong", b"GET /after HTTP/1.1\r\nX-Seat-Token: " + token[:-1] + b"x\r\n")
+        await ask(url, "address", b"GET /replay?token=" + token + b" HTTP/1.1\r\n")
+        evil = b"Origin: http://evil.example:" + port + b"\r\n"
+        await ask(url, "origin", b"POST /rematch HTTP/1.1\r\n" + evil + b"X-Seat-Token: " + token + b"\r\n")
+        await ask(url, "after", b"GET /after HTTP/1.1\r\nX-Seat-Token: " + token + b"\r\n")
+        await ask(url, "replay", b"GET /replay HTTP/1.1\r\nX-Seat-Token: " + token + b"\r\n")
+        await ask(url, "rematch", b"POST /rematch HTTP/1.1\r\nX-Seat-Token: " + token + b"\r\n")
+        client = await person.join()
+        await person.play(client)
+
+    person = Person()
+    outcome, _, _ = await play_web(tmp_path, person, players=players)
+    status = {name: answer.split(b"\r\n", 1)[0][9:12] for name, answer in answers.items()}
+    assert status == {
+        "none": b"403", "wrong": b"403", "address": b"403", "origin": b"403",
+        "after": b"200", "replay": b"404", "rematch": b"409",
+    }  # fmt: skip
+    assert answers["after"].endswith(b'{"replay": false, "rematch": false}')
+    assert outcome.seats[0].status == "ok"
+
+
 async def test_a_page_that_takes_the_seat_over_is_shown_the_table_and_nothing_more(tmp_path: Path) -> None:
     """A second page asks to take the seat over (``takeover=1``) in the middle of the round:
     the first page is told the seat is now played elsewhere; the second is sent the seat's
