@@ -210,8 +210,8 @@ def slow_bot(delay: float) -> str:
 
 
 def test_received_and_passed_cards_are_shown(page: Page, tmp_path: Path) -> None:
-    """After the pass, the three received cards are marked in the hand (until the round's first
-    card) and what was passed, to whom, stays written for the round."""
+    """After the pass, the three received cards are marked in the hand (each until it is
+    played) and what was passed, to whom, stays written for the round."""
     referee = slow_referee(tmp_path)
     try:
         page.goto(referee.url)
@@ -226,7 +226,8 @@ def test_received_and_passed_cards_are_shown(page: Page, tmp_path: Path) -> None
                 break
             act(page)
             page.wait_for_timeout(50)
-        page.wait_for_function("document.querySelectorAll('#hand .card.received').length === 0", timeout=10_000)
+        # still marked after the round's first card (each until it is played; issue 34)
+        assert page.locator("#hand .card.received").count() >= 2
         assert page.locator("#passed").inner_text().startswith("You passed")
     finally:
         referee.stop()
