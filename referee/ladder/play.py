@@ -28,7 +28,7 @@ from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower, version_entries, versions_built
 from referee.ladder.progress import LiveProgress
 from referee.ladder.records import MatchRecord
-from referee.ladder.roll_call import refusal, roll_call
+from referee.ladder.roll_call import crowded_folders, refusal, roll_call
 from referee.ladder.runner import LadderRun, RunOptions, SetFeed
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.match.config import MatchConfig
@@ -265,14 +265,13 @@ def _prepared(
     ladder = isinstance(kind, LadderKind)
     built = prepare_bots(plan.entries, plan.cwd, sandbox, private, refused if ladder else None)
     reasons = [str(err) for err in refused]
+    crowded: list[str] = []
     if ladder:
-        reasons += _unready(plan, built, limits)
-    if not reasons:
-        return built, plan, []
-    lines = [_going_on(why) for why in reasons]
+        reasons += _unready(plan, built, limits, crowded)
     left = [e for e in plan.entries if e.name in built]
     if len(left) < 2:
         raise LadderError(f"{'; '.join(reasons)}; a ladder needs at least two bots, {len(left)} left")
+    lines = [*crowded, *(_going_on(why) for why in reasons)]
     if warn is None:
         return built, dataclasses.replace(plan, entries=left), lines
     for line in lines:
@@ -286,12 +285,16 @@ def _going_on(why: str) -> str:
     return f"{first}; the ladder goes on without it{newline}{rest}"
 
 
-def _unready(plan: LadderPlan, built: dict[str, BuiltBot], limits: BotLimits) -> list[str]:
+def _unready(plan: LadderPlan, built: dict[str, BuiltBot], limits: BotLimits, crowded: list[str]) -> list[str]:
     """Start every built bot once, as its matches will (its folder, its sandbox, its limits),
-    and take its hello: why each that could not is refused, and it taken out of ``built``."""
+    and take its hello: why each that could not is refused, and it taken out of ``built``.
+    ``crowded`` gets a line for each folder bots use that is shown whole to none of them
+    (``referee.ladder.roll_call.crowded_folders``)."""
     options = RunOptions(logs=logs_folder(plan.db), config=plan.config, cwd=plan.cwd, limits=limits, built=built)
     names = [e.name for e in plan.entries if e.name in built]
-    failed = roll_call({e.name: e.command for e in plan.entries}, names, options)
+    commands = {e.name: e.command for e in plan.entries}
+    crowded += crowded_folders(commands, names, options)
+    failed = roll_call(commands, names, options)
     for name in failed:
         del built[name]
     return [refusal(name, report) for name, report in failed.items()]

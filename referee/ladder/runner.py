@@ -74,6 +74,18 @@ class RunOptions:
         return self.limits.sandbox is not None
 
 
+def limits_among(options: RunOptions, commands: Mapping[str, str], name: str) -> BotLimits:
+    """How bot ``name`` is started (``RunOptions.limits_for``), its sandbox knowing every bot of
+    ``commands``, seated or not: a folder one of them uses is shown whole to no other
+    (``referee.sandbox.sight.own_folder``). The roll call and the matches start it alike."""
+    limits = options.limits_for(name)
+    if limits.sandbox is None:
+        return limits
+    fallback = options.cwd or os.getcwd()
+    places = [(command, options.limits_for(other).cwd or fallback) for other, command in commands.items()]
+    return msgspec.structs.replace(limits, sandbox=limits.sandbox.among(places))
+
+
 @dataclass
 class RunSummary:
     """What one run did."""
@@ -106,14 +118,7 @@ class TableSlot:
         """How bot ``name`` is started (``RunOptions.limits_for``), its sandbox knowing every bot
         of the ladder, seated or not: a folder one of them uses is shown whole to no other
         (``referee.sandbox.sight.own_folder``)."""
-        limits = self.options.limits_for(name)
-        if limits.sandbox is None:
-            return limits
-        places = [
-            (command, self.options.limits_for(other).cwd or self.options.cwd or os.getcwd())
-            for other, command in self.commands.items()
-        ]
-        return msgspec.structs.replace(limits, sandbox=limits.sandbox.among(places))
+        return limits_among(self.options, self.commands, name)
 
     async def take(self, seats: Sequence[str]) -> list[BotConnection]:
         """A connection per seat: a live one kept from an earlier match, or a new process."""

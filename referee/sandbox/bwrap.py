@@ -50,7 +50,7 @@ from referee.sandbox.cgroups import WARNING as GROUPS_WARNING
 from referee.sandbox.cgroups import Unavailable
 from referee.sandbox.groups import bot_groups
 from referee.sandbox.seccomp import BOT_FAMILIES, BUILD_FAMILIES, LOOPBACK_FAMILIES, bot_filter
-from referee.sandbox.sight import HOME, Place, inside, own_folder, shown_paths, uses_folder
+from referee.sandbox.sight import HOME, Place, crowding, inside, own_folder, shared, shown_paths, uses_folder
 from referee.sandbox.sight import shared as _shared
 
 SandboxMode: TypeAlias = Literal["auto", "on", "off"]
@@ -142,6 +142,15 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         """The same sandbox showing ``copy`` (a build's) where ``folder`` is."""
         pair = (os.path.abspath(folder), os.path.abspath(copy))
         return msgspec.structs.replace(self, copies=(*self.copies, pair))
+
+    def crowded(self, args: Sequence[str], cwd: str | Path, env: dict[str, str]) -> list[str]:
+        """Why the folder ``args`` start in is not shown whole although they use it: the other
+        bots' and the referee's paths that lie in it (``referee.sandbox.sight.crowding``); empty
+        when it is shown whole, or when the bot does not use it, or it is a shared folder."""
+        folder = os.path.abspath(cwd)
+        if shared(folder) or not uses_folder(args, folder, self.host_path, env):
+            return []
+        return crowding(args, folder, others=self.bots, referees=self.hidden, host=self.host_path)
 
     def host_path(self, path: str) -> str:
         """Where a path inside the sandbox lies outside it: in a build's copy when it lies in
