@@ -292,6 +292,8 @@ def _after_run(db: str, result: LadderResult, console: Console) -> None:
             + (f"; bots restarted: {restarts}" if restarts else "")
         )
     )
+    for line in result.after_goodbye:
+        click.echo(line)  # bot text is made printable; never read as rich markup
 
 
 @ladder.command("table")

@@ -60,6 +60,8 @@ class LadderResult:
     total: int
     notes: list[str] = field(default_factory=list)
     restarts: dict[str, int] = field(default_factory=dict)
+    after_goodbye: list[str] = field(default_factory=list)
+    """A line for each bot whose program ended in an error after goodbye (``RunSummary``)."""
 
     @property
     def matches_per_minute(self) -> float:
@@ -238,9 +240,15 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
             background.append(_at_once(follower.run))
         seconds = _drive(run, store, notes, telling, kind, background=background, keep_running=plan.keep_running)
         done, total = store.progress()
-        restarts = dict(run.summary.restarts)
+        summary = run.summary
         return LadderResult(
-            played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes, restarts=restarts
+            played=summary.played,
+            seconds=seconds,
+            done=done,
+            total=total,
+            notes=notes,
+            restarts=dict(summary.restarts),
+            after_goodbye=summary.goodbye_lines(),
         )
 
 
