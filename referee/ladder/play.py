@@ -29,7 +29,7 @@ from referee.ladder.follow import PoolFollower, version_entries, versions_built
 from referee.ladder.progress import LiveProgress
 from referee.ladder.records import MatchRecord
 from referee.ladder.roll_call import crowded_folders, refusal, roll_call
-from referee.ladder.runner import LadderRun, RunOptions, SetFeed
+from referee.ladder.runner import LadderRun, RunOptions, RunSummary, SetFeed
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.match.config import MatchConfig
 from referee.match.seats.bot_config import BotEntry
@@ -239,17 +239,20 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
             )
             background.append(_at_once(follower.run))
         seconds = _drive(run, store, notes, telling, kind, background=background, keep_running=plan.keep_running)
-        done, total = store.progress()
-        summary = run.summary
-        return LadderResult(
-            played=summary.played,
-            seconds=seconds,
-            done=done,
-            total=total,
-            notes=notes,
-            restarts=dict(summary.restarts),
-            after_goodbye=summary.goodbye_lines(),
-        )
+        return _result(run.summary, store, seconds, notes)
+
+
+def _result(summary: RunSummary, store: LadderStore, seconds: float, notes: list[str]) -> LadderResult:
+    done, total = store.progress()
+    return LadderResult(
+        played=summary.played,
+        seconds=seconds,
+        done=done,
+        total=total,
+        notes=notes,
+        restarts=dict(summary.restarts),
+        after_goodbye=summary.goodbye_lines(),
+    )
 
 
 def _prepared(
