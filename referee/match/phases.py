@@ -6,7 +6,8 @@ every message are recorded in the log, and a person at the table gets its pauses
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 import trio
 
@@ -16,7 +17,7 @@ from referee.match.outbox import Outbox
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
 from referee.rules.round import Round
-from referee.rules.turns import Ask, AskAll, Event, Fallback, Illegal, Reply, RoundTurns, Settled, Tell
+from referee.rules.turns import Action, Ask, AskAll, Event, Fallback, Illegal, Reply, RoundTurns, Settled, Tell
 
 
 class RoundPhases:
@@ -38,34 +39,44 @@ class RoundPhases:
         self._outbox = outbox
         self._faults = faults
         self._recorder = recorder
+        self._meet: dict[type[Event], Callable[[Any], Awaitable[object]]] = {
+            Ask: self._ask,
+            AskAll: self._ask_all,
+            Illegal: self._illegal,
+            Fallback: self._fallback,
+            Tell: self._tell,
+            Settled: self._settled,
+        }
+        """What each event the machine gives the match (``records=False``) does here."""
 
     async def play(self, round_: Round) -> None:
         """Every decision of the round, until it is over (scored by the caller)."""
-        turns = RoundTurns(round_, lambda seat: self._seats[seat].active)
-        while turns.event is not None:
-            turns.answer(await self._meet(turns.event))
+        seats = self._seats
+        turns = RoundTurns(round_, lambda seat: seats[seat].active, records=False)
+        meet = self._meet
+        while (event := turns.event) is not None:
+            turns.answer(await meet[type(event)](event))
 
-    async def _meet(self, event: Event) -> object:
-        """Do what ``event`` says; what it asks for (a reply, replies, an action), else None."""
-        if isinstance(event, Ask):
-            return await self._asker.ask(self._seats[event.seat], event.request, event.expect)
-        if isinstance(event, AskAll):
-            return await self._ask_all(event)
-        if isinstance(event, Illegal):
-            return await self._faults.illegal(self._seats[event.seat], event.error, event.reply.id)
-        if isinstance(event, Fallback):
-            self._recorder.fallback(event.seat, event.decision, event.move)
-        elif isinstance(event, Tell):
-            if event.seat is None:
-                self._outbox.broadcast(event.message)
-                self._recorder.flush()  # a spectator of the log (referee watch) sees each card as it is played
-            else:
-                self._outbox.post(self._seats[event.seat], event.message)
-        elif isinstance(event, Settled):
-            # a person sees what they received before the first card, and each card and trick
-            pause = {"card": self._card_pause, "trick": self._trick_pause}.get(event.after, 0.0)
-            await self._outbox.flush_live(pause)
-        return None
+    async def _ask(self, event: Ask) -> Reply | None:
+        return await self._asker.ask(self._seats[event.seat], event.request, event.expect)
+
+    async def _illegal(self, event: Illegal) -> Action:
+        return await self._faults.illegal(self._seats[event.seat], event.error, event.reply.id)
+
+    async def _fallback(self, event: Fallback) -> None:
+        self._recorder.fallback(event.seat, event.decision, event.move)
+
+    async def _tell(self, event: Tell) -> None:
+        if event.seat is None:
+            self._outbox.broadcast(event.message)
+            self._recorder.flush()  # a spectator of the log (referee watch) sees each card as it is played
+        else:
+            self._outbox.post(self._seats[event.seat], event.message)
+
+    async def _settled(self, event: Settled) -> None:
+        # a person sees what they received before the first card, and each card and trick
+        pause = self._card_pause if event.after == "card" else self._trick_pause if event.after == "trick" else 0.0
+        await self._outbox.flush_live(pause)
 
     async def _ask_all(self, event: AskAll) -> dict[int, Reply | None]:
         replies: dict[int, Reply | None] = {}

@@ -20,8 +20,9 @@ not change (the whole-match digests of ``tests/match`` pin it).
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass
 from typing import Literal, TypeAlias
+
+import msgspec
 
 from protocol.cards import Card, card_code
 from protocol.messages import Declare, Moon, Pass, Play, RefereeMessage, TimeLeft, TrickEnd
@@ -47,8 +48,7 @@ MakeRequest: TypeAlias = Callable[[int, TimeLeft], RefereeMessage]
 connection and clock."""
 
 
-@dataclass(frozen=True)
-class Ask:
+class Ask(msgspec.Struct, frozen=True, gc=False):
     """Ask ``seat`` for a decision: answer with its reply of type ``expect``, or ``None``."""
 
     seat: int
@@ -57,16 +57,14 @@ class Ask:
     expect: type[Reply]
 
 
-@dataclass(frozen=True)
-class AskAll:
+class AskAll(msgspec.Struct, frozen=True, gc=False):
     """Ask these seats at once (passing): answer with a mapping from seat to reply or ``None``
     (a seat missing from it gave none)."""
 
     asks: tuple[Ask, ...]
 
 
-@dataclass(frozen=True)
-class Illegal:
+class Illegal(msgspec.Struct, frozen=True, gc=False):
     """``seat``'s reply ``reply`` broke a rule: answer with the policy's ``Action``."""
 
     seat: int
@@ -74,8 +72,7 @@ class Illegal:
     reply: Reply
 
 
-@dataclass(frozen=True)
-class Fallback:
+class Fallback(msgspec.Struct, frozen=True, gc=False):
     """The referee made ``seat``'s decision (no reply, or an illegal one): ``move`` as logged."""
 
     seat: int
@@ -83,44 +80,38 @@ class Fallback:
     move: object
 
 
-@dataclass(frozen=True)
-class Tell:
+class Tell(msgspec.Struct, frozen=True, gc=False):
     """Tell ``seat`` this message; ``seat`` is ``None`` for every seat at the table."""
 
     seat: int | None
     message: RefereeMessage
 
 
-@dataclass(frozen=True)
-class Phase:
+class Phase(msgspec.Struct, frozen=True, gc=False):
     """A phase of the round begins (``declare`` and ``play`` always, ``pass`` and ``moon`` only
     when the round has them): a reader of a log says where it is by it."""
 
     name: Decision
 
 
-@dataclass(frozen=True)
-class Passed:
+class Passed(msgspec.Struct, frozen=True, gc=False):
     """``seat``'s pass was made (``fallback``: by the referee)."""
 
     seat: int
     fallback: bool
 
 
-@dataclass(frozen=True)
-class Exchanged:
+class Exchanged(msgspec.Struct, frozen=True, gc=False):
     """Every pass is made and the cards have changed hands."""
 
 
-@dataclass(frozen=True)
-class Declared:
+class Declared(msgspec.Struct, frozen=True, gc=False):
     seat: int
     declare: bool
     fallback: bool
 
 
-@dataclass(frozen=True)
-class PlayTurn:
+class PlayTurn(msgspec.Struct, frozen=True, gc=False):
     """``seat`` is to play to trick ``number``; ``leads``: the trick is empty."""
 
     seat: int
@@ -128,28 +119,24 @@ class PlayTurn:
     leads: bool
 
 
-@dataclass(frozen=True)
-class CardPlayed:
+class CardPlayed(msgspec.Struct, frozen=True, gc=False):
     seat: int
     card: Card
     number: int
     fallback: bool
 
 
-@dataclass(frozen=True)
-class TrickTaken:
+class TrickTaken(msgspec.Struct, frozen=True, gc=False):
     end: TrickEnd
 
 
-@dataclass(frozen=True)
-class MoonChosen:
+class MoonChosen(msgspec.Struct, frozen=True, gc=False):
     seat: int
     choice: MoonChoice
     fallback: bool
 
 
-@dataclass(frozen=True)
-class Settled:
+class Settled(msgspec.Struct, frozen=True, gc=False):
     """A point where the table may pause for a person (after the passes, a declaration, a
     card, a trick) and a spectator of the log should see all so far."""
 
@@ -175,24 +162,31 @@ Event: TypeAlias = (
 Turns: TypeAlias = Generator[Event, object, None]
 
 
-def round_turns(round_: Round, active: Callable[[int], bool]) -> Turns:
+def round_turns(round_: Round, active: Callable[[int], bool], records: bool = True) -> Turns:
     """Every decision of ``round_`` until it is over (the caller scores it). ``active(seat)``:
-    whether a seat is still asked (a dropped seat's moves are the fallbacks)."""
+    whether a seat is still asked (a dropped seat's moves are the fallbacks). ``records``:
+    yield the events that only record the round (``Phase``, ``Passed``, ``Exchanged``,
+    ``Declared``, ``PlayTurn``, ``CardPlayed``, ``TrickTaken``, ``MoonChosen``), which the
+    match, whose log records the lines themselves, does without."""
     if round_.phase == PASS:
-        yield Phase("pass")
-        yield from _passing(round_, active)
-    yield Phase("declare")
+        if records:
+            yield Phase("pass")
+        yield from _passing(round_, active, records)
+    if records:
+        yield Phase("declare")
     while round_.phase == DECLARE:
-        yield from _declaring(round_, active)
-    yield Phase("play")
+        yield from _declaring(round_, active, records)
+    if records:
+        yield Phase("play")
     while round_.phase == PLAY:
-        yield from _playing(round_, active)
+        yield from _playing(round_, active, records)
     if round_.phase == MOON:
-        yield Phase("moon")
-        yield from _moon(round_, active)
+        if records:
+            yield Phase("moon")
+        yield from _moon(round_, active, records)
 
 
-def _passing(round_: Round, active: Callable[[int], bool]) -> Turns:
+def _passing(round_: Round, active: Callable[[int], bool], records: bool) -> Turns:
     players = round_.table.players
     asks = tuple(Ask(s, "pass", _pass_request(round_, s), Pass) for s in range(players) if active(s))
     replies = yield AskAll(asks)
@@ -208,13 +202,16 @@ def _passing(round_: Round, active: Callable[[int], bool]) -> Turns:
                 if (yield from _illegal(round_, seat, err, reply)):
                     return
             else:
-                yield Passed(seat, fallback=False)
+                if records:
+                    yield Passed(seat, fallback=False)
                 continue
         cards = fallback_pass(round_, seat)
         yield Fallback(seat, "pass", [card_code(c) for c in cards])
         round_.pass_cards(seat, cards)
-        yield Passed(seat, fallback=True)
-    yield Exchanged()
+        if records:
+            yield Passed(seat, fallback=True)
+    if records:
+        yield Exchanged()
     for seat in range(players):
         yield Tell(seat, telling.passed(round_, seat))
     yield Settled("passing")
@@ -224,7 +221,7 @@ def _pass_request(round_: Round, seat: int) -> MakeRequest:
     return lambda rid, time: telling.pass_request(round_, seat, rid, time)
 
 
-def _declaring(round_: Round, active: Callable[[int], bool]) -> Turns:
+def _declaring(round_: Round, active: Callable[[int], bool], records: bool) -> Turns:
     seat = round_.turn
     reply = yield from _ask(seat, "declare", lambda rid, time: telling.declare_request(round_, rid, time), active)
     if reply is None:
@@ -234,15 +231,17 @@ def _declaring(round_: Round, active: Callable[[int], bool]) -> Turns:
         assert isinstance(reply, Declare)
         declare = reply.declare
     round_.declare(seat, declare)
-    yield Declared(seat, declare, fallback=reply is None)
+    if records:
+        yield Declared(seat, declare, fallback=reply is None)
     yield Tell(None, telling.declared(seat, declare))
     yield Settled("declaration")
 
 
-def _playing(round_: Round, active: Callable[[int], bool]) -> Turns:
+def _playing(round_: Round, active: Callable[[int], bool], records: bool) -> Turns:
     seat = round_.turn
     number = round_.trick_number
-    yield PlayTurn(seat, number, leads=not round_.trick)
+    if records:
+        yield PlayTurn(seat, number, leads=not round_.trick)
     reply = yield from _ask(seat, "play", lambda rid, time: telling.play_request(round_, rid, time), active)
     card: Card | None = None
     if reply is not None:
@@ -259,16 +258,18 @@ def _playing(round_: Round, active: Callable[[int], bool]) -> Turns:
         card = fallback_play(round_)
         yield Fallback(seat, "play", card_code(card))
         round_.play(seat, card)
-    yield CardPlayed(seat, card, number, fallback)
+    if records:
+        yield CardPlayed(seat, card, number, fallback)
     yield Tell(None, telling.card_played(seat, card, number))
     end = telling.trick_end(round_, number)
     if end is not None:
         yield Tell(None, end)
-        yield TrickTaken(end)
+        if records:
+            yield TrickTaken(end)
     yield Settled("card" if end is None else "trick")
 
 
-def _moon(round_: Round, active: Callable[[int], bool]) -> Turns:
+def _moon(round_: Round, active: Callable[[int], bool], records: bool) -> Turns:
     seat = round_.turn
     reply = yield from _ask(seat, "moon", lambda rid, time: telling.moon_request(round_, rid, time), active)
     if reply is None:
@@ -278,7 +279,8 @@ def _moon(round_: Round, active: Callable[[int], bool]) -> Turns:
         assert isinstance(reply, Moon)
         choice = reply.choice
     round_.choose_moon(seat, choice)
-    yield MoonChosen(seat, choice, fallback=reply is None)
+    if records:
+        yield MoonChosen(seat, choice, fallback=reply is None)
 
 
 def _ask(
@@ -306,8 +308,8 @@ def _illegal(round_: Round, seat: int, err: IllegalMove, reply: Reply) -> Genera
 class RoundTurns:
     """The machine of one round, one event at a time."""
 
-    def __init__(self, round_: Round, active: Callable[[int], bool]) -> None:
-        self._turns = round_turns(round_, active)
+    def __init__(self, round_: Round, active: Callable[[int], bool], *, records: bool = True) -> None:
+        self._turns = round_turns(round_, active, records)
         self.event: Event | None = None
         self.next()
 
