@@ -20,7 +20,7 @@ from referee.bench.match import RANDOM_BOT
 from referee.ladder.cluster import MatchDone, MatchTask, check_result, dask_distributed, play_task
 from referee.ladder.schedule import ScheduledMatch
 from referee.match.config import MatchConfig
-from referee.match.seats.bot_config import BotEntry
+from referee.players.bot_config import BotEntry
 from referee.rules.presets import ruleset
 from referee.seeds import series_seed
 

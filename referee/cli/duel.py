@@ -37,8 +37,8 @@ from referee.duel.settings import DEFAULT_MAX_SETS, Contest, DuelSettings
 from referee.ladder.errors import LadderError
 from referee.ladder.play import LadderInterrupted, LadderPlan, Telling
 from referee.match.config import MatchConfig
-from referee.match.seats.bot_config import BotConfigError, BotEntry
-from referee.match.seats.link import BotStartError
+from referee.players.bot_config import BotConfigError, BotEntry
+from referee.players.process import BotStartError
 from referee.private_files import UntrustedFile
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset

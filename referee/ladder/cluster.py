@@ -44,9 +44,9 @@ from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import MatchRunner
-from referee.match.seats.bot_config import BotConfigError, BotEntry
-from referee.match.seats.building import BuiltBot
-from referee.match.seats.link import BotLimits, BotStartError
+from referee.players.bot_config import BotConfigError, BotEntry
+from referee.players.building import BuiltBot
+from referee.players.process import BotLimits, BotStartError
 from referee.private_files import open_private
 from referee.replay.reader import LogError, parse_log
 from referee.replay.verify import verify

@@ -20,7 +20,7 @@ from referee.ladder.records import BotFigures, Drop, LadderSettings, ResultModes
 from referee.ladder.schedule import DuplicateSet, ScheduledMatch, match_key
 from referee.ladder.schema import seed_value
 from referee.match.outcome import FaultReport
-from referee.match.seats.bot_config import BotEntry
+from referee.players.bot_config import BotEntry
 from referee.stats.ratings import Rating
 
 OPEN_SETS = "(SELECT set_index FROM sets WHERE closed IS NULL)"

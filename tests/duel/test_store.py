@@ -14,7 +14,7 @@ from referee.ladder.errors import LadderError
 from referee.ladder.play import LadderPlan
 from referee.ladder.schedule import ScheduledMatch
 from referee.ladder.setup import open_ladder
-from referee.match.seats.bot_config import BotEntry
+from referee.players.bot_config import BotEntry
 from referee.rules import ruleset
 from referee.stats.sequential import SprtBounds
 from tests.duel.helpers import duel_settings, duel_store, play_set, scored

@@ -28,7 +28,7 @@ from referee.ladder.pool import BotVersion, pool_change, same_bot
 from referee.ladder.schedule import EXPLORE, next_set
 from referee.ladder.setup import open_ladder, sets_for_newcomers
 from referee.ladder.store import LadderStore
-from referee.match.seats.bot_config import BotEntry, read_bots
+from referee.players.bot_config import BotEntry, read_bots
 from referee.rules import ruleset
 from referee.stats.ratings import INITIAL
 from tests.ladder.helpers import BOTS, ROOT, bot_list, check_consistent, record_of
