@@ -18,7 +18,7 @@ from typing import Literal
 
 from referee.ladder.pairs import complete_sets, pair_differences
 from referee.ladder.reader import LadderReader
-from referee.ladder.report import Standing, ladder_sets, ranking
+from referee.ladder.standings import Standing, ladder_sets, ranking
 from referee.stats.betting import SET_BOUND, rules_bound
 from referee.stats.evidence import ALPHA, more_sets_needed, weigh
 

@@ -19,8 +19,8 @@ from rich.console import Console
 from referee.cli import main
 from referee.ladder.faults import BotFaults, bot_faults
 from referee.ladder.records import Drop, LadderSettings
-from referee.ladder.report import standings, standings_table
 from referee.ladder.schedule import draw_sets
+from referee.ladder.standings import standings, standings_table
 from referee.ladder.store import LadderStore
 from referee.match.outcome import FaultReport
 from referee.rules import ruleset
