@@ -10,7 +10,7 @@ import pytest
 
 from protocol.bot import TableState
 from referee.rules.vectors import SeatState
-from tests.sample_bots.vectors_feed import PRESETS, feed_seat, seat_side
+from tests.sample_bots.vectors_feed import PRESETS, assert_vector_states, feed_seat, play_states, probe_view, seat_side
 
 
 def kit_view(state: TableState) -> dict[str, Any]:
@@ -64,3 +64,15 @@ def test_the_kit_keeps_the_state_of_every_seat(preset: str) -> None:
             else:
                 state.update(step.message)
         assert requests > 0
+
+
+def test_the_probe_harness_sees_a_difference() -> None:
+    """The other kits' harness (``assert_vector_states``) passes a report equal to the vector
+    and fails one with a card wrong."""
+    seat = feed_seat("american")
+    states = [("american", state) for state in play_states("american", seat)]
+    reports = [probe_view(state) for _, state in states]
+    assert_vector_states(reports, states)
+    reports[5] = {**reports[5], "hand": ["AS", *reports[5]["hand"][1:]]}
+    with pytest.raises(AssertionError, match="american, play request 5"):
+        assert_vector_states(reports, states)

@@ -10,6 +10,7 @@ compares what the kit holds with the vector's ``state`` at each request.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -63,20 +64,20 @@ def probe_view(state: SeatState) -> dict[str, Any]:
     }
 
 
-def play_states(preset: str, seat: int) -> list[dict[str, Any]]:
-    """The probe's expected reports over ``seat``'s side of ``preset``: one per play request."""
+def play_states(preset: str, seat: int) -> list[SeatState]:
+    """The vector's states at ``seat``'s play requests in ``preset``: where a probe reports."""
     return [
-        probe_view(step.state)
+        step.state
         for step in seat_side(preset, seat)
         if step.state is not None and isinstance(step.message, PlayRequest)
     ]
 
 
-def feed_probe(bot: BotProcess, presets: tuple[str, ...] = PRESETS) -> list[dict[str, Any]]:
+def feed_probe(bot: BotProcess, presets: tuple[str, ...] = PRESETS) -> list[tuple[str, SeatState]]:
     """Feed a probe (its handshake done) one seat's side of each preset's vectors, a match after
     another on one connection, then goodbye; return what it should have reported at each play.
     Each request gets a reply with its id (its content is the probe's own)."""
-    expected: list[dict[str, Any]] = []
+    expected: list[tuple[str, SeatState]] = []
     for preset in presets:
         seat = feed_seat(preset)
         for step in seat_side(preset, seat):
@@ -86,24 +87,45 @@ def feed_probe(bot: BotProcess, presets: tuple[str, ...] = PRESETS) -> list[dict
                 reply = bot.ask(step.message)
                 assert isinstance(reply, (Pass, Play, Declare, Moon)), f"{preset}: {reply}"
                 assert reply.id == getattr(step.message, "id", None)
-        expected += [{"preset": preset, **state} for state in play_states(preset, seat)]
+        expected += [(preset, state) for state in play_states(preset, seat)]
     bot.send(Goodbye())
     assert bot.wait_exit() == 0, bot.stderr[-3000:]
     return expected
 
 
+UNORDERED = {"hand", "passed", "received"}
+"""Lists of cards a kit may keep in any order: compared sorted."""
 SNAKE = {"pointsTaken": "points_taken", "heartsBroken": "hearts_broken", "trickNumber": "trick_number"}
 """The probe report's keys in snake case (the Rust probe's)."""
 
 
-def assert_vector_states(reported: list[dict[str, Any]], expected: list[dict[str, Any]], snake: bool = False) -> None:
-    """A probe's reports, in the terms of ``probe_view`` (the keys it shares with the vectors;
-    ``snake``: the Rust probe's snake-case keys), match the vectors' states one for one."""
+Extra = Mapping[str, Callable[[SeatState], Any]]
+"""More keys of a probe's report, each from the vector's state (the passes, the declarations)."""
+
+
+def assert_vector_states(
+    reported: list[dict[str, Any]],
+    expected: list[tuple[str, SeatState]],
+    *,
+    snake: bool = False,
+    extra: Extra | None = None,
+) -> None:
+    """A probe's reports match the vectors' states one for one, in the keys of ``probe_view``
+    (``snake``: the Rust probe's snake-case keys) and ``extra``."""
     assert len(reported) == len(expected) > 0
-    for number, (seen, want) in enumerate(zip(reported, expected, strict=True)):
-        where = f"{want.pop('preset')}, play request {number}"
-        key = (lambda k: SNAKE.get(k, k)) if snake else (lambda k: k)
+    key = (lambda k: SNAKE.get(k, k)) if snake else (lambda k: k)
+    for number, (seen, (preset, state)) in enumerate(zip(reported, expected, strict=True)):
+        want = {**probe_view(state), **{k: value(state) for k, value in (extra or {}).items()}}
         got = {k: seen[key(k)] for k in want if k != "events"}
-        got["hand"] = sorted(got["hand"])
+        for cards in UNORDERED & got.keys():
+            got[cards] = sorted(got[cards])
         got["events"] = {k: seen[key("events")][key(k)] for k in want["events"]}
-        assert got == want, where
+        assert got == want, f"{preset}, play request {number}"
+
+
+def sorted_passed(state: SeatState) -> list[str]:
+    return sorted(state.passed or [])
+
+
+def sorted_received(state: SeatState) -> list[str]:
+    return sorted(state.received or [])
