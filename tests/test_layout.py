@@ -108,6 +108,7 @@ LADDER: Final = (
     "protocol",
     "referee.rules",
     "referee.log_format",
+    "referee.players",
     "referee.match",
     "referee.replay",
     "referee.sandbox",
@@ -115,6 +116,7 @@ LADDER: Final = (
     "referee.names",
     "referee.seeds",
     "referee.errors",
+    "referee.stats",
     "referee.ladder",
 )
 """What the ladder's modules may import (the ladder's own among them); the duel's may import the
@@ -145,6 +147,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "referee.log_format",
             "referee.private_files",
             "referee.match",
+            "referee.players",
             "referee.sandbox",
             "referee.names",
             "referee.network",
@@ -154,9 +157,42 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "referee",
         ),
     ),
+    (
+        "referee.players",  # the bot-process layer: channels, programs, builds, TCP and browser seats
+        (
+            "protocol",
+            "referee",
+            "referee.log_format",
+            "referee.sandbox",
+            "referee.names",
+            "referee.network",
+            "referee.hints",
+            "referee.errors",
+            "referee.players",
+        ),
+    ),
     ("referee.sandbox", ("referee.sandbox", "referee.errors")),
+    ("referee.stats", ("protocol", "referee.rules", "referee.stats")),  # pure: the ladder, duel, bench share it
+    (
+        "referee.check",  # drives a bot with the match's pieces; reads no log, stores nothing
+        (
+            "protocol",
+            "referee",
+            "referee.rules",
+            "referee.match",
+            "referee.players",
+            "referee.sandbox",
+            "referee.names",
+            "referee.network",
+            "referee.hints",
+            "referee.errors",
+            "referee.check",
+        ),
+    ),
     ("referee.ladder", LADDER),
     ("referee.duel", (*LADDER, "referee.duel")),  # above the ladder, never the other way round
+    ("referee.web", (*LADDER, "referee.duel", "referee.network", "referee.web")),  # pages over all of them
+    ("referee.bench", (*LADDER, "referee.duel", "referee.web", "referee.bench")),  # measures everything below the CLI
 ]
 
 
@@ -175,6 +211,13 @@ def test_each_layer_imports_only_the_layers_below_it(layer: str, allowed: tuple[
         if not any(within(target, a) if a != "referee" else target == "referee" for a in allowed)
     }
     assert not wrong, f"{layer} reaches past its layer: {sorted(wrong)}"
+
+
+def test_every_package_has_its_layer() -> None:
+    """A new package gets a line in ``LAYERS`` (the command line alone may import anything)."""
+    packages = {f"referee.{p.parent.name}" for p in (ROOT / "referee").glob("*/__init__.py")}
+    missing = packages - {"referee.cli"} - {layer for layer, _ in LAYERS}
+    assert not missing, sorted(missing)
 
 
 def test_only_the_command_line_imports_the_command_line() -> None:

@@ -121,8 +121,7 @@ class ScriptedTable:
     # -- turns -------------------------------------------------------------------------------
     @property
     def machine(self) -> RoundTurns:
-        if self.turns is None:
-            raise RuntimeError("no round has been dealt")
+        assert self.turns is not None, "no round has been dealt"
         return self.turns
 
     def advance(self) -> None:
@@ -175,8 +174,7 @@ class ScriptedTable:
             turns.answer(reply)
         else:
             raise RuntimeError(f"the bot is not asked now ({event})")
-        illegal = turns.event
-        if isinstance(illegal, Illegal):
+        if isinstance(illegal := turns.event, Illegal):
             error = illegal.error  # a play was checked against its legal list: only a pass gets here
             raise self.probe.fail(
                 f"illegal pass: {error.message} (illegal_move, {error.rule})", expected, "illegal_move"

@@ -32,9 +32,9 @@ from referee.ladder.roll_call import crowded_folders, refusal, roll_call
 from referee.ladder.runner import LadderRun, RunOptions, RunSummary, SetFeed
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.match.config import MatchConfig
-from referee.match.seats.bot_config import BotEntry
-from referee.match.seats.building import BuildRefused, BuiltBot
-from referee.match.seats.link import BotLimits
+from referee.players.bot_config import BotEntry
+from referee.players.building import BuildRefused, BuiltBot
+from referee.players.process import BotLimits
 from referee.private_files import private_folder
 from referee.sandbox.bwrap import Sandbox, SandboxMode, choose_sandbox
 

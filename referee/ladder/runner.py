@@ -35,10 +35,10 @@ from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import MatchRunner
-from referee.match.seats.building import BuiltBot
-from referee.match.seats.connection import BotConnection, handshake, say_goodbye
-from referee.match.seats.link import BotLimits, BotStartError, ProcessLink
 from referee.names import printable
+from referee.players.building import BuiltBot
+from referee.players.connection import BotConnection, handshake, say_goodbye
+from referee.players.process import BotLimits, BotStartError, ProcessLink
 from referee.private_files import private_folder
 from referee.rules.scoring import RoundResult
 
@@ -96,7 +96,7 @@ class RunSummary:
     """Bot processes started again after one ended during a match, by bot name."""
     after_goodbye: Counter[str] = field(default_factory=Counter)
     """Bot processes that ended in an error once told goodbye, by bot name: not a fault (the
-    results stand), but the bot's to fix (``referee.match.seats.connection.goodbye_note``)."""
+    results stand), but the bot's to fix (``referee.players.connection.goodbye_note``)."""
     last_words: dict[str, str] = field(default_factory=dict)
     """For each bot of ``after_goodbye``: how its program ended the last time."""
     last_stderr: dict[str, str] = field(default_factory=dict)

@@ -20,8 +20,8 @@ from referee.match.faults import Faults
 from referee.match.outbox import Outbox
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatFault, SeatState
-from referee.match.seats.connection import BotConnection, classify_closed
-from referee.match.seats.link import Failure, LinkClosed
+from referee.players.channel import Failure, LinkClosed
+from referee.players.connection import BotConnection, classify_closed
 from referee.rules.turns import Reply
 
 Reconnect: TypeAlias = Callable[[int, float], Awaitable[BotConnection | None]]

@@ -22,9 +22,10 @@ from referee.match.outbox import Outbox
 from referee.match.outcome import MAX_REPORTS, STDERR_TAIL, FaultReport
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
-from referee.match.seats.connection import BotConnection
-from referee.match.seats.link import Failure, ProcessLink
 from referee.names import printable
+from referee.players.channel import Failure
+from referee.players.connection import BotConnection
+from referee.players.process import ProcessLink
 from referee.rules.errors import IllegalMove
 from referee.rules.turns import Action
 from referee.sandbox.misses import bind_hint

@@ -17,8 +17,8 @@ from referee.match.log import MatchLog
 from referee.match.outbox import Outbox
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
-from referee.match.seats.connection import BotConnection
-from referee.match.seats.link import NullLink
+from referee.players.channel import NullLink
+from referee.players.connection import BotConnection
 from referee.rules import ruleset
 from referee.rules.errors import IllegalMove
 from referee.rules.match import Match
