@@ -41,8 +41,9 @@ from referee.cli.serving import serve_until_signal
 from referee.ladder.errors import LadderError
 from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
 from referee.ladder.order import TOP, format_order, order_json, order_of
-from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, Telling, play_ladder
-from referee.ladder.report import (
+from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, RunOutput, play_ladder
+from referee.ladder.setup import DEFAULT_GAMES
+from referee.ladder.standings import (
     compare,
     format_comparison,
     format_modes,
@@ -51,14 +52,13 @@ from referee.ladder.report import (
     standings_json,
     standings_table,
 )
-from referee.ladder.setup import DEFAULT_GAMES
 from referee.ladder.store import LadderStore
 from referee.ladder.times import ladder_times
 from referee.match.config import MatchConfig
-from referee.match.seats.bot_config import BotConfigError, BotEntry, config_folder, read_bots
-from referee.match.seats.link import BotStartError
 from referee.names import printable
 from referee.network import DEFAULT_HOST
+from referee.players.bot_config import BotConfigError, BotEntry, config_folder, read_bots
+from referee.players.process import BotStartError
 from referee.private_files import UntrustedFile
 from referee.replay.timing import time_lines
 from referee.rules.errors import InvalidRuleSet
@@ -248,10 +248,10 @@ def _read_config(
         raise click.ClickException(str(err)) from None
 
 
-def _telling(quiet: bool, console: Console, db: Path, web_port: int | None) -> Telling:
+def _telling(quiet: bool, console: Console, db: Path, web_port: int | None) -> RunOutput:
     """How ``ladder run`` tells what it does; with ``--web`` (``web_port``), its pages too."""
     beside = partial(_serve_beside, db, web_port) if web_port is not None else None
-    return Telling(quiet=quiet, console=console, warn=_warn, beside=beside)
+    return RunOutput(quiet=quiet, console=console, warn=_warn, beside=beside)
 
 
 def _warn(line: str) -> None:
@@ -292,6 +292,8 @@ def _after_run(db: str, result: LadderResult, console: Console) -> None:
             + (f"; bots restarted: {restarts}" if restarts else "")
         )
     )
+    for line in result.after_goodbye:
+        click.echo(line)  # bot text is made printable; never read as rich markup
 
 
 @ladder.command("table")

@@ -28,11 +28,11 @@ from referee.cli.options import (
 from referee.match.config import POLICIES, MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import TableOptions, play_match
-from referee.match.report import format_outcome
-from referee.match.seats.hosted import web_seat_name
-from referee.match.seats.link import BotLimits
-from referee.match.seats.tcp import Refusal, describe
+from referee.match.text import format_outcome
 from referee.network import DEFAULT_HOST
+from referee.players.hosted import web_seat_name
+from referee.players.process import BotLimits
+from referee.players.tcp import Refusal, describe
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.web.server import WebSeat, WebSeatServer

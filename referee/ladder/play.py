@@ -28,13 +28,13 @@ from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower, version_entries, versions_built
 from referee.ladder.progress import LiveProgress
 from referee.ladder.records import MatchRecord
-from referee.ladder.roll_call import refusal, roll_call
-from referee.ladder.runner import LadderRun, RunOptions, SetFeed
+from referee.ladder.roll_call import crowded_folders, refusal, roll_call
+from referee.ladder.runner import LadderRun, RunOptions, RunSummary, SetFeed
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.match.config import MatchConfig
-from referee.match.seats.bot_config import BotEntry
-from referee.match.seats.building import BuildRefused, BuiltBot
-from referee.match.seats.link import BotLimits
+from referee.players.bot_config import BotEntry
+from referee.players.building import BuildRefused, BuiltBot
+from referee.players.process import BotLimits
 from referee.private_files import private_folder
 from referee.sandbox.bwrap import Sandbox, SandboxMode, choose_sandbox
 
@@ -60,6 +60,8 @@ class LadderResult:
     total: int
     notes: list[str] = field(default_factory=list)
     restarts: dict[str, int] = field(default_factory=dict)
+    after_goodbye: list[str] = field(default_factory=list)
+    """A line for each bot whose program ended in an error after goodbye (``RunSummary``)."""
 
     @property
     def matches_per_minute(self) -> float:
@@ -112,7 +114,7 @@ first. A view slower than this still comes up; the tables just do not wait longe
 
 
 @dataclass(frozen=True, kw_only=True)
-class Telling:
+class RunOutput:
     """Where a run tells what it does: quietly, or a live view on ``console``; ``warn`` gets
     one-line warnings (the sandbox's, a refused worker's)."""
 
@@ -185,7 +187,7 @@ class LadderKind:
         return LiveProgress(store, console, workers=workers)
 
 
-def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind | None = None) -> LadderResult:
+def play_ladder(plan: LadderPlan, telling: RunOutput | None = None, kind: RunKind | None = None) -> LadderResult:
     """Create or resume the ladder in ``plan.db`` (a duel's or a gauntlet's database with their
     ``kind``) and play every pending match, each with
     freshly started bots (``keep_bots``: live processes kept between matches), in the sandbox of
@@ -196,7 +198,7 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
     With ``cluster`` the matches are played by the workers of a Dask cluster
     (``referee.ladder.cluster``), which build the bots and choose their sandbox themselves; this
     process keeps the store and the logs."""
-    telling = telling or Telling()
+    telling = telling or RunOutput()
     kind = kind or LadderKind()
     db = plan.db
     if plan.concurrency < 1:
@@ -237,11 +239,20 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
             )
             background.append(_at_once(follower.run))
         seconds = _drive(run, store, notes, telling, kind, background=background, keep_running=plan.keep_running)
-        done, total = store.progress()
-        restarts = dict(run.summary.restarts)
-        return LadderResult(
-            played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes, restarts=restarts
-        )
+        return _result(run.summary, store, seconds, notes)
+
+
+def _result(summary: RunSummary, store: LadderStore, seconds: float, notes: list[str]) -> LadderResult:
+    done, total = store.progress()
+    return LadderResult(
+        played=summary.played,
+        seconds=seconds,
+        done=done,
+        total=total,
+        notes=notes,
+        restarts=dict(summary.restarts),
+        after_goodbye=summary.goodbye_lines(),
+    )
 
 
 def _prepared(
@@ -265,14 +276,13 @@ def _prepared(
     ladder = isinstance(kind, LadderKind)
     built = prepare_bots(plan.entries, plan.cwd, sandbox, private, refused if ladder else None)
     reasons = [str(err) for err in refused]
+    crowded: list[str] = []
     if ladder:
-        reasons += _unready(plan, built, limits)
-    if not reasons:
-        return built, plan, []
-    lines = [_going_on(why) for why in reasons]
+        reasons += _unready(plan, built, limits, crowded)
     left = [e for e in plan.entries if e.name in built]
     if len(left) < 2:
         raise LadderError(f"{'; '.join(reasons)}; a ladder needs at least two bots, {len(left)} left")
+    lines = [*crowded, *(_going_on(why) for why in reasons)]
     if warn is None:
         return built, dataclasses.replace(plan, entries=left), lines
     for line in lines:
@@ -286,12 +296,16 @@ def _going_on(why: str) -> str:
     return f"{first}; the ladder goes on without it{newline}{rest}"
 
 
-def _unready(plan: LadderPlan, built: dict[str, BuiltBot], limits: BotLimits) -> list[str]:
+def _unready(plan: LadderPlan, built: dict[str, BuiltBot], limits: BotLimits, crowded: list[str]) -> list[str]:
     """Start every built bot once, as its matches will (its folder, its sandbox, its limits),
-    and take its hello: why each that could not is refused, and it taken out of ``built``."""
+    and take its hello: why each that could not is refused, and it taken out of ``built``.
+    ``crowded`` gets a line for each folder bots use that is shown whole to none of them
+    (``referee.ladder.roll_call.crowded_folders``)."""
     options = RunOptions(logs=logs_folder(plan.db), config=plan.config, cwd=plan.cwd, limits=limits, built=built)
     names = [e.name for e in plan.entries if e.name in built]
-    failed = roll_call({e.name: e.command for e in plan.entries}, names, options)
+    commands = {e.name: e.command for e in plan.entries}
+    crowded += crowded_folders(commands, names, options)
+    failed = roll_call(commands, names, options)
     for name in failed:
         del built[name]
     return [refusal(name, report) for name, report in failed.items()]
@@ -312,7 +326,7 @@ def _opened(plan: LadderPlan, kind: RunKind) -> Iterator[tuple[LadderStore, Rule
             store.close()
 
 
-def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: RunKind) -> LadderResult:
+def _play_on_cluster(plan: LadderPlan, cluster: str, telling: RunOutput, kind: RunKind) -> LadderResult:
     """``play_ladder`` on a Dask cluster: the store, its lock and the logs stay here. With a
     feed of sets, ``plan.concurrency`` of them are in flight at once."""
     from referee.ladder.cluster import ClusterRun, cluster_client  # noqa: PLC0415 - Dask is optional
@@ -342,11 +356,11 @@ def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: Run
         return LadderResult(played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes)
 
 
-def _warner(telling: Telling) -> Callable[[str], None]:
+def _warner(telling: RunOutput) -> Callable[[str], None]:
     return telling.warn or (lambda line: None)
 
 
-def _guarded(telling: Telling) -> list[Background]:
+def _guarded(telling: RunOutput) -> list[Background]:
     """``telling.beside`` as a background task whose failure is told, never raised: a web page
     must not stop the ladder it shows. It counts as started once the view listens, fails, or
     ``VIEW_WAIT`` has passed."""
@@ -403,7 +417,7 @@ def _drive(
     run: LadderRun | ClusterRun,
     store: LadderStore,
     notes: Sequence[str],
-    telling: Telling,
+    telling: RunOutput,
     kind: RunKind,
     *,
     workers: Callable[[], int] | None = None,

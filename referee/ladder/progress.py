@@ -28,7 +28,7 @@ from rich.text import Text
 from referee.ladder.order import TOP as ORDER_TOP
 from referee.ladder.order import format_order, order_of
 from referee.ladder.records import MatchRecord
-from referee.ladder.report import standings, standings_table
+from referee.ladder.standings import standings, standings_table
 from referee.ladder.store import LadderStore
 
 TOP = 5

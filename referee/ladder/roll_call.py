@@ -9,16 +9,19 @@ build was refused (``refusal`` says why)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shlex
 from collections.abc import Mapping, Sequence
 
 import trio
 
-from referee.ladder.runner import RunOptions
+from referee.ladder.runner import RunOptions, limits_among
 from referee.match.faults import start_report
 from referee.match.outcome import FaultReport
-from referee.match.report import why_lines
-from referee.match.seats.connection import BotConnection, handshake, say_goodbye
-from referee.match.seats.link import BotStartError, ProcessLink
+from referee.match.text import why_lines
+from referee.players.connection import BotConnection, handshake, say_goodbye
+from referee.players.process import BotLimits, BotStartError, ProcessLink
 
 
 def roll_call(commands: Mapping[str, str], names: Sequence[str], options: RunOptions) -> dict[str, FaultReport]:
@@ -31,7 +34,7 @@ async def _roll_call(commands: Mapping[str, str], names: Sequence[str], options:
     failed: dict[str, FaultReport] = {}
 
     async def answer(name: str) -> None:
-        report = await _answer(name, commands[name], options)
+        report = await _answer(name, commands[name], options, limits_among(options, commands, name))
         if report is not None:
             failed[name] = report
 
@@ -41,11 +44,12 @@ async def _roll_call(commands: Mapping[str, str], names: Sequence[str], options:
     return {name: failed[name] for name in names if name in failed}
 
 
-async def _answer(name: str, command: str, options: RunOptions) -> FaultReport | None:
-    """One bot's start and hello; ``None`` when it answered."""
+async def _answer(name: str, command: str, options: RunOptions, limits: BotLimits) -> FaultReport | None:
+    """One bot's start and hello, with the ``limits`` its matches will have; ``None`` when it
+    answered."""
     async with trio.open_nursery() as nursery:
         try:
-            link = await ProcessLink.start(command, nursery, cwd=options.cwd, limits=options.limits_for(name))
+            link = await ProcessLink.start(command, nursery, cwd=options.cwd, limits=limits)
         except BotStartError as err:
             return FaultReport(seat=0, name=name, reason="start", message=str(err), action="forfeit")
         connection = BotConnection(link=link, command=command, label=name)
@@ -59,3 +63,32 @@ def refusal(name: str, report: FaultReport) -> str:
     """Why a ladder leaves ``name`` out: its failed start explained as ``referee match``
     explains one (what it printed, how its program ended, the path its sandbox hid)."""
     return "\n".join([f"bot {name} refused: it failed its start-up check ({report.reason})", *why_lines(report)])
+
+
+def crowded_folders(commands: Mapping[str, str], names: Sequence[str], options: RunOptions) -> list[str]:
+    """One line for each folder that bots of ``names`` start in and use but that is shown whole
+    to none of them, because other bots' files or the ladder's lie in it (``Sandbox.crowded``):
+    each such bot sees only the paths its command names, which is safe but may hide a data file
+    it reads by a relative path. The fix is a folder of its own per bot (docs/ladder.md)."""
+    crowded: dict[str, tuple[list[str], list[str]]] = {}
+    for name in names:
+        limits = limits_among(options, commands, name)
+        if limits.sandbox is None:
+            continue
+        with contextlib.suppress(ValueError):
+            folder = os.path.abspath(limits.cwd or options.cwd or os.getcwd())
+            found = limits.sandbox.crowded(shlex.split(commands[name]), folder, limits.environment() or {})
+            if found:
+                bots, paths = crowded.setdefault(folder, ([], []))
+                bots.append(name)
+                paths.extend(p for p in found if p not in paths)
+    return [
+        f"the folder {folder} is used by {', '.join(bots)} but holds {_some(paths)}: it is shown whole to none "
+        "of them, only the paths each command names (give each bot a folder of its own: `folder =`, docs/ladder.md)"
+        for folder, (bots, paths) in crowded.items()
+    ]
+
+
+def _some(paths: Sequence[str], most: int = 3) -> str:
+    shown = ", ".join(paths[:most])
+    return shown + (f" and {len(paths) - most} more" if len(paths) > most else "")

@@ -50,7 +50,7 @@ from referee.sandbox.cgroups import WARNING as GROUPS_WARNING
 from referee.sandbox.cgroups import Unavailable
 from referee.sandbox.groups import bot_groups
 from referee.sandbox.seccomp import BOT_FAMILIES, BUILD_FAMILIES, LOOPBACK_FAMILIES, bot_filter
-from referee.sandbox.sight import HOME, Place, inside, own_folder, shown_paths, uses_folder
+from referee.sandbox.sight import HOME, Place, crowding, inside, own_folder, shared, shown_paths, uses_folder
 from referee.sandbox.sight import shared as _shared
 
 SandboxMode: TypeAlias = Literal["auto", "on", "off"]
@@ -107,7 +107,7 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
     hidden: tuple[str, ...] = ()
     tmpfs_bytes: int = TMPFS_BYTES
     copies: tuple[tuple[str, str], ...] = ()
-    """A bot's folder and the copy its build made and wrote (``referee.match.seats.build_folder``):
+    """A bot's folder and the copy its build made and wrote (``referee.players.build_folder``):
     inside, the copy is seen at the folder's path, so paths are what they would be in place."""
     loopback: bool = False
     """``--sandbox-loopback``: a bot may open TCP and UDP sockets on its own loopback (else only
@@ -143,6 +143,15 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         pair = (os.path.abspath(folder), os.path.abspath(copy))
         return msgspec.structs.replace(self, copies=(*self.copies, pair))
 
+    def crowded(self, args: Sequence[str], cwd: str | Path, env: dict[str, str]) -> list[str]:
+        """Why the folder ``args`` start in is not shown whole although they use it: the other
+        bots' and the referee's paths that lie in it (``referee.sandbox.sight.crowding``); empty
+        when it is shown whole, or when the bot does not use it, or it is a shared folder."""
+        folder = os.path.abspath(cwd)
+        if shared(folder) or not uses_folder(args, folder, self.host_path, env):
+            return []
+        return crowding(args, folder, others=self.bots, referees=self.hidden, host=self.host_path)
+
     def host_path(self, path: str) -> str:
         """Where a path inside the sandbox lies outside it: in a build's copy when it lies in
         that bot's folder, else where it is."""
@@ -158,7 +167,7 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         --args FD`` (the options come through a file descriptor, so that the sandbox's own
         ``/proc/1/cmdline`` is no map of the machine) and the seccomp filter's descriptor.
         With ``build``: a bot's build step, which may write in ``cwd`` (a copy of its bot's
-        folder, ``referee.match.seats.build_folder``) and reach the network (to fetch its
+        folder, ``referee.players.build_folder``) and reach the network (to fetch its
         dependencies). ``uid``: the unprivileged uid to run as when the referee is root (a
         bot's is drawn here; a build's is given, since its folder was made its own)."""
         options = self.options(args, cwd, env, build=build, uid=uid)

@@ -118,9 +118,24 @@ def own_folder(
     cwd = os.path.abspath(cwd)
     if shared(cwd) or not uses_folder(args, cwd, host, env):
         return False
+    return not crowding(args, cwd, others=others, referees=referees, host=host)
+
+
+def crowding(
+    args: Sequence[str],
+    cwd: str,
+    *,
+    others: Sequence[Place],
+    referees: Sequence[str],
+    host: Callable[[str], str] = str,
+) -> list[str]:
+    """What lies in the folder a bot starts in that is not its own (see ``own_folder``): the
+    paths of other bots' files and of the referee's, so that an organizer can be told why the
+    folder is not shown whole, and what to move."""
+    cwd = os.path.abspath(cwd)
     own: Place = (tuple(args), cwd)
     theirs = [path for place in others if place != own for path in footprint(*place, host=host)]
-    return not any(inside(path, cwd) for path in (*theirs, *referees))
+    return [path for path in dict.fromkeys((*theirs, *referees)) if inside(path, cwd)]
 
 
 def footprint(args: Sequence[str], cwd: str, host: Callable[[str], str] = str) -> list[str]:

@@ -14,8 +14,8 @@ from typing import Any
 from click.testing import CliRunner, Result
 
 from referee.cli import main
-from referee.ladder.report import standings
 from referee.ladder.setup import run_lock
+from referee.ladder.standings import standings
 from referee.ladder.store import LadderStore
 from tests.ladder.helpers import ROOT, bot_list, check_consistent
 

@@ -38,9 +38,9 @@ from protocol.messages import (
 )
 from referee.check.results import CheckReport
 from referee.match.play import TableOptions
-from referee.match.seats.bot_config import BotEntry
-from referee.match.seats.building import build as build_bot
-from referee.match.seats.tcp import TcpSeat
+from referee.players.bot_config import BotEntry
+from referee.players.building import build as build_bot
+from referee.players.tcp import TcpSeat
 from referee.rules import SeatView, ruleset
 from referee.sandbox.bwrap import Sandbox
 from tests.bot_process import BotProcess, Start
@@ -68,6 +68,7 @@ from tests.sample_bots.kit_driver import (
     winning_seat,
 )
 from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, serve_one_decision, tcp_bots
+from tests.sample_bots.vectors_feed import assert_vector_states, feed_probe
 from tests.shared import verified
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -740,3 +741,13 @@ def test_a_real_referee_seats_the_kit_over_tcp(tcp_bot: LaunchTcp) -> None:
     assert [s.status for s in outcome.seats] == ["ok"] * 4
     assert outcome.seats[0].name == "java-ducker"
     assert started[0].wait() == 0
+
+
+def test_the_kit_keeps_the_state_the_vectors_give(folder: Path, probes: Path, start: Start) -> None:
+    """docs/vectors (docs/vectors.md): the last seat of every preset's vectors, fed to the probe
+    a match after another on one connection; at each play its state (hand, points taken, scores,
+    the trick, hearts broken and the trick's number as the events left them) is the vector's."""
+    bot = start(probe_command(folder, probes, "StateProbe"))
+    handshake(bot)
+    expected = feed_probe(bot)
+    assert_vector_states(states_written(bot.stderr), expected)
