@@ -200,7 +200,7 @@ function draw() {
   seats.replaceChildren();
   for (let seat = 0; seat < n; seat++) {
     const { x, y } = position(seat, n);
-    const node = el("div", { class: "seat", "data-seat": String(seat), title: names[seat] });
+    const node = el("div", { class: "seat", "data-seat": String(seat), title: record.seats[seat].name });
     node.style.left = `${50 + x * 34}%`;
     node.style.top = `${50 + y * 37}%`;
     if (state.turn === seat) node.classList.add("turn");
