@@ -65,6 +65,8 @@ def test_the_page_follows_a_log_to_the_result(page: Page, tmp_path: Path) -> Non
         at = cut(lines, 6)
         log.write_bytes(b"".join(lines[:at]) + b"garbage\n")
         page.wait_for_selector("#trick .card", timeout=10_000)
+        # the finished first trick is held with its winner a moment, then the second is shown
+        page.wait_for_function("document.querySelectorAll('#trick .card').length === 2", timeout=10_000)
         assert page.locator("#seats .seat").count() == 4
         # every hand is shown: 52 cards less the 6 played (the second trick has 2 cards)
         assert page.locator("#seats .card").count() == 52 - 6
