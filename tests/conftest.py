@@ -12,3 +12,8 @@ from hypothesis import HealthCheck, settings
 
 settings.register_profile("referee", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("referee")
+
+pytest_plugins = [
+    "tests.tiers",  # the tiers' markers and the guard of the fast tier
+    "pytester",  # a suite run inside a test (tests/test_tiers.py)
+]

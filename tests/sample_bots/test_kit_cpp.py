@@ -67,6 +67,7 @@ from tests.sample_bots.kit_driver import (
     voids_shown,
 )
 from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, free_port, serve_one_decision, tcp_bots
+from tests.tiers import starts
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "sample_bots" / "cpp"
@@ -209,6 +210,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+@starts("compiler")
 def built(folder: Path) -> Built:
     """The sample bot, built as the docs say (``-Werror`` added: a warning fails the build)."""
     result = compile_in(folder, [*BUILD, "-Werror"])
@@ -217,6 +219,7 @@ def built(folder: Path) -> Built:
 
 
 @pytest.fixture(scope="session")
+@starts("compiler")
 def probe(folder: Path) -> Path:
     """The probe, built with the sanitizers (any report aborts it: ``-fno-sanitize-recover``)."""
     (folder / "probe.cpp").write_text(PROBE)
@@ -248,6 +251,7 @@ def test_builds_without_a_warning(built: Built) -> None:
     assert os.access(built.program, os.X_OK)
 
 
+@pytest.mark.compiler
 def test_the_header_links_into_two_files_under_stricter_warnings(folder: Path, tmp_path: Path) -> None:
     """Header-only means every function is inline: a bot split into several .cpp files that
     each include the kit must link (no duplicate symbols), and pedantic and shadowing warnings

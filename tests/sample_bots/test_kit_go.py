@@ -67,6 +67,7 @@ from tests.sample_bots.kit_driver import (
 )
 from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, serve_one_decision, tcp_bots
 from tests.shared import verified
+from tests.tiers import starts
 
 ROOT = Path(__file__).resolve().parents[2]
 GO_FOLDER = ROOT / "sample_bots" / "go"
@@ -169,6 +170,7 @@ def go_run(args: list[str], folder: Path, env: dict[str, str]) -> subprocess.Com
 
 
 @pytest.fixture(scope="session")
+@starts("compiler")
 def go_build(tmp_path_factory: pytest.TempPathFactory) -> GoBuild:
     """Copy the folder (without any ``bot`` an author built in place) and build it from inside,
     with HOME an empty folder (the build cache goes there) and the module proxy off: a kit that
