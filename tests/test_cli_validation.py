@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from referee.cli import main
-from referee.match.seats import building
-from referee.match.seats.link import ProcessLink
+from referee.players import building
+from referee.players.process import ProcessLink
 
 BOT = f"{sys.executable} -c pass"
 BOTS = [BOT] * 4

@@ -92,7 +92,8 @@ def test_the_graph_sees_the_imports() -> None:
     edges = graph(top_level_only=False)
     assert "referee.match.runner" in edges["referee.match.play"]
     assert "referee.log_format" in edges["referee.replay.reader"]
-    assert "protocol.messages" in edges["referee.match.phases"]
+    assert "referee.rules.turns" in edges["referee.match.phases"]
+    assert "protocol.messages" in edges["referee.rules.turns"]
 
 
 def test_no_module_imports_itself_back() -> None:
@@ -115,6 +116,7 @@ LADDER: Final = (
     "protocol",
     "referee.rules",
     "referee.log_format",
+    "referee.players",
     "referee.match",
     "referee.replay",
     "referee.sandbox",
@@ -122,6 +124,7 @@ LADDER: Final = (
     "referee.names",
     "referee.seeds",
     "referee.errors",
+    "referee.stats",
     "referee.ladder",
 )
 """What the ladder's modules may import (the ladder's own among them); the duel's may import the
@@ -152,6 +155,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "referee.log_format",
             "referee.private_files",
             "referee.match",
+            "referee.players",
             "referee.sandbox",
             "referee.names",
             "referee.network",
@@ -161,9 +165,42 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "referee",
         ),
     ),
+    (
+        "referee.players",  # the bot-process layer: channels, programs, builds, TCP and browser seats
+        (
+            "protocol",
+            "referee",
+            "referee.log_format",
+            "referee.sandbox",
+            "referee.names",
+            "referee.network",
+            "referee.hints",
+            "referee.errors",
+            "referee.players",
+        ),
+    ),
     ("referee.sandbox", ("referee.sandbox", "referee.errors")),
+    ("referee.stats", ("protocol", "referee.rules", "referee.stats")),  # pure: the ladder, duel, bench share it
+    (
+        "referee.check",  # drives a bot with the match's pieces; reads no log, stores nothing
+        (
+            "protocol",
+            "referee",
+            "referee.rules",
+            "referee.match",
+            "referee.players",
+            "referee.sandbox",
+            "referee.names",
+            "referee.network",
+            "referee.hints",
+            "referee.errors",
+            "referee.check",
+        ),
+    ),
     ("referee.ladder", LADDER),
     ("referee.duel", (*LADDER, "referee.duel")),  # above the ladder, never the other way round
+    ("referee.web", (*LADDER, "referee.duel", "referee.network", "referee.web")),  # pages over all of them
+    ("referee.bench", (*LADDER, "referee.duel", "referee.web", "referee.bench")),  # measures everything below the CLI
 ]
 
 
@@ -182,6 +219,13 @@ def test_each_layer_imports_only_the_layers_below_it(layer: str, allowed: tuple[
         if not any(within(target, a) if a != "referee" else target == "referee" for a in allowed)
     }
     assert not wrong, f"{layer} reaches past its layer: {sorted(wrong)}"
+
+
+def test_every_package_has_its_layer() -> None:
+    """A new package gets a line in ``LAYERS`` (the command line alone may import anything)."""
+    packages = {f"referee.{p.parent.name}" for p in (ROOT / "referee").glob("*/__init__.py")}
+    missing = packages - {"referee.cli"} - {layer for layer, _ in LAYERS}
+    assert not missing, sorted(missing)
 
 
 def test_only_the_command_line_imports_the_command_line() -> None:
@@ -241,7 +285,7 @@ def test_the_measure_sees_every_definition() -> None:
     command line's click commands are measured, by their dotted names."""
     assert "referee.rules.round.Round" in CLASSES
     assert "referee.rules.round.Round.play" in FUNCTIONS
-    assert "referee.match.phases.RoundPhases._passing.ask" in FUNCTIONS  # nested, async
+    assert "referee.match.phases.RoundPhases._ask_all.ask" in FUNCTIONS  # nested, async
     assert "referee.cli.match.match" in FUNCTIONS
     assert "protocol.codec.LineSplitter" in CLASSES
     tree = ast.parse("class A:\n    def f(self):\n        def g():\n            pass\n")

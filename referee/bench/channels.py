@@ -26,7 +26,7 @@ import msgspec
 import trio
 
 from referee.bench.channel_peer import STRIDE
-from referee.match.seats.link import BotLimits, ProcessLink
+from referee.players.process import BotLimits, ProcessLink
 from referee.sandbox.bwrap import Sandbox
 
 PEER = Path(__file__).resolve().parent / "channel_peer.py"

@@ -17,10 +17,10 @@ from pathlib import Path
 import msgspec
 
 from referee.bench.match import RANDOM_BOT
-from referee.ladder.cluster import MatchDone, MatchTask, _distributed, check_result, play_task
+from referee.ladder.cluster import MatchDone, MatchTask, check_result, dask_distributed, play_task
 from referee.ladder.schedule import ScheduledMatch
 from referee.match.config import MatchConfig
-from referee.match.seats.bot_config import BotEntry
+from referee.players.bot_config import BotEntry
 from referee.rules.presets import ruleset
 from referee.seeds import series_seed
 
@@ -41,7 +41,7 @@ class ClusterBench(msgspec.Struct, frozen=True, kw_only=True):
 
 def bench_cluster(matches: int = 16, cwd: str | None = None) -> ClusterBench:
     """Play ``matches`` (plus one to warm up) both ways; figures per match."""
-    dask = _distributed()
+    dask = dask_distributed()
     rules = ruleset("american")
     command = RANDOM_BOT.format(python=sys.executable, seed=1)
     bots = [BotEntry(name="bot", command=command)]

@@ -28,7 +28,7 @@ import trio
 from protocol.ruleset import RuleSet
 from referee.match.config import MatchConfig
 from referee.match.play import TableOptions, play_match
-from referee.match.seats.link import BotLimits
+from referee.players.process import BotLimits
 from referee.replay.reader import read_log
 from referee.replay.timing import decision_cpu, decision_times, summarize
 from referee.rules.presets import ruleset

@@ -17,7 +17,7 @@ from pathlib import Path
 import msgspec
 import trio
 
-from referee.match.seats.link import BotLimits, ProcessLink
+from referee.players.process import BotLimits, ProcessLink
 from referee.sandbox.bwrap import Sandbox
 
 PEER = Path(__file__).resolve().parent / "kernel_peer.py"

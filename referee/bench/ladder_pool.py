@@ -18,7 +18,7 @@ from referee.ladder.feed import LadderFeed
 from referee.ladder.pool import pool_change
 from referee.ladder.setup import sets_for_newcomers
 from referee.ladder.store import LadderStore
-from referee.match.seats.bot_config import BotEntry
+from referee.players.bot_config import BotEntry
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from protocol.ruleset import RuleSet
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.runner import MatchRunner
-from referee.match.seats.connection import BotConnection, handshake, say_goodbye
-from referee.match.seats.link import ProcessLink
+from referee.players.connection import BotConnection, handshake, say_goodbye
+from referee.players.process import ProcessLink
 from referee.rules.presets import ruleset
 
 

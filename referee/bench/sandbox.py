@@ -15,8 +15,8 @@ import time
 import msgspec
 import trio
 
-from referee.match.seats.connection import say_goodbye, start_bot
-from referee.match.seats.link import BotLimits
+from referee.players.connection import say_goodbye, start_bot
+from referee.players.process import BotLimits
 from referee.sandbox.bwrap import Sandbox
 
 

@@ -5,15 +5,15 @@ Each simulated run draws set differences, with replacement, from a measured samp
 duplicate sets (``data/sets-american.json``, made by ladders of the sample bots: see its
 ``made`` field), shifted so that their true mean is exactly the value under test:
 
-- **the SPRT** (:func:`referee.ladder.sequential.sprt`) at the true mean ``d0`` (how often it
+- **the SPRT** (:func:`referee.stats.sequential.sprt`) at the true mean ``d0`` (how often it
   accepts H1: the false positive rate, promised at most ``alpha``) and at ``d1`` (how often it
   accepts H0: the false negative rate, promised at most ``beta``), with the number of sets it
   took;
 - **repeated looks** at a true difference of 0: the confidence sequence (the betting one of
-  :mod:`referee.ladder.betting`) and, for contrast, the normal-mixture sequence the ladder used
+  :mod:`referee.stats.betting`) and, for contrast, the normal-mixture sequence the ladder used
   before issue 32 and the fixed 95% t interval, each checked after every set up to a horizon:
   how often they ever exclude zero (what "stop when it excludes zero" gets wrong);
-- **the verdict of ``ladder compare``** (:mod:`referee.ladder.evidence`): the sign test and the
+- **the verdict of ``ladder compare``** (:mod:`referee.stats.evidence`): the sign test and the
   confidence sequence at 2.5% each, stopped on the first that decides, at a true difference of
   0 (how often it is ever wrong, promised at most 5%) and at the sample's own mean (how many
   sets it takes, against the confidence sequence alone).
@@ -36,9 +36,10 @@ from pathlib import Path
 
 import msgspec
 
-from referee.ladder.betting import BettingSequence
-from referee.ladder.evidence import sequence_alpha
-from referee.ladder.sequential import (
+from referee.stats.betting import BettingSequence
+from referee.stats.estimate import estimate, t_quantile
+from referee.stats.evidence import sequence_alpha
+from referee.stats.sequential import (
     MIN_SETS,
     PRIOR_SETS,
     RunningMoments,
@@ -46,8 +47,7 @@ from referee.ladder.sequential import (
     confidence_radius,
     sprt_steps,
 )
-from referee.ladder.signs import SIGN_ALPHA, log_wealth
-from referee.ladder.stats import estimate, t_quantile
+from referee.stats.signs import SIGN_ALPHA, log_wealth
 
 DATA = Path(__file__).resolve().parent / "data" / "sets-american.json"
 PAIRS: tuple[tuple[float, float], ...] = ((0.0, 1.0), (0.0, 2.0), (0.0, 5.0))

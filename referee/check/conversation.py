@@ -21,8 +21,8 @@ from referee.check.links import CheckLink, Ending
 from referee.check.results import TranscriptLine
 from referee.errors import RefereeError
 from referee.hints import FLUSH
-from referee.match.seats.connection import classify_closed
-from referee.match.seats.link import LinkClosed
+from referee.players.channel import LinkClosed
+from referee.players.connection import classify_closed
 
 LINE_CUT: Final = 2000
 """Characters of a line kept in a transcript."""

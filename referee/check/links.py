@@ -18,7 +18,8 @@ from typing import ClassVar
 import trio
 
 from referee.hints import exit_text
-from referee.match.seats.link import BotLink, ProcessLink, SocketLink
+from referee.players.channel import BotLink, SocketLink
+from referee.players.process import ProcessLink
 
 Drain = Callable[[float], Awaitable[None]]
 """Reads (and keeps) what the bot writes, for at most the given seconds or until its output

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import trio
 
 from referee.check.links import CheckSocketLink
-from referee.match.seats.acceptor import Acceptor, turn_away
-from referee.match.seats.link import SocketLink
-from referee.match.seats.tcp import Refusal
 from referee.network import DEFAULT_HOST, new_token, show_address
+from referee.players.acceptor import Acceptor, turn_away
+from referee.players.channel import SocketLink
+from referee.players.tcp import Refusal
 
 TCP_PREFIX = "tcp:"
 CONNECT_TIMEOUT = 60.0

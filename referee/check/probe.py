@@ -52,7 +52,7 @@ from referee.check.links import CheckLink
 from referee.check.results import Decision
 from referee.match.clock import allowance, spend
 from referee.match.config import MatchConfig
-from referee.match.seats.link import LinkClosed
+from referee.players.channel import LinkClosed
 
 CHECK_NAME: Final = f"hearts-referee {__version__} (referee check)"
 ReplyT = TypeVar("ReplyT", Pass, Play, Declare, Moon)

@@ -34,8 +34,8 @@ from referee.check.probe import Limits, Probe
 from referee.check.results import CheckReport, StepResult, Summary
 from referee.check.start_causes import explain_sandboxed_start, kit_hint
 from referee.check.steps import FIRST, STEPS, AnyStep, Step, SummaryStep
-from referee.match.seats.link import STDERR_CAP, BotLimits, BotStartError
 from referee.network import DEFAULT_HOST, show_address
+from referee.players.process import STDERR_CAP, BotLimits, BotStartError
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import Sandbox
 

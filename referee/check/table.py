@@ -1,8 +1,9 @@
 """A match as the referee would run it, with the bot at one seat and the check at the others.
 
-The ``ScriptedTable`` deals with the rules engine (from a seed, or crafted hands), plays the
-other seats with ``Opponents``, and tells the bot exactly what the match runner would: the
-same messages, queued and written together with the bot's next request. Each of the bot's
+The ``ScriptedTable`` deals with the rules engine (from a seed, or crafted hands) and drives
+the round's machine (``referee.rules.turns``) as the match does: it answers the other seats'
+questions with ``Opponents``, asks the bot its own, and tells the bot exactly what the match
+runner would: the same messages, queued and written together with the bot's next request. Each of the bot's
 decisions is checked by the engine; an illegal one fails the step with the rule it broke.
 Steps can also take the pieces (``play_request``, ``check_play``, ``apply_play``) to do
 something the runner only does to a misbehaving bot, such as a non-fatal error.
@@ -22,10 +23,9 @@ from referee.check.probe import Probe
 from referee.rules import telling
 from referee.rules.errors import IllegalMove
 from referee.rules.match import Match
-from referee.rules.round import DECLARE, DONE, MOON, PASS, PLAY, Round
+from referee.rules.round import DECLARE, DONE, MOON, PASS, Round
 from referee.rules.scoring import RoundResult
-
-Reply = Pass | Play | Declare | Moon
+from referee.rules.turns import Ask, AskAll, Event, Illegal, Reply, RoundTurns, Settled, Tell
 
 
 def over(round_: Round) -> bool:
@@ -59,6 +59,9 @@ class ScriptedTable:
         chosen = itertools.cycle(names) if names else None
         self.names = [bot_name if s == seat else next(chosen) if chosen else f"check-{s}" for s in range(rules.players)]
         self.round: Round | None = None
+        self.turns: RoundTurns | None = None
+        """The round's machine (``referee.rules.turns``), as the match drives it: the check
+        answers the other seats and asks the bot."""
         self.round_number = -1
         self.plays = 0
         """The bot's play decisions in the current round."""
@@ -83,6 +86,7 @@ class ScriptedTable:
         self.round = round_
         self.round_number += 1
         self.plays = 0
+        self.turns = RoundTurns(round_, lambda seat: True, records=False)
         self.probe.post(telling.round_start(round_, self.seat, self.round_number, self.match.scores))
         return round_
 
@@ -115,26 +119,67 @@ class ScriptedTable:
         self.probe.post(telling.match_end(self.match, self.match_id, seats))
 
     # -- turns -------------------------------------------------------------------------------
+    @property
+    def machine(self) -> RoundTurns:
+        assert self.turns is not None, "no round has been dealt"
+        return self.turns
+
     def advance(self) -> None:
         """The other seats act until the bot must (or the round is over)."""
-        round_ = self.current
-        while round_.phase != DONE:
-            if round_.phase == PASS:
-                for seat in round_.awaiting():
-                    if seat != self.seat:
-                        round_.pass_cards(seat, self.opponents.pass_cards(round_, seat, self.round_number))
-                return
-            seat = round_.turn
-            if seat == self.seat:
-                return
-            if round_.phase == DECLARE:
-                declare = self.opponents.declare(seat)
-                round_.declare(seat, declare)
-                self.probe.post(telling.declared(seat, declare))
-            elif round_.phase == PLAY:
-                self.apply_play(seat, self.opponents.play(round_, seat, self.round_number))
-            elif round_.phase == MOON:
-                round_.choose_moon(seat, "add_to_others")
+        turns = self.machine
+        while (event := self._tell()) is not None:
+            if isinstance(event, AskAll):
+                if any(one.seat == self.seat for one in event.asks):
+                    return  # the bot passes with the others: act() answers for all
+                turns.answer({one.seat: self._opponent(one) for one in event.asks})
+            elif isinstance(event, Ask):
+                if event.seat == self.seat:
+                    return
+                turns.answer(self._opponent(event))
+            else:
+                raise RuntimeError(f"a scripted seat's move cannot lead to {event}")
+
+    def _tell(self) -> Event | None:
+        """Queue for the bot what the machine tells it, up to the next question (or the end)."""
+        turns = self.machine
+        while (event := turns.event) is not None:
+            if isinstance(event, Tell):
+                if event.seat is None or event.seat == self.seat:
+                    self.probe.post(event.message)
+            elif not isinstance(event, Settled):
+                return event
+            turns.next()
+        return None
+
+    def _opponent(self, ask: Ask) -> Reply:
+        """A scripted seat's answer (``Opponents``; a moon shooter adds to the others)."""
+        round_, seat = self.current, ask.seat
+        if ask.decision == "pass":
+            return Pass(id=0, cards=card_codes(self.opponents.pass_cards(round_, seat, self.round_number)))
+        if ask.decision == "declare":
+            return Declare(id=0, declare=self.opponents.declare(seat))
+        if ask.decision == "play":
+            return Play(id=0, card=card_code(self.opponents.play(round_, seat, self.round_number)))
+        return Moon(id=0, choice="add_to_others")
+
+    def _answer(self, reply: Reply, expected: str = "") -> None:
+        """Give the machine the bot's reply to its pending question (with the scripted seats'
+        passes, when it asks every seat at once), then queue what follows for the bot. An
+        illegal reply fails the step with the rule it broke."""
+        turns = self.machine
+        event = turns.event
+        if isinstance(event, AskAll):
+            turns.answer({one.seat: reply if one.seat == self.seat else self._opponent(one) for one in event.asks})
+        elif isinstance(event, Ask) and event.seat == self.seat:
+            turns.answer(reply)
+        else:
+            raise RuntimeError(f"the bot is not asked now ({event})")
+        if isinstance(illegal := turns.event, Illegal):
+            error = illegal.error  # a play was checked against its legal list: only a pass gets here
+            raise self.probe.fail(
+                f"illegal pass: {error.message} (illegal_move, {error.rule})", expected, "illegal_move"
+            )
+        self._tell()
 
     async def act(self) -> Reply:
         """Ask the bot for the decision due now, check it with the rules and apply it."""
@@ -147,7 +192,8 @@ class ScriptedTable:
             return await self._moon()
         request = self.play_request()
         reply = await self.probe.ask(request, Play, request.id)
-        self.apply_play(self.seat, self.check_play(request, reply))
+        self.check_play(request, reply)
+        self._answer(reply)
         return reply
 
     async def until_play(self, number: int) -> tuple[PlayRequest, Play]:
@@ -192,23 +238,18 @@ class ScriptedTable:
             return err.rule, err.message
         raise RuntimeError(f"{card_code(card)} is legal for the engine but not in the request's legal list")
 
-    def apply_play(self, seat: int, card: Card) -> None:
-        """Play a card for a seat and queue what everyone sees: the card, and the trick's end."""
-        round_ = self.current
-        trick_number = round_.trick_number
-        round_.play(seat, card)
-        self.probe.post(telling.card_played(seat, card, trick_number))
-        end = telling.trick_end(round_, trick_number)
-        if end is not None:
-            self.probe.post(end)
+    def apply_play(self, card: Card) -> None:
+        """Play ``card`` for the bot, whatever it chose (the referee's substitute): the answer to
+        the machine's pending play question; then queue what everyone sees."""
+        self._answer(Play(id=0, card=card_code(card)))
 
     # -- the other decisions -----------------------------------------------------------------
     async def _pass(self) -> Pass:
         round_ = self.current
         request = telling.pass_request(round_, self.seat, next(self.probe.ids), self.probe.time_left())
         count, legal = request.count, request.legal
-        reply = await self.probe.ask(request, Pass, request.id)
         expected = f"{count} different cards from legal: {' '.join(legal)}"
+        reply = await self.probe.ask(request, Pass, request.id)
         try:
             cards = [parse_card(code) for code in reply.cards]
         except ValueError as err:
@@ -224,30 +265,22 @@ class ScriptedTable:
             raise self.probe.fail(
                 f"illegal pass: {given} are not all in legal (illegal_move)", expected, "illegal_move"
             )
-        try:
-            round_.pass_cards(self.seat, cards)
-        except IllegalMove as err:
-            raise self.probe.fail(
-                f"illegal pass: {err.message} (illegal_move, {err.rule})", expected, "illegal_move"
-            ) from None
+        self._answer(reply, expected)
         if card_codes(cards) != reply.cards:
             written, form = " ".join(reply.cards), " ".join(card_codes(cards))
             self.probe.warn(f"cards written as {written}; the protocol's form is {form}")
-        if round_.phase != PASS:  # everybody has passed: the exchange is done
-            self.probe.post(telling.passed(round_, self.seat))
         return reply
 
     async def _declare(self) -> Declare:
         round_ = self.current
         request = telling.declare_request(round_, next(self.probe.ids), self.probe.time_left())
         reply = await self.probe.ask(request, Declare, request.id)
-        round_.declare(self.seat, reply.declare)
-        self.probe.post(telling.declared(self.seat, reply.declare))
+        self._answer(reply)
         return reply
 
     async def _moon(self) -> Moon:
         round_ = self.current
         request = telling.moon_request(round_, next(self.probe.ids), self.probe.time_left())
         reply = await self.probe.ask(request, Moon, request.id)
-        round_.choose_moon(self.seat, reply.choice)
+        self._answer(reply)
         return reply

@@ -30,8 +30,8 @@ from referee.cli.options import (
     sandbox_for,
 )
 from referee.ladder.errors import LadderError
-from referee.ladder.sequential import MIN_SETS, PRIOR_SETS, SprtBoundsError
 from referee.rules.presets import DEFAULT_PRESET, PRESETS
+from referee.stats.sequential import MIN_SETS, PRIOR_SETS, SprtBoundsError
 
 
 @click.group()

@@ -36,14 +36,14 @@ from referee.duel.run import DuelPlayed, play_duel, read_status
 from referee.duel.settings import DEFAULT_MAX_SETS, Contest, DuelSettings
 from referee.ladder.errors import LadderError
 from referee.ladder.play import LadderInterrupted, LadderPlan, Telling
-from referee.ladder.sequential import SprtBounds, SprtBoundsError
 from referee.match.config import MatchConfig
-from referee.match.seats.bot_config import BotConfigError, BotEntry
-from referee.match.seats.link import BotStartError
+from referee.players.bot_config import BotConfigError, BotEntry
+from referee.players.process import BotStartError
 from referee.private_files import UntrustedFile
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import SandboxUnavailable
+from referee.stats.sequential import SprtBounds, SprtBoundsError
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 

@@ -55,10 +55,10 @@ from referee.ladder.setup import DEFAULT_GAMES
 from referee.ladder.store import LadderStore
 from referee.ladder.times import ladder_times
 from referee.match.config import MatchConfig
-from referee.match.seats.bot_config import BotConfigError, BotEntry, config_folder, read_bots
-from referee.match.seats.link import BotStartError
 from referee.names import printable
 from referee.network import DEFAULT_HOST
+from referee.players.bot_config import BotConfigError, BotEntry, config_folder, read_bots
+from referee.players.process import BotStartError
 from referee.private_files import UntrustedFile
 from referee.replay.timing import time_lines
 from referee.rules.errors import InvalidRuleSet
@@ -292,6 +292,8 @@ def _after_run(db: str, result: LadderResult, console: Console) -> None:
             + (f"; bots restarted: {restarts}" if restarts else "")
         )
     )
+    for line in result.after_goodbye:
+        click.echo(line)  # bot text is made printable; never read as rich markup
 
 
 @ladder.command("table")

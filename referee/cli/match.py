@@ -37,12 +37,12 @@ from referee.match.config import POLICIES, MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import TCP_PREFIX, TableOptions, play_match, play_matches
 from referee.match.report import format_outcome
-from referee.match.seats.bot_config import BotConfigError, config_folder, read_bots, runnable
-from referee.match.seats.building import build
-from referee.match.seats.hosted import WEB_PREFIX
-from referee.match.seats.link import BotLimits
-from referee.match.seats.tcp import RefusalReport, TcpSeat
 from referee.network import DEFAULT_HOST
+from referee.players.bot_config import BotConfigError, config_folder, read_bots, runnable
+from referee.players.building import build
+from referee.players.hosted import WEB_PREFIX
+from referee.players.process import BotLimits
+from referee.players.tcp import RefusalReport, TcpSeat
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.seeds import random_seed, series_seed

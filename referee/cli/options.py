@@ -27,8 +27,8 @@ import trio
 from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import TCP_PREFIX, Interrupted
-from referee.match.seats.bot_config import BotConfigError, command_words
-from referee.match.seats.link import DEFAULT_GROUP, DEFAULT_OPEN_FILES, BotLimits, BotStartError
+from referee.players.bot_config import BotConfigError, command_words
+from referee.players.process import DEFAULT_GROUP, DEFAULT_OPEN_FILES, BotLimits, BotStartError
 from referee.sandbox.bwrap import SANDBOX_MODES, Sandbox, SandboxMode, SandboxUnavailable, choose_sandbox
 from referee.sandbox.cgroups import BotGroupLimits, CgroupError
 from referee.sandbox.groups import weigh_tables

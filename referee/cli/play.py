@@ -24,9 +24,9 @@ from referee.cli.options import (
 from referee.match.config import POLICIES, MatchConfig
 from referee.match.play import TableOptions, play_match
 from referee.match.report import format_outcome
-from referee.match.seats.link import BotLimits
-from referee.match.seats.tcp import Refusal, describe
 from referee.network import DEFAULT_HOST
+from referee.players.process import BotLimits
+from referee.players.tcp import Refusal, describe
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.web.server import WebSeat, WebSeatServer

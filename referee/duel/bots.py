@@ -17,8 +17,8 @@ import msgspec
 
 from referee.duel.settings import Contest, DuelSettings
 from referee.ladder.errors import LadderError
-from referee.ladder.sequential import SprtBounds
-from referee.match.seats.bot_config import BotEntry, bot_folder, command_words, config_folder, read_bots
+from referee.players.bot_config import BotEntry, bot_folder, command_words, config_folder, read_bots
+from referee.stats.sequential import SprtBounds
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "bots.toml"
 """The sample bots' list: the default opponent is its ``heuristic``."""

@@ -17,9 +17,9 @@ from rich.text import Text
 
 from referee.duel.faults import BROKEN_LEAST, BROKEN_SHARE, SeatFaults
 from referee.duel.status import LEVEL, DuelStatus, PairingStatus
-from referee.ladder.sequential import SprtBounds
 from referee.match.report import fault_lines, why_lines
 from referee.names import printable
+from referee.stats.sequential import SprtBounds
 
 VERDICT_WORDS = {"H1": "H1 accepted", "H0": "H0 accepted", "continue": "undecided", "broken": "none"}
 """The sequential test's verdicts in words."""

@@ -9,7 +9,7 @@ from typing import Literal
 
 import msgspec
 
-from referee.ladder.sequential import SprtBounds
+from referee.stats.sequential import SprtBounds
 
 Contest = Literal["duel", "gauntlet"]
 """A duel: NEW against OLD; a gauntlet: NEW against each bot of a pool."""

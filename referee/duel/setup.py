@@ -17,9 +17,9 @@ from referee.duel.tables import TableError, duel_table
 from referee.ladder.errors import LadderError
 from referee.ladder.play import LadderPlan
 from referee.ladder.records import LadderSettings
-from referee.ladder.sequential import SprtBounds
 from referee.ladder.setup import bot_differences, rule_differences
 from referee.seeds import random_seed
+from referee.stats.sequential import SprtBounds
 
 
 def check_same_duel(plan: LadderPlan, duel: DuelSettings) -> DuelSettings:

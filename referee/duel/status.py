@@ -22,9 +22,9 @@ from protocol.ruleset import RuleSet
 from referee.duel.faults import SeatFaults
 from referee.duel.settings import DuelSettings
 from referee.duel.tables import matches_per_set
-from referee.ladder.betting import SET_BOUND, rules_bound
-from referee.ladder.sequential import SprtState, Verdict, confidence_sequence, sprt
-from referee.ladder.stats import Estimate, estimate
+from referee.stats.betting import SET_BOUND, rules_bound
+from referee.stats.estimate import Estimate, estimate
+from referee.stats.sequential import SprtState, Verdict, confidence_sequence, sprt
 
 LEVEL = 0.95
 """The level of the intervals and of the confidence sequence."""

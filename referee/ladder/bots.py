@@ -11,8 +11,8 @@ from pathlib import Path
 import msgspec
 
 from referee.ladder.errors import LadderError
-from referee.match.seats.bot_config import BotEntry, bot_folder, command_words, missing_program
-from referee.match.seats.building import BuildRefused, BuiltBot, build
+from referee.players.bot_config import BotEntry, bot_folder, command_words, missing_program
+from referee.players.building import BuildRefused, BuiltBot, build
 from referee.sandbox.bwrap import Sandbox
 
 

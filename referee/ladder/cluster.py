@@ -44,9 +44,9 @@ from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import MatchRunner
-from referee.match.seats.bot_config import BotConfigError, BotEntry
-from referee.match.seats.building import BuiltBot
-from referee.match.seats.link import BotLimits, BotStartError
+from referee.players.bot_config import BotConfigError, BotEntry
+from referee.players.building import BuiltBot
+from referee.players.process import BotLimits, BotStartError
 from referee.private_files import open_private
 from referee.replay.reader import LogError, parse_log
 from referee.replay.verify import verify
@@ -197,7 +197,7 @@ def check_result(
     return match_record(match, outcome, rounds, str(log_path), sandboxed=done.sandboxed, fresh_bots=True)
 
 
-def _distributed() -> Any:
+def dask_distributed() -> Any:
     """Dask's ``distributed`` (optional; untyped, hence ``Any``)."""
     try:
         return importlib.import_module("distributed")
@@ -209,7 +209,7 @@ def cluster_client(address: str) -> tuple[Any, Any]:
     """A Dask client and the local cluster it started (``None`` for a running scheduler at
     ``tcp://host:8786``; ``local:N``: N worker processes, one match at a time each). Raises
     ``LadderError``."""
-    dask = _distributed()
+    dask = dask_distributed()
     if address.startswith(LOCAL_PREFIX):
         workers = int(address[len(LOCAL_PREFIX) :])
         cluster = dask.LocalCluster(
@@ -289,7 +289,7 @@ class ClusterRun:
         flight.fill()
         if not flight.futures:
             return self.summary
-        stream = _distributed().as_completed(list(flight.futures), with_results=True, raise_errors=False)
+        stream = dask_distributed().as_completed(list(flight.futures), with_results=True, raise_errors=False)
         try:
             while True:
                 item = await trio.to_thread.run_sync(_next, stream, abandon_on_cancel=True)

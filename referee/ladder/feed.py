@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import pairwise
 
-from referee.ladder.ratings import Rating
 from referee.ladder.schedule import ScheduledMatch, next_set
 from referee.ladder.store import LadderStore
+from referee.stats.ratings import Rating
 
 Focus = Callable[[LadderStore, Sequence[str]], list[tuple[str, str]]]
 """The pairs of active bots whose order is least sure, least sure first."""

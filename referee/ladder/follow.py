@@ -30,8 +30,8 @@ from referee.ladder.feed import LadderFeed
 from referee.ladder.pool import BotVersion, pool_change
 from referee.ladder.setup import sets_for_newcomers
 from referee.ladder.store import LadderStore
-from referee.match.seats.bot_config import BotEntry, read_bots
-from referee.match.seats.building import BuiltBot
+from referee.players.bot_config import BotEntry, read_bots
+from referee.players.building import BuiltBot
 from referee.sandbox.bwrap import Sandbox
 
 POLL = 2.0

@@ -2,7 +2,7 @@
 sure.
 
 The order of the top N is sure when every pair of neighbours in it is decided
-(:mod:`referee.ladder.evidence`: the confidence sequence or the sign test, on their duplicate
+(:mod:`referee.stats.evidence`: the confidence sequence or the sign test, on their duplicate
 sets) the way the table ranks them: if 1 beats 2 and 2 beats 3, the order 1, 2, 3 stands. Each
 undecided pair projects how many more sets with both would decide it; a pair that meets in
 only a share of the ladder's sets needs that many divided by the share in ladder sets, and the
@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Literal
 
-from referee.ladder.betting import SET_BOUND, rules_bound
-from referee.ladder.evidence import ALPHA, more_sets_needed, weigh
 from referee.ladder.pairs import complete_sets, pair_differences
 from referee.ladder.reader import LadderReader
 from referee.ladder.report import Standing, ladder_sets, ranking
+from referee.stats.betting import SET_BOUND, rules_bound
+from referee.stats.evidence import ALPHA, more_sets_needed, weigh
 
 TOP = 3
 """The bots whose order the table and the live view speak of, by default."""

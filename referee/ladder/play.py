@@ -29,12 +29,12 @@ from referee.ladder.follow import PoolFollower, version_entries, versions_built
 from referee.ladder.progress import LiveProgress
 from referee.ladder.records import MatchRecord
 from referee.ladder.roll_call import crowded_folders, refusal, roll_call
-from referee.ladder.runner import LadderRun, RunOptions, SetFeed
+from referee.ladder.runner import LadderRun, RunOptions, RunSummary, SetFeed
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.match.config import MatchConfig
-from referee.match.seats.bot_config import BotEntry
-from referee.match.seats.building import BuildRefused, BuiltBot
-from referee.match.seats.link import BotLimits
+from referee.players.bot_config import BotEntry
+from referee.players.building import BuildRefused, BuiltBot
+from referee.players.process import BotLimits
 from referee.private_files import private_folder
 from referee.sandbox.bwrap import Sandbox, SandboxMode, choose_sandbox
 
@@ -60,6 +60,8 @@ class LadderResult:
     total: int
     notes: list[str] = field(default_factory=list)
     restarts: dict[str, int] = field(default_factory=dict)
+    after_goodbye: list[str] = field(default_factory=list)
+    """A line for each bot whose program ended in an error after goodbye (``RunSummary``)."""
 
     @property
     def matches_per_minute(self) -> float:
@@ -237,11 +239,20 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
             )
             background.append(_at_once(follower.run))
         seconds = _drive(run, store, notes, telling, kind, background=background, keep_running=plan.keep_running)
-        done, total = store.progress()
-        restarts = dict(run.summary.restarts)
-        return LadderResult(
-            played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes, restarts=restarts
-        )
+        return _result(run.summary, store, seconds, notes)
+
+
+def _result(summary: RunSummary, store: LadderStore, seconds: float, notes: list[str]) -> LadderResult:
+    done, total = store.progress()
+    return LadderResult(
+        played=summary.played,
+        seconds=seconds,
+        done=done,
+        total=total,
+        notes=notes,
+        restarts=dict(summary.restarts),
+        after_goodbye=summary.goodbye_lines(),
+    )
 
 
 def _prepared(

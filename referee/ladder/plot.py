@@ -10,8 +10,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from referee.ladder.errors import LadderError
-from referee.ladder.ratings import INITIAL
 from referee.ladder.store import LadderStore
+from referee.stats.ratings import INITIAL
 
 FORMATS = (".svg", ".png", ".pdf")
 

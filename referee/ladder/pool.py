@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from referee.match.seats.bot_config import BotEntry
+from referee.players.bot_config import BotEntry
 
 VERSION_MARK = "@"
 """Between an entrant's name and the number of a later version: ``heuristic@2``."""

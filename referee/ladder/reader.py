@@ -16,12 +16,12 @@ from protocol.ruleset import RuleSet
 from referee.ladder.database import has_table
 from referee.ladder.errors import LadderError
 from referee.ladder.pool import BotVersion
-from referee.ladder.ratings import Rating
 from referee.ladder.records import BotFigures, Drop, LadderSettings, ResultModes, StoredFault
 from referee.ladder.schedule import DuplicateSet, ScheduledMatch, match_key
 from referee.ladder.schema import seed_value
 from referee.match.outcome import FaultReport
-from referee.match.seats.bot_config import BotEntry
+from referee.players.bot_config import BotEntry
+from referee.stats.ratings import Rating
 
 OPEN_SETS = "(SELECT set_index FROM sets WHERE closed IS NULL)"
 """The sets whose pending matches are still to be played (a closed set's never will be)."""

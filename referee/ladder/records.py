@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from protocol.ruleset import RuleSet
-from referee.ladder.ratings import finishing_ranks
 from referee.ladder.schedule import ScheduledMatch
 from referee.match.outcome import FaultReport
+from referee.stats.ratings import finishing_ranks
 
 
 @dataclass(frozen=True)

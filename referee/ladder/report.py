@@ -14,18 +14,18 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from referee.ladder.betting import rules_bound
 from referee.ladder.errors import LadderError
-from referee.ladder.evidence import Evidence, more_sets_needed, sequence_alpha, sequence_sets_to_decide, weigh
 from referee.ladder.pairs import complete_sets, pair_differences
 from referee.ladder.pool import BotVersion
-from referee.ladder.ratings import INITIAL, Rating, predict_win, skill_above
 from referee.ladder.reader import LadderReader
 from referee.ladder.records import BotFigures, ResultModes
-from referee.ladder.sequential import MIN_SETS
-from referee.ladder.signs import SignTest
-from referee.ladder.stats import Estimate
 from referee.ladder.store import LadderStore
+from referee.stats.betting import rules_bound
+from referee.stats.estimate import Estimate
+from referee.stats.evidence import Evidence, more_sets_needed, sequence_alpha, sequence_sets_to_decide, weigh
+from referee.stats.ratings import INITIAL, Rating, predict_win, skill_above
+from referee.stats.sequential import MIN_SETS
+from referee.stats.signs import SignTest
 
 LEVEL = 0.95
 """The confidence level of the intervals shown, and of the verdict."""
@@ -190,7 +190,7 @@ class Comparison:
     sequence_low: float
     sequence_high: float
     """The anytime-valid confidence sequence of the mean difference at ``SEQUENCE_LEVEL``
-    (:func:`referee.ladder.sequential.confidence_sequence`): it holds at every number of sets
+    (:func:`referee.stats.sequential.confidence_sequence`): it holds at every number of sets
     at once, so stopping when it excludes zero keeps the error rate under repeated looks.
     Infinite below ``MIN_SETS`` sets."""
     signs: SignTest
@@ -203,7 +203,7 @@ class Comparison:
     """The probability that a's rated skill is above b's (from mu and sigma)."""
     more_sets: int | None
     """About how many more complete sets with both would decide it at the current figures, by
-    the sooner of the two tests (:func:`referee.ladder.evidence.more_sets_needed`): ``0`` when
+    the sooner of the two tests (:func:`referee.stats.evidence.more_sets_needed`): ``0`` when
     it is decided, ``None`` when no difference is seen or nothing is known."""
     share: float | None = None
     """The share of the ladder's complete sets that seat both (``None`` before any is

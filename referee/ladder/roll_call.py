@@ -20,8 +20,8 @@ from referee.ladder.runner import RunOptions, limits_among
 from referee.match.faults import start_report
 from referee.match.outcome import FaultReport
 from referee.match.report import why_lines
-from referee.match.seats.connection import BotConnection, handshake, say_goodbye
-from referee.match.seats.link import BotLimits, BotStartError, ProcessLink
+from referee.players.connection import BotConnection, handshake, say_goodbye
+from referee.players.process import BotLimits, BotStartError, ProcessLink
 
 
 def roll_call(commands: Mapping[str, str], names: Sequence[str], options: RunOptions) -> dict[str, FaultReport]:

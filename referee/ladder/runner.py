@@ -35,9 +35,10 @@ from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import MatchRunner
-from referee.match.seats.building import BuiltBot
-from referee.match.seats.connection import BotConnection, handshake, say_goodbye
-from referee.match.seats.link import BotLimits, BotStartError, ProcessLink
+from referee.names import printable
+from referee.players.building import BuiltBot
+from referee.players.connection import BotConnection, handshake, say_goodbye
+from referee.players.process import BotLimits, BotStartError, ProcessLink
 from referee.private_files import private_folder
 from referee.rules.scoring import RoundResult
 
@@ -93,6 +94,32 @@ class RunSummary:
     played: int = 0
     restarts: Counter[str] = field(default_factory=Counter)
     """Bot processes started again after one ended during a match, by bot name."""
+    after_goodbye: Counter[str] = field(default_factory=Counter)
+    """Bot processes that ended in an error once told goodbye, by bot name: not a fault (the
+    results stand), but the bot's to fix (``referee.players.connection.goodbye_note``)."""
+    last_words: dict[str, str] = field(default_factory=dict)
+    """For each bot of ``after_goodbye``: how its program ended the last time."""
+    last_stderr: dict[str, str] = field(default_factory=dict)
+    """For each bot of ``after_goodbye``: the last line of its stderr then, if it wrote one."""
+
+    def goodbye_lines(self) -> list[str]:
+        """One line a bot that ended in an error after goodbye, for the end of the run."""
+        return [
+            f"bot {name}: its program {self.last_words[name]} after goodbye, once its match was over, {n} "
+            f"time{'' if n == 1 else 's'} (the results stand; the bot's to fix: exit with status 0 when goodbye "
+            "arrives or stdin ends)" + self.last_stderr.get(name, "")
+            for name, n in sorted(self.after_goodbye.items())
+        ]
+
+    def heard(self, name: str, connection: BotConnection) -> None:
+        """Count ``connection`` of bot ``name`` if its program ended in an error after goodbye."""
+        if connection.after_goodbye is None:
+            return
+        self.after_goodbye[name] += 1
+        self.last_words[name] = connection.after_goodbye
+        said = [line for line in connection.link.stderr_text()[0].splitlines() if line.strip()]
+        if said:
+            self.last_stderr[name] = f"; its stderr ended: {printable(said[-1], 200)}"
 
 
 class TableSlot:
@@ -171,6 +198,8 @@ class TableSlot:
         async with trio.open_nursery() as ending:
             for connection in ended:
                 ending.start_soon(end, connection)
+        for name, connection in zip(seats, connections, strict=True):
+            self.summary.heard(name, connection)  # before write_stderr takes the stderr it quotes
         runner.write_stderr()  # kept bots are still running: their stderr of this match only, no exit status
         for connection in ended:
             self.every.remove(connection)
@@ -181,6 +210,9 @@ class TableSlot:
             async with trio.open_nursery() as closing:
                 for connection in self.every:
                     closing.start_soon(say_goodbye, connection, self.options.config.grace)
+        for name, kept in self.idle.items():
+            for connection in kept:
+                self.summary.heard(name, connection)
         self.every.clear()
         self.idle.clear()
         if self.spares is not None:

@@ -21,7 +21,7 @@ from referee.ladder.pool import PoolChange, pool_change
 from referee.ladder.records import LadderSettings
 from referee.ladder.schedule import first_sets
 from referee.ladder.store import LadderStore
-from referee.match.seats.bot_config import BotEntry
+from referee.players.bot_config import BotEntry
 from referee.private_files import close_up as close_up_fd
 from referee.private_files import open_no_link, private_folder, trusted_file
 from referee.seeds import random_seed

@@ -21,7 +21,7 @@ from typing import Final
 import msgspec
 import trio
 
-from referee.match.seats.link import BotLimits, BotStartError, ProcessLink
+from referee.players.process import BotLimits, BotStartError, ProcessLink
 from referee.sandbox.cgroups import CgroupError
 
 WAITING_WEIGHT: Final = 1

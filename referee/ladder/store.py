@@ -27,11 +27,11 @@ from referee.ladder import database
 from referee.ladder.errors import LadderError
 from referee.ladder.migrations import upgraded
 from referee.ladder.pool import BotVersion, PoolChange
-from referee.ladder.ratings import INITIAL, Rating, rate_match
 from referee.ladder.reader import LadderReader
 from referee.ladder.records import LadderSettings, MatchRecord
 from referee.ladder.schedule import DuplicateSet, ScheduledMatch
 from referee.ladder.schema import SCHEMA_VERSION, create_tables, seed_text
+from referee.stats.ratings import INITIAL, Rating, rate_match
 
 
 class LadderStore(LadderReader):

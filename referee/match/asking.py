@@ -8,22 +8,21 @@ match allows it."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TypeAlias, TypeVar
+from typing import TypeAlias
 
 import trio
 
 from protocol.codec import ProtocolError, decode_bot
-from protocol.messages import Declare, Moon, Pass, Play, RefereeMessage, TimeLeft
+from protocol.messages import RefereeMessage, TimeLeft
 from referee.match.clock import DecisionClock
 from referee.match.config import MatchConfig
 from referee.match.faults import Faults
 from referee.match.outbox import Outbox
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatFault, SeatState
-from referee.match.seats.connection import BotConnection, classify_closed
-from referee.match.seats.link import Failure, LinkClosed
-
-ReplyT = TypeVar("ReplyT", Pass, Play, Declare, Moon)
+from referee.players.channel import Failure, LinkClosed
+from referee.players.connection import BotConnection, classify_closed
+from referee.rules.turns import Reply
 
 Reconnect: TypeAlias = Callable[[int, float], Awaitable[BotConnection | None]]
 """Waits up to the given seconds for a seat's bot to connect again."""
@@ -56,8 +55,8 @@ class Asker:
         self.decisions = 0
 
     async def ask(
-        self, seat: SeatState, make: Callable[[int, TimeLeft], RefereeMessage], expect: type[ReplyT]
-    ) -> ReplyT | None:
+        self, seat: SeatState, make: Callable[[int, TimeLeft], RefereeMessage], expect: type[Reply]
+    ) -> Reply | None:
         """Send a request and wait for its reply; ``None`` when the seat is (or becomes)
         dropped, in which case the caller plays the fallback."""
         if not seat.active:
@@ -86,7 +85,7 @@ class Asker:
                 await drop(seat, failure, rid)
             return None
 
-    async def _exchange(self, seat: SeatState, rid: int, expect: type[ReplyT]) -> ReplyT:
+    async def _exchange(self, seat: SeatState, rid: int, expect: type[Reply]) -> Reply:
         """Write the seat's queued lines and read the reply to request ``rid``, timed from the
         written request to the complete reply line."""
         link = seat.connection.link

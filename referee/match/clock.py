@@ -20,7 +20,7 @@ import trio
 from protocol.messages import TimeLeft
 from referee.match.config import MatchConfig
 from referee.match.seat import SeatState
-from referee.match.seats.link import BotLink, Failure
+from referee.players.channel import BotLink, Failure
 
 RETRY = 0.01
 """Seconds after which the watchdog interrupts a fired wait again if it is still armed (the

@@ -22,11 +22,12 @@ from referee.match.outbox import Outbox
 from referee.match.outcome import MAX_REPORTS, STDERR_TAIL, FaultReport
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
-from referee.match.seats.connection import BotConnection
-from referee.match.seats.link import Failure, ProcessLink
 from referee.names import printable
+from referee.players.channel import Failure
+from referee.players.connection import BotConnection
+from referee.players.process import ProcessLink
 from referee.rules.errors import IllegalMove
-from referee.rules.round import Round
+from referee.rules.turns import Action
 from referee.sandbox.misses import bind_hint
 
 _ERROR_CODES = frozenset(get_args(ErrorCode))
@@ -53,9 +54,10 @@ class Faults:
         seat.status = failure.reason
         self.record(seat, failure, "forfeit")
 
-    async def illegal(self, seat: SeatState, round_: Round, err: IllegalMove, request_id: int | None) -> bool:
-        """Apply the policy to an illegal move. True: the caller plays the fallback move for
-        the seat; False: the round is over (revoke penalty)."""
+    async def illegal(self, seat: SeatState, err: IllegalMove, request_id: int | None) -> Action:
+        """Apply the policy to an illegal move: tell the seat, record the fault, or drop it.
+        The action taken: the round's machine (``referee.rules.turns``) then plays the fallback
+        move for the seat, or ends the round with the revoke penalty (``penalty``)."""
         policy = self._config.policy
         failure = Failure("illegal_move", err.message, err.rule)
         forgiven = seat.penalties + seat.substitutions
@@ -65,17 +67,16 @@ class Faults:
             await self._outbox.tell(
                 seat, "illegal_move", err.message, rule=err.rule, fatal=False, request_id=request_id
             )
-            round_.apply_revoke(seat.index)
-            return False
+            return "penalty"
         if policy == "substitute" and forgiven < self._config.illegal_move_cap:
             seat.substitutions += 1
             self.record(seat, failure, "substitute")
             await self._outbox.tell(
                 seat, "illegal_move", err.message, rule=err.rule, fatal=False, request_id=request_id
             )
-            return True
+            return "substitute"
         await self.drop(seat, failure, request_id)
-        return True
+        return "forfeit"
 
     async def drop(self, seat: SeatState, failure: Failure, request_id: int | None = None) -> None:
         """Drop a seat: tell the bot why (unless it is gone), log it, end its program in the

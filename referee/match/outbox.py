@@ -14,7 +14,7 @@ from protocol.codec import MAX_LINE, MAX_MESSAGE, clip, encode
 from protocol.messages import Error, ErrorCode, RefereeMessage
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
-from referee.match.seats.link import LinkClosed
+from referee.players.channel import LinkClosed
 
 LIVE_GRACE: Final = 1.0
 """Seconds a person's page may take to take an event written as it happens (a page that does

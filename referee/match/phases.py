@@ -1,26 +1,23 @@
-"""The decisions of one round, phase by phase: passing (all seats at once), declarations,
-play, the moon shooter's choice. Each asks a seat, checks the answer with the rules engine,
-applies the policy to an illegal one, plays the fallback for a dropped seat, and broadcasts
-what every player at the table sees."""
+"""The decisions of one round at a live table: the match's driver of the round's machine
+(``referee.rules.turns``), which decides what to ask, judge and tell. Here each of its events
+meets trio and the table: a request is sent and its reply awaited and timed (``Asker``; the
+passes of every seat at once), an illegal move meets the policy (``Faults``), a fallback and
+every message are recorded in the log, and a person at the table gets its pauses."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 import trio
 
-from protocol.cards import Card, card_code
-from protocol.messages import Declare, Moon, Pass, Play
 from referee.match.asking import Asker
 from referee.match.faults import Faults
 from referee.match.outbox import Outbox
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
-from referee.rules import telling
-from referee.rules.errors import IllegalMove
-from referee.rules.fallback import fallback_declare, fallback_moon, fallback_pass, fallback_play
-from referee.rules.round import DECLARE, MOON, PASS, PLAY, Round
-from referee.rules.wire import bot_card, bot_cards
+from referee.rules.round import Round
+from referee.rules.turns import Action, Ask, AskAll, Event, Fallback, Illegal, Reply, RoundTurns, Settled, Tell
 
 
 class RoundPhases:
@@ -42,89 +39,52 @@ class RoundPhases:
         self._outbox = outbox
         self._faults = faults
         self._recorder = recorder
+        self._meet: dict[type[Event], Callable[[Any], Awaitable[object]]] = {
+            Ask: self._ask,
+            AskAll: self._ask_all,
+            Illegal: self._illegal,
+            Fallback: self._fallback,
+            Tell: self._tell,
+            Settled: self._settled,
+        }
+        """What each event the machine gives the match (``records=False``) does here."""
 
     async def play(self, round_: Round) -> None:
         """Every decision of the round, until it is over (scored by the caller)."""
-        if round_.phase == PASS:
-            await self._passing(round_)
-        while round_.phase == DECLARE:
-            await self._declaring(round_)
-        while round_.phase == PLAY:
-            await self._playing(round_)
-        if round_.phase == MOON:
-            await self._moon(round_)
+        seats = self._seats
+        turns = RoundTurns(round_, lambda seat: seats[seat].active, records=False)
+        meet = self._meet
+        while (event := turns.event) is not None:
+            turns.answer(await meet[type(event)](event))
 
-    async def _passing(self, round_: Round) -> None:
-        replies: dict[int, Pass | None] = {}
+    async def _ask(self, event: Ask) -> Reply | None:
+        return await self._asker.ask(self._seats[event.seat], event.request, event.expect)
 
-        async def ask(seat: SeatState) -> None:
-            replies[seat.index] = await self._asker.ask(
-                seat, lambda rid, t: telling.pass_request(round_, seat.index, rid, t), Pass
-            )
+    async def _illegal(self, event: Illegal) -> Action:
+        return await self._faults.illegal(self._seats[event.seat], event.error, event.reply.id)
+
+    async def _fallback(self, event: Fallback) -> None:
+        self._recorder.fallback(event.seat, event.decision, event.move)
+
+    async def _tell(self, event: Tell) -> None:
+        if event.seat is None:
+            self._outbox.broadcast(event.message)
+            self._recorder.flush()  # a spectator of the log (referee watch) sees each card as it is played
+        else:
+            self._outbox.post(self._seats[event.seat], event.message)
+
+    async def _settled(self, event: Settled) -> None:
+        # a person sees what they received before the first card, and each card and trick
+        pause = self._card_pause if event.after == "card" else self._trick_pause if event.after == "trick" else 0.0
+        await self._outbox.flush_live(pause)
+
+    async def _ask_all(self, event: AskAll) -> dict[int, Reply | None]:
+        replies: dict[int, Reply | None] = {}
+
+        async def ask(one: Ask) -> None:
+            replies[one.seat] = await self._asker.ask(self._seats[one.seat], one.request, one.expect)
 
         async with trio.open_nursery() as nursery:
-            for seat in self._seats:
-                if seat.active:
-                    nursery.start_soon(ask, seat)
-        for seat in self._seats:
-            if round_.phase != PASS:
-                return  # a revoke penalty ended the round
-            reply = replies.get(seat.index)
-            if reply is not None:
-                try:
-                    round_.pass_cards(seat.index, bot_cards(reply.cards))
-                    continue
-                except IllegalMove as err:
-                    if not await self._faults.illegal(seat, round_, err, reply.id):
-                        return
-            cards = fallback_pass(round_, seat.index)
-            self._recorder.fallback(seat.index, "pass", [card_code(c) for c in cards])
-            round_.pass_cards(seat.index, cards)
-        for seat in self._seats:
-            self._outbox.post(seat, telling.passed(round_, seat.index))
-        await self._outbox.flush_live()  # a person sees what they received before the first card
-
-    async def _declaring(self, round_: Round) -> None:
-        seat = self._seats[round_.turn]
-        reply = await self._asker.ask(seat, lambda rid, t: telling.declare_request(round_, rid, t), Declare)
-        if reply is None:
-            declare = fallback_declare()
-            self._recorder.fallback(seat.index, "declare", declare)
-        else:
-            declare = reply.declare
-        round_.declare(seat.index, declare)
-        self._outbox.broadcast(telling.declared(seat.index, declare))
-        await self._outbox.flush_live()
-
-    async def _playing(self, round_: Round) -> None:
-        seat = self._seats[round_.turn]
-        trick_number = round_.trick_number
-        reply = await self._asker.ask(seat, lambda rid, t: telling.play_request(round_, rid, t), Play)
-        card: Card | None = None
-        if reply is not None:
-            try:
-                card = bot_card(reply.card)
-                round_.play(seat.index, card)
-            except IllegalMove as err:
-                card = None
-                if not await self._faults.illegal(seat, round_, err, reply.id):
-                    return
-        if card is None:
-            card = fallback_play(round_)
-            self._recorder.fallback(seat.index, "play", card_code(card))
-            round_.play(seat.index, card)
-        self._outbox.broadcast(telling.card_played(seat.index, card, trick_number))
-        self._recorder.flush()  # a spectator of the log (referee watch) sees each card as it is played
-        end = telling.trick_end(round_, trick_number)
-        if end is not None:
-            self._outbox.broadcast(end)
-            self._recorder.flush()
-        await self._outbox.flush_live(self._card_pause if end is None else self._trick_pause)
-
-    async def _moon(self, round_: Round) -> None:
-        seat = self._seats[round_.turn]
-        reply = await self._asker.ask(seat, lambda rid, t: telling.moon_request(round_, rid, t), Moon)
-        choice = fallback_moon() if reply is None else reply.choice
-        if reply is None:
-            self._recorder.fallback(seat.index, "moon", choice)
-        round_.choose_moon(seat.index, choice)
+            for one in event.asks:
+                nursery.start_soon(ask, one)
+        return replies

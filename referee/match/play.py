@@ -27,11 +27,12 @@ from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import MatchRunner
-from referee.match.seats.connection import BotConnection, goodbye_note, handshake, say_goodbye
-from referee.match.seats.hosted import SeatHost, web_seat_name
-from referee.match.seats.link import BotLimits, BotStartError, Failure, NullLink, ProcessLink
-from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, OnRefusal, TcpSeat, TcpSeatServer
 from referee.network import DEFAULT_HOST
+from referee.players.channel import Failure, NullLink
+from referee.players.connection import BotConnection, goodbye_note, handshake, say_goodbye
+from referee.players.hosted import SeatHost, web_seat_name
+from referee.players.process import BotLimits, BotStartError, ProcessLink
+from referee.players.tcp import DEFAULT_HELLO_TIMEOUT, OnRefusal, TcpSeat, TcpSeatServer
 from referee.private_files import create_private
 from referee.seeds import random_seed
 

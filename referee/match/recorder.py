@@ -33,7 +33,7 @@ from referee.match.clock import DecisionClock
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.seat import SeatState
-from referee.match.seats.link import Failure
+from referee.players.channel import Failure
 from referee.rules.round import Round
 from referee.rules.scoring import RoundResult
 

@@ -27,7 +27,7 @@ from referee.match.outcome import FaultReport, MatchOutcome
 from referee.match.phases import RoundPhases
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
-from referee.match.seats.connection import BotConnection
+from referee.players.connection import BotConnection
 from referee.rules import telling
 from referee.rules.match import Match
 from referee.rules.round import Round

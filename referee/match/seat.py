@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from referee.match.seats.connection import BotConnection
-from referee.match.seats.link import Failure
+from referee.players.channel import Failure
+from referee.players.connection import BotConnection
 
 
 @dataclass(slots=True)

@@ -11,16 +11,15 @@ This mirrors the match's ``Asker``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final, TypeVar
+from typing import Final
 
 from protocol.codec import ProtocolError, decode_bot
-from protocol.messages import Declare, Moon, Pass, Play, RefereeMessage, RoundStart
+from protocol.messages import RefereeMessage, RoundStart
 from referee.log_format import Fault, Received
 from referee.replay.cursor import describe
 from referee.replay.reader import Line
 from referee.replay.seats import Seats
-
-ReplyT = TypeVar("ReplyT", Pass, Play, Declare, Moon)
+from referee.rules.turns import Reply
 
 _UNREADABLE: Final = frozenset({"bad_json", "unknown_message", "protocol_violation"})
 """Why a line may not be read; a cut line's first bytes cannot tell which."""
@@ -35,7 +34,7 @@ class Asker:
         self.round_start = round_start
         """The ``round_start`` a reconnected seat is sent again (the round in play)."""
 
-    def ask(self, seat: int, request: RefereeMessage, expect: type[ReplyT]) -> tuple[ReplyT, str] | None:
+    def ask(self, seat: int, request: RefereeMessage, expect: type[Reply]) -> tuple[Reply, str] | None:
         """A request and the seat's well-formed reply with its line, or ``None`` when the seat
         was dropped instead (the fault and the error it was sent are checked). A TCP bot that
         reconnects is told the match and the round again and asked again with a new id."""
@@ -86,8 +85,8 @@ class Asker:
         return rid
 
     def _judge(
-        self, seat: int, text: str, expect: type[ReplyT], rid: int, *, cut: bool = False
-    ) -> tuple[ReplyT, str] | None:
+        self, seat: int, text: str, expect: type[Reply], rid: int, *, cut: bool = False
+    ) -> tuple[Reply, str] | None:
         """A reply line as the referee judges it: the reply, or ``None`` after the fault. A
         ``cut`` line (over the seat's log budget) is the message as the referee read it, or the
         first bytes of a line it could not read, whose reason the log alone holds."""

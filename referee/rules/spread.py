@@ -1,5 +1,5 @@
 """How far apart two final scores of a match can lie under a rule set: the bound that makes the
-duel's and the ladder's confidence sequence exact (``referee.ladder.betting``).
+duel's and the ladder's confidence sequence exact (``referee.stats.betting``).
 
 A set difference is one bot's final score minus another's on the same cards, averaged, so it
 lies within ``high - low`` of :func:`score_range`. That range is derived from the rules, not
@@ -17,7 +17,7 @@ added without asking whether it can be kept in that round). Then:
 
 Anything else (a target match with bonus cards, an exact finish) has no bound short of
 ``round_limit`` rounds, which would be too wide to use: ``None``, and the caller falls back to
-a fixed bound widened by any larger value seen (``referee.ladder.betting.bound_for``). A revoke
+a fixed bound widened by any larger value seen (``referee.stats.betting.bound_for``). A revoke
 penalty (the ``penalty`` policy for illegal moves, at most ``--illegal-move-cap`` a seat) is left out:
 its round does not count toward ``rounds`` and it raises a score in the second phase, so a match
 with one can end beyond the range; the values seen widen the bound then, as in the fallback. Pure: no I/O.

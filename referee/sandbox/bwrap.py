@@ -107,7 +107,7 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
     hidden: tuple[str, ...] = ()
     tmpfs_bytes: int = TMPFS_BYTES
     copies: tuple[tuple[str, str], ...] = ()
-    """A bot's folder and the copy its build made and wrote (``referee.match.seats.build_folder``):
+    """A bot's folder and the copy its build made and wrote (``referee.players.build_folder``):
     inside, the copy is seen at the folder's path, so paths are what they would be in place."""
     loopback: bool = False
     """``--sandbox-loopback``: a bot may open TCP and UDP sockets on its own loopback (else only
@@ -167,7 +167,7 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         --args FD`` (the options come through a file descriptor, so that the sandbox's own
         ``/proc/1/cmdline`` is no map of the machine) and the seccomp filter's descriptor.
         With ``build``: a bot's build step, which may write in ``cwd`` (a copy of its bot's
-        folder, ``referee.match.seats.build_folder``) and reach the network (to fetch its
+        folder, ``referee.players.build_folder``) and reach the network (to fetch its
         dependencies). ``uid``: the unprivileged uid to run as when the referee is root (a
         bot's is drawn here; a build's is given, since its folder was made its own)."""
         options = self.options(args, cwd, env, build=build, uid=uid)

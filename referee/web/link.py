@@ -18,7 +18,7 @@ from typing import Any
 import trio
 
 from protocol.codec import MAX_LINE, ProtocolError
-from referee.match.seats.link import INTERRUPTED, BotLink, LinkClosed
+from referee.players.channel import INTERRUPTED, BotLink, LinkClosed
 
 AsgiMessage = MutableMapping[str, Any]
 AsgiSend = Callable[[AsgiMessage], Awaitable[None]]

@@ -12,7 +12,7 @@ fragment (never sent in a page request or a ``Referer``), and the page opens
 ``/ws?token=...``. The token is checked before the WebSocket is accepted: a wrong one is refused
 with HTTP 403 and nothing else happens. A right one for a seat that is taken is accepted, told
 ``seat_taken`` and closed. Then the page does the protocol's handshake (``hello`` both ways,
-``referee.match.seats.connection.handshake``) and is seated; from there on it is a bot like any
+``referee.players.connection.handshake``) and is seated; from there on it is a bot like any
 other (``WebLink``). Whatever it sends ends at most its own seat.
 
 Reloading the page resumes the seat: a seat whose page has disconnected is free for a new
@@ -37,10 +37,10 @@ from starlette.staticfiles import StaticFiles
 
 from protocol.codec import MAX_LINE
 from protocol.messages import BotHello
-from referee.match.seats.connection import BotConnection, handshake, send_error
-from referee.match.seats.link import Failure
-from referee.match.seats.tcp import DEFAULT_HELLO_TIMEOUT, ClaimedSeat, Refusal
 from referee.network import DEFAULT_HOST
+from referee.players.channel import Failure
+from referee.players.connection import BotConnection, handshake, send_error
+from referee.players.tcp import DEFAULT_HELLO_TIMEOUT, ClaimedSeat, Refusal
 from referee.web.asgi import hypercorn_config, listen, query_token, route, same_origin, static_files
 from referee.web.link import AsgiReceive, AsgiSend, WebLink
 
@@ -77,7 +77,7 @@ OnListening = Callable[[str, list[WebSeat]], None]
 
 class WebSeatServer:
     """Serves the page and seats the browsers that connect with a seat's token (a
-    ``referee.match.seats.hosted.SeatHost``)."""
+    ``referee.players.hosted.SeatHost``)."""
 
     def __init__(
         self,

@@ -23,8 +23,8 @@ from referee.bench.sprt import (
     verdict_speed,
 )
 from referee.cli import main
-from referee.ladder.sequential import MIN_SETS, SprtBounds
-from referee.ladder.signs import sign_test
+from referee.stats.sequential import MIN_SETS, SprtBounds
+from referee.stats.signs import sign_test
 
 SYMMETRIC = SetData(
     variant="american",

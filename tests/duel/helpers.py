@@ -11,8 +11,8 @@ from referee.duel.settings import DuelSettings
 from referee.duel.store import DuelStore
 from referee.ladder.records import LadderSettings
 from referee.ladder.schedule import ScheduledMatch
-from referee.ladder.sequential import SprtBounds
 from referee.rules import ruleset
+from referee.stats.sequential import SprtBounds
 from tests.ladder.helpers import ROOT, record_of
 
 PY = sys.executable

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.process
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 def test_a_duel_whose_bot_cannot_be_copied_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("referee.match.seats.build_folder.MAX_FILES", 3)
+    monkeypatch.setattr("referee.players.build_folder.MAX_FILES", 3)
     bots = bot_folders(tmp_path, {"c": DEEP_BUILD})
     for index in range(3):
         (tmp_path / "c" / f"asset{index}").write_text("x")

@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from referee.cli import main
 from referee.duel.store import DuelStore
-from referee.ladder.sequential import MIN_SETS
+from referee.stats.sequential import MIN_SETS
 from tests.duel.helpers import FIRST, HEURISTIC, RANDOM, SHORT
 from tests.ladder.helpers import check_consistent
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from referee.duel.feed import DuelFeed
 from referee.duel.run import status_of
 from referee.ladder.schedule import ScheduledMatch
-from referee.ladder.sequential import MIN_SETS
+from referee.stats.sequential import MIN_SETS
 from tests.duel.helpers import Scores, duel_settings, duel_store, play_set, play_until_done, scored
 
 

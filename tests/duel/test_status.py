@@ -9,8 +9,8 @@ import math
 import pytest
 
 from referee.duel.status import duel_status, overall, pairing_status
-from referee.ladder.sequential import MIN_SETS
 from referee.rules import ruleset
+from referee.stats.sequential import MIN_SETS
 from tests.duel.helpers import duel_settings
 
 DECIDING = {

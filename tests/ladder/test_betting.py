@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.ladder.betting import SET_BOUND, BettingSequence, betting_sequence, bound_for, projected_radius
+from referee.stats.betting import SET_BOUND, BettingSequence, betting_sequence, bound_for, projected_radius
 
 SET = st.floats(min_value=-SET_BOUND, max_value=SET_BOUND, allow_nan=False)
 

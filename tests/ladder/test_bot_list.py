@@ -1,4 +1,4 @@
-"""The bot list is read strictly (``referee/match/seats/bot_list_keys.py``): an unknown key is an
+"""The bot list is read strictly (``referee/players/bot_list_keys.py``): an unknown key is an
 error naming the entry and the key it was probably meant to be, and every error names its
 entry, by name or by number and line."""
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.match.seats.bot_config import BotConfigError, read_bots
-from referee.match.seats.bot_list_keys import header_lines, unknown_key
+from referee.players.bot_config import BotConfigError, read_bots
+from referee.players.bot_list_keys import header_lines, unknown_key
 
 
 def refusal(tmp_path: Path, text: str) -> str:

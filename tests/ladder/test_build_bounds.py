@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.match.seats.bot_config import BotConfigError, BotEntry
-from referee.match.seats.building import KEPT_BYTES, build, run_build
+from referee.players.bot_config import BotConfigError, BotEntry
+from referee.players.building import KEPT_BYTES, build, run_build
 from tests.shared import stray
 
 pytestmark = pytest.mark.process

@@ -88,7 +88,7 @@ def test_a_build_deeper_than_path_max_plays_from_what_it_built(tmp_path: Path) -
 def test_a_bot_whose_folder_cannot_be_copied_is_refused_by_name_and_the_others_play(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("referee.match.seats.build_folder.MAX_FILES", 3)
+    monkeypatch.setattr("referee.players.build_folder.MAX_FILES", 3)
     bots = bot_folders(tmp_path, {"c": DEEP_BUILD})
     for index in range(3):
         (tmp_path / "c" / f"asset{index}").write_text("x")
@@ -116,7 +116,7 @@ def test_a_bot_whose_folder_cannot_be_read_is_refused_by_name(tmp_path: Path) ->
 @pytest.mark.process
 @needs_bwrap
 def test_too_few_bots_left_is_a_named_error_not_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("referee.match.seats.build_folder.MAX_FILES", 3)
+    monkeypatch.setattr("referee.players.build_folder.MAX_FILES", 3)
     bots = bot_folders(tmp_path, {"b": DEEP_BUILD, "c": DEEP_BUILD})
     for name in ("b", "c"):
         for index in range(3):

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.match.seats.bot_config import BotConfigError, BotEntry
-from referee.match.seats.build_folder import BUILD_FIRST_UID, BUILD_UIDS, copy_for_build
-from referee.match.seats.building import build
+from referee.players.bot_config import BotConfigError, BotEntry
+from referee.players.build_folder import BUILD_FIRST_UID, BUILD_UIDS, copy_for_build
+from referee.players.building import build
 from referee.sandbox.bwrap import Sandbox, choose_sandbox
 from tests.ladder.helpers import PY, ROOT, check_consistent
 from tests.ladder.test_run import ladder
@@ -111,7 +111,7 @@ def test_a_failed_build_is_named(folder: Path) -> None:
 
 
 def test_a_folder_too_big_to_copy_names_the_way_out(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("referee.match.seats.build_folder.MAX_FILES", 3)
+    monkeypatch.setattr("referee.players.build_folder.MAX_FILES", 3)
     for index in range(5):
         (folder / f"f{index}").write_text("x")
     with pytest.raises(Exception, match=r"holds more than 3 files: give the bot a folder of its own"):

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from referee.cli import main
 from referee.ladder.errors import LadderError
 from referee.ladder.setup import bot_differences, check_same_ladder, open_ladder, rule_differences
-from referee.match.seats.bot_config import BotEntry
-from referee.match.seats.link import ProcessLink
+from referee.players.bot_config import BotEntry
+from referee.players.process import ProcessLink
 from referee.rules import ruleset
 from tests.ladder.helpers import PY, bot_list
 

@@ -88,6 +88,24 @@ def test_a_clean_ladder_prints_no_fault_summary(tmp_path: Path) -> None:
     assert "played 4 matches in" in result.output
 
 
+def test_a_bot_that_crashes_after_goodbye_is_named_after_the_run_not_counted_as_a_fault(tmp_path: Path) -> None:
+    """Its matches were over and count; its author still has something to fix (issue 32)."""
+    mistake = f"{BOTS['first'].split()[0]} {Path(BOTS['first'].split()[1]).parent / 'mistake_bot.py'} crash_at_goodbye"
+    config = bot_list(tmp_path, ["first", "sloppy"], sloppy=mistake)
+    db = tmp_path / "l.db"
+    result = ladder("run", str(config), "--games", "1", "--db", str(db), "--sandbox", "off")
+    assert result.exit_code == 0, result.output
+    assert check_consistent(db) == {"done": 4, "total": 4}
+    assert "faults:" not in result.output
+    [line] = [line for line in result.output.splitlines() if "after goodbye" in line]
+    assert line.startswith("bot sloppy: its program exited with code 1 after goodbye, once its match was over, 8 times")
+    assert line.endswith("; its stderr ended: RuntimeError: no statistics to save") and "the results stand" in line
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM faults").fetchone() == (0,)
+    assert con.execute("SELECT COUNT(*) FROM results WHERE status != 'ok'").fetchone() == (0,)
+    con.close()
+
+
 def test_faults_are_stored_with_their_match_and_read_back(tmp_path: Path) -> None:
     store = LadderStore(tmp_path / "f.db")
     rules = ruleset("american")

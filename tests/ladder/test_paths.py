@@ -1,7 +1,7 @@
 """Where a bot list's commands and builds run: from the config file's folder (or ``--cwd``),
 whatever the current folder; a build is a shell line (``sh -c``); a missing program or script
 is named exactly, with the folder it was looked up from, before anything is built or played
-(``referee/match/seats/bot_config.py``, ``referee/ladder/play.py``)."""
+(``referee/players/bot_config.py``, ``referee/ladder/play.py``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from referee.cli import main
-from referee.match.seats.bot_config import BotEntry, config_folder, missing_program, read_bots, runnable
-from referee.match.seats.building import build
+from referee.players.bot_config import BotEntry, config_folder, missing_program, read_bots, runnable
+from referee.players.building import build
 from tests.ladder.helpers import PY, ROOT, check_consistent
 
 FIRST = (ROOT / "tests" / "bots" / "first_legal_bot.py").read_text()

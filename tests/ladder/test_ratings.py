@@ -7,8 +7,10 @@ import math
 
 import pytest
 
-from referee.ladder.betting import projected_radius
-from referee.ladder.ratings import (
+from referee.ladder.report import sets_to_decide
+from referee.stats.betting import projected_radius
+from referee.stats.estimate import Estimate, estimate, t_cdf, t_quantile
+from referee.stats.ratings import (
     INITIAL,
     Rating,
     finishing_ranks,
@@ -17,9 +19,7 @@ from referee.ladder.ratings import (
     replay,
     skill_above,
 )
-from referee.ladder.report import sets_to_decide
-from referee.ladder.sequential import MIN_SETS
-from referee.ladder.stats import Estimate, estimate, t_cdf, t_quantile
+from referee.stats.sequential import MIN_SETS
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.ladder.betting import SET_BOUND, betting_sequence
-from referee.ladder.sequential import (
+from referee.stats.betting import SET_BOUND, betting_sequence
+from referee.stats.sequential import (
     MARGIN,
     MIN_SETS,
     RunningMoments,

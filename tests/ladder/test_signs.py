@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.ladder.evidence import ALPHA, more_sets_needed, sequence_alpha, weigh
-from referee.ladder.sequential import MIN_SETS
-from referee.ladder.signs import BETS, SIGN_ALPHA, log_wealth, sign_counts, sign_sets_to_decide, sign_test
+from referee.stats.evidence import ALPHA, more_sets_needed, sequence_alpha, weigh
+from referee.stats.sequential import MIN_SETS
+from referee.stats.signs import BETS, SIGN_ALPHA, log_wealth, sign_counts, sign_sets_to_decide, sign_test
 
 SIGNS = st.lists(st.sampled_from([-1.0, 0.0, 1.0]), max_size=60)
 GRID = st.lists(st.floats(min_value=0.0, max_value=0.99), min_size=1, max_size=4)

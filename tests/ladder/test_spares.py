@@ -15,7 +15,7 @@ import pytest
 import trio
 
 from referee.ladder.spares import WAITING_WEIGHT, Spares
-from referee.match.seats.link import DEFAULT_GROUP, BotLimits
+from referee.players.process import DEFAULT_GROUP, BotLimits
 from referee.sandbox.cgroups import CgroupHost
 from referee.sandbox.groups import bot_groups
 from tests.ladder.helpers import PY, ROOT, bot_list, check_consistent

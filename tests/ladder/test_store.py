@@ -10,13 +10,13 @@ import pytest
 
 from referee.ladder import store as store_module
 from referee.ladder.errors import LadderError
-from referee.ladder.ratings import INITIAL
 from referee.ladder.records import LadderSettings
 from referee.ladder.schedule import ScheduledMatch, draw_sets
 from referee.ladder.setup import open_ladder
 from referee.ladder.store import LadderStore
-from referee.match.seats.bot_config import BotEntry
+from referee.players.bot_config import BotEntry
 from referee.rules import ruleset
+from referee.stats.ratings import INITIAL
 from tests.ladder.helpers import check_consistent, record_of, synthetic_store
 
 BOTS = ["a", "b", "c", "d", "e"]

@@ -18,7 +18,7 @@ import trio
 from protocol.ruleset import RuleSet
 from referee.match.outcome import MatchOutcome
 from referee.match.play import TableOptions, play_match
-from referee.match.seats.tcp import TcpSeat
+from referee.players.tcp import TcpSeat
 
 ROOT = Path(__file__).resolve().parents[2]
 SEAT_LINE = re.compile(r"tcp seat (\d) (\w+): connect to ([\d.]+):(\d+) with token (\S+)")

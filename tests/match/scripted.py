@@ -15,8 +15,8 @@ from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import MatchRunner
-from referee.match.seats.connection import BotConnection, handshake
-from referee.match.seats.link import BotLink
+from referee.players.channel import BotLink
+from referee.players.connection import BotConnection, handshake
 from tests.bots.first_legal_bot import answer
 
 Reply = Callable[[dict[str, Any]], Awaitable[list[bytes] | None]]

@@ -13,8 +13,8 @@ import trio
 import trio.testing
 
 from referee.check.listener import CheckListener, TcpTarget
-from referee.match.seats.acceptor import ACCEPT_RETRY, accept_loop
-from referee.match.seats.tcp import TcpSeat, TcpSeatServer
+from referee.players.acceptor import ACCEPT_RETRY, accept_loop
+from referee.players.tcp import TcpSeat, TcpSeatServer
 
 
 class FailingListener(trio.abc.Listener[trio.SocketStream]):

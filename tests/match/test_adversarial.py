@@ -35,7 +35,7 @@ from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
 from referee.match.play import TableOptions, play_match
 from referee.match.runner import MatchRunner
-from referee.match.seats.connection import handshake, say_goodbye
+from referee.players.connection import handshake, say_goodbye
 from referee.rules import PRESETS, ruleset
 from tests.bots.first_legal_bot import answer
 from tests.match.listening import listening_match

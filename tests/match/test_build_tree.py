@@ -1,6 +1,6 @@
 """A build's output can be any tree (issue 31): deeper than ``PATH_MAX``, deeper than Python's
 recursion limit, names of any bytes, links that loop, FIFOs. The copy, the seal and the removal
-walk it by open folder descriptors (``referee.match.seats.tree_walk``), never by whole paths,
+walk it by open folder descriptors (``referee.players.tree_walk``), never by whole paths,
 one descriptor whatever the depth, and follow no link. Real trees on disk."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.match.seats.build_folder import copy_for_build, remove_tree, seal
-from referee.match.seats.tree_walk import FOLDER_FLAGS, TreeError, walk
+from referee.players.build_folder import copy_for_build, remove_tree, seal
+from referee.players.tree_walk import FOLDER_FLAGS, TreeError, walk
 
 LONG = "d" * 40
 DEPTH = 200

@@ -14,8 +14,9 @@ import trio.testing
 from referee.match.clock import DecisionClock, Wait
 from referee.match.config import MatchConfig
 from referee.match.seat import SeatState
-from referee.match.seats.connection import BotConnection
-from referee.match.seats.link import BotLink, LinkClosed, ProcessLink
+from referee.players.channel import BotLink, LinkClosed
+from referee.players.connection import BotConnection
+from referee.players.process import ProcessLink
 
 
 @pytest.fixture

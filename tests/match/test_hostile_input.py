@@ -23,8 +23,8 @@ from protocol.ruleset import RuleSet
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
-from referee.match.seats.connection import BotConnection, handshake
 from referee.names import MAX_NAME
+from referee.players.connection import BotConnection, handshake
 from referee.replay import read_log, verify
 from referee.rules import ruleset
 from tests.hostile_lines import HELLO_LINES, PLAY_LINES

@@ -12,7 +12,7 @@ import trio
 from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import TableOptions, play_match
-from referee.match.seats.link import DEFAULT_OPEN_FILES, BotLimits
+from referee.players.process import DEFAULT_OPEN_FILES, BotLimits
 from referee.rules import ruleset
 from referee.sandbox.cgroups import BotGroupLimits
 

@@ -17,8 +17,8 @@ from referee.match.log import MatchLog
 from referee.match.outbox import Outbox
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
-from referee.match.seats.connection import BotConnection
-from referee.match.seats.link import NullLink
+from referee.players.channel import NullLink
+from referee.players.connection import BotConnection
 from referee.rules import ruleset
 from referee.rules.errors import IllegalMove
 from referee.rules.match import Match
@@ -63,11 +63,12 @@ async def test_the_penalty_policy_forgives_up_to_its_cap_then_forfeits() -> None
         actions = []
         for _ in range(3):
             round_ = match.next_round()
-            played_on = await faults.illegal(table[0], round_, IllegalMove("must_follow_suit", "no"), request_id=1)
-            actions.append((played_on, table[0].status, table[0].penalties))
-            if not played_on:  # a revoke penalty ended the round
+            action = await faults.illegal(table[0], IllegalMove("must_follow_suit", "no"), request_id=1)
+            actions.append((action, table[0].status, table[0].penalties))
+            if action == "penalty":  # the round's machine ends the round with the revoke penalty
+                round_.apply_revoke(0)
                 match.record(round_)
-    assert actions == [(False, "ok", 1), (False, "ok", 2), (True, "illegal_move", 2)]
+    assert actions == [("penalty", "ok", 1), ("penalty", "ok", 2), ("forfeit", "illegal_move", 2)]
     assert [r.action for r in faults.reports] == ["penalty", "penalty", "forfeit"]
     assert all(r.reason == "illegal_move" and r.rule == "must_follow_suit" for r in faults.reports)
 

@@ -13,7 +13,7 @@ import trio
 import trio.testing
 
 from referee.match.config import MatchConfig
-from referee.match.seats.connection import BotConnection
+from referee.players.connection import BotConnection
 from tests.match.scripted import MemoryLink, ScriptedBot, first_legal
 from tests.match.test_runner import run
 

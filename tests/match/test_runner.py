@@ -19,7 +19,7 @@ from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import MatchRunner
-from referee.match.seats.connection import BotConnection, handshake, say_goodbye
+from referee.players.connection import BotConnection, handshake, say_goodbye
 from referee.rules import ruleset
 from tests.match.scripted import MemoryLink, ScriptedBot, connect, first_legal, play_on
 

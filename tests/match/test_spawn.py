@@ -10,7 +10,7 @@ import threading
 import pytest
 import trio
 
-from referee.match.seats.link import BotLimits, ProcessLink
+from referee.players.process import BotLimits, ProcessLink
 from referee.sandbox.bwrap import choose_sandbox
 
 pytestmark = pytest.mark.process

@@ -16,7 +16,7 @@ import trio
 from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import TableOptions, play_match
-from referee.match.seats.tcp import TcpSeat, TcpSeatServer
+from referee.players.tcp import TcpSeat, TcpSeatServer
 from referee.rules import ruleset
 from tests.bots.first_legal_bot import answer
 from tests.match.listening import listening_match

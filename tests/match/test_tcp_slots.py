@@ -23,12 +23,12 @@ import trio.testing
 
 from referee.match.config import MatchConfig
 from referee.match.play import TableOptions
-from referee.match.seats import tcp
-from referee.match.seats.connection import BotConnection, say_goodbye
-from referee.match.seats.connection import handshake as connection_handshake
-from referee.match.seats.link import Failure
-from referee.match.seats.tcp import Refusal, RefusalReport, TcpSeat, TcpSeatServer, address_key, describe
 from referee.names import printable
+from referee.players import tcp
+from referee.players.channel import Failure
+from referee.players.connection import BotConnection, say_goodbye
+from referee.players.connection import handshake as connection_handshake
+from referee.players.tcp import Refusal, RefusalReport, TcpSeat, TcpSeatServer, address_key, describe
 from tests.match.listening import listening_match, random_bots_for, seats_announced
 from tests.match.scripted import Lines
 from tests.match.test_tcp import GOOD, ROOT, SHORT, Client

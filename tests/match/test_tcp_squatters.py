@@ -15,11 +15,11 @@ import pytest
 import trio
 import trio.testing
 
-from referee.match.seats import tcp
-from referee.match.seats.connection import BotConnection
-from referee.match.seats.connection import handshake as connection_handshake
-from referee.match.seats.link import Failure, SocketLink
-from referee.match.seats.tcp import TcpSeat
+from referee.players import tcp
+from referee.players.channel import Failure, SocketLink
+from referee.players.connection import BotConnection
+from referee.players.connection import handshake as connection_handshake
+from referee.players.tcp import TcpSeat
 from tests.match.test_tcp_slots import evictions, first_line, lines_until_closed, open_server, reconnecting
 
 

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from protocol.bot import seat_token
 from referee.cli import main
 from referee.match.play import _hide_from_bots, tcp_seat
-from referee.match.seats.link import BotLimits, BotStartError
-from referee.match.seats.tcp import TcpSeat
 from referee.network import new_token
+from referee.players.process import BotLimits, BotStartError
+from referee.players.tcp import TcpSeat
 from referee.sandbox.bwrap import Sandbox
 
 

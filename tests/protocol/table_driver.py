@@ -1,7 +1,8 @@
 """A tiny synchronous table for testing bots without the referee's runner: it deals with the
 pure rules engine (``referee.rules``), sends each seat the protocol v1 messages a referee
-would send (built by ``referee.rules.telling``, as the referee builds them), and checks every
-reply (its type, its id, its legality) with assertions.
+would send (built by ``referee.rules.telling``, as the referee builds them, in the order the
+round's machine ``referee.rules.turns`` gives them, as the referee's match does), and checks
+every reply (its type, its id, its legality) with assertions.
 
 A seat is any callable taking a referee message and returning the bot's reply (or ``None``):
 ``Session(bot).handle`` for an in-process bot, a ``tests.bot_process.BotProcess`` for a bot
@@ -15,8 +16,8 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from protocol.cards import parse_card
 from protocol.messages import (
     BotMessage,
     Declare,
@@ -34,7 +35,7 @@ from protocol.messages import (
 )
 from protocol.ruleset import MoonChoice, RuleSet
 from referee.rules import Match, Round, telling
-from referee.rules.round import DECLARE, MOON, PASS, PLAY
+from referee.rules.turns import Ask, AskAll, Fallback, Illegal, RoundTurns, Tell
 
 Seat = Callable[[RefereeMessage], BotMessage | None]
 Inspect = Callable[[int, Round, list[int]], None]
@@ -105,6 +106,15 @@ def random_seat(rng: random.Random) -> Seat:
     return answer
 
 
+CHECKS: dict[type[RefereeMessage], Callable[[BotMessage | None, Any], object]] = {
+    PassRequest: check_pass,
+    DeclareRequest: check_declare,
+    PlayRequest: check_play,
+    MoonRequest: check_moon,
+}
+"""The check of each request's reply."""
+
+
 # -- a match -----------------------------------------------------------------------------------
 def play_match(
     rules: RuleSet,
@@ -130,9 +140,17 @@ def play_match(
         for seat in range(n):
             tell(seat, message)
 
-    def ask(seat: int, request: RefereeMessage) -> BotMessage | None:
-        outcome.decisions[seat] += 1
-        return seats[seat](request)
+    def reply(event: Ask, round_: Round) -> BotMessage:
+        """The seat's reply to the machine's request, checked (``inspect``: before a card is
+        played)."""
+        outcome.decisions[event.seat] += 1
+        request = event.request(next(ids), TIME)
+        answer = seats[event.seat](request)
+        CHECKS[type(request)](answer, request)
+        if inspect is not None and isinstance(request, PlayRequest):
+            inspect(event.seat, round_, list(match.scores))
+        assert answer is not None
+        return answer
 
     names = [f"p{s}" for s in range(n)]
     for seat in range(n):
@@ -142,35 +160,21 @@ def play_match(
         round_ = match.next_round()
         for seat in range(n):
             tell(seat, telling.round_start(round_, seat, number, match.scores))
-        if round_.phase == PASS:
-            for seat in range(n):
-                request = telling.pass_request(round_, seat, next(ids), TIME)
-                given = check_pass(ask(seat, request), request)
-                round_.pass_cards(seat, [parse_card(c) for c in given])
-            for seat in range(n):
-                tell(seat, telling.passed(round_, seat))
-        while round_.phase == DECLARE:
-            seat = round_.turn
-            declare = telling.declare_request(round_, next(ids), TIME)
-            declared = check_declare(ask(seat, declare), declare)
-            round_.declare(seat, declared)
-            tell_all(telling.declared(seat, declared))
-        while round_.phase == PLAY:
-            seat = round_.turn
-            number_ = round_.trick_number
-            play = telling.play_request(round_, next(ids), TIME)
-            card = parse_card(check_play(ask(seat, play), play))
-            if inspect is not None:
-                inspect(seat, round_, list(match.scores))
-            round_.play(seat, card)
-            tell_all(telling.card_played(seat, card, number_))
-            end = telling.trick_end(round_, number_)
-            if end is not None:
-                tell_all(end)
-        if round_.phase == MOON:
-            seat = round_.turn
-            moon = telling.moon_request(round_, next(ids), TIME)
-            round_.choose_moon(seat, check_moon(ask(seat, moon), moon))
+        turns = RoundTurns(round_, lambda seat: True)
+        while (event := turns.event) is not None:
+            if isinstance(event, AskAll):
+                turns.answer({one.seat: reply(one, round_) for one in event.asks})
+            elif isinstance(event, Ask):
+                turns.answer(reply(event, round_))
+            elif isinstance(event, Tell) and event.seat is None:
+                tell_all(event.message)
+                turns.next()
+            elif isinstance(event, Tell):
+                tell(event.seat, event.message)
+                turns.next()
+            else:
+                assert not isinstance(event, (Illegal, Fallback)), f"a checked reply cannot lead to {event}"
+                turns.next()
         result = match.record(round_)
         for seat, points in enumerate(result.points_taken):
             outcome.points[seat] += points

@@ -17,7 +17,7 @@ import trio
 
 from referee.match.config import MatchConfig
 from referee.match.play import TableOptions, play_match
-from referee.match.seats.tcp import TcpSeat
+from referee.players.tcp import TcpSeat
 from referee.replay import parse_log, read_log, verify
 from referee.replay.record import MatchRecord
 from referee.rules import ruleset

@@ -26,8 +26,8 @@ from referee.check.runner import run_check
 from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import TableOptions, play_match
-from referee.match.seats.bot_config import BotEntry, read_bots, runnable
-from referee.match.seats.building import build
+from referee.players.bot_config import BotEntry, read_bots, runnable
+from referee.players.building import build
 from referee.replay.reader import read_log
 from referee.replay.timing import decision_times
 from referee.sandbox.bwrap import Sandbox

@@ -42,7 +42,7 @@ from protocol.messages import (
 )
 from protocol.ruleset import RuleSet
 from referee.match.play import TableOptions
-from referee.match.seats.tcp import TcpSeat
+from referee.players.tcp import TcpSeat
 from referee.rules import SeatView, ruleset
 from tests.bot_process import Start
 from tests.check.helpers import failures, needs_bwrap, sandbox

@@ -38,9 +38,9 @@ from protocol.messages import (
 )
 from referee.check.results import CheckReport
 from referee.match.play import TableOptions
-from referee.match.seats.bot_config import BotEntry
-from referee.match.seats.building import build as build_bot
-from referee.match.seats.tcp import TcpSeat
+from referee.players.bot_config import BotEntry
+from referee.players.building import build as build_bot
+from referee.players.tcp import TcpSeat
 from referee.rules import SeatView, ruleset
 from referee.sandbox.bwrap import Sandbox
 from tests.bot_process import BotProcess, Start

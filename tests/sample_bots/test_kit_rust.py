@@ -31,7 +31,7 @@ from protocol.ruleset import RuleSet
 from referee.check.results import CheckReport
 from referee.match.config import MatchConfig
 from referee.match.play import TableOptions
-from referee.match.seats.tcp import TcpSeat
+from referee.players.tcp import TcpSeat
 from referee.rules import SeatView, ruleset
 from tests.bot_process import Start
 from tests.check.helpers import failures, needs_bwrap, sandbox

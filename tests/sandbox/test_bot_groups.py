@@ -20,7 +20,7 @@ import trio
 from referee.match.config import MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import TableOptions, play_match
-from referee.match.seats.link import DEFAULT_GROUP, BotLimits
+from referee.players.process import DEFAULT_GROUP, BotLimits
 from referee.rules import ruleset
 from referee.sandbox import bwrap
 from referee.sandbox.bwrap import Sandbox, choose_sandbox

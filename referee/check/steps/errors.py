@@ -53,7 +53,7 @@ async def nonfatal_substitute(probe: Probe) -> None:
     message = f"{SCRIPTED}: the referee plays {card_code(substitute)} for you; play on"
     probe.post(Error(code="illegal_move", message=message, fatal=False, request_id=request.id, rule="must_follow_suit"))
     await probe.flush()
-    table.apply_play(table.seat, substitute)
+    table.apply_play(substitute)
     await table.finish_round()
     table.end_match()
     probe.note(f"chose {reply.card}, {card_code(substitute)} played instead; {len(probe.decisions)} decisions in all")

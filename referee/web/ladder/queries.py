@@ -13,10 +13,10 @@ from referee.duel.status import DuelStatus, duel_status
 from referee.duel.store import DuelReader
 from referee.ladder.order import TOP, format_order, order_of
 from referee.ladder.pool import BotVersion
-from referee.ladder.ratings import INITIAL
 from referee.ladder.reader import LadderReader
 from referee.ladder.report import Standing, format_modes, standing, standings
 from referee.ladder.schedule import match_key
+from referee.stats.ratings import INITIAL
 from referee.web.ladder.versions import of_entrant, versions
 
 PAGE_SIZE = 50

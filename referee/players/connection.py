@@ -21,8 +21,9 @@ from protocol.messages import PROTOCOL, VERSIONS, BotHello, Error, ErrorCode, Go
 from referee import __version__
 from referee.hints import exit_text
 from referee.log_format import GONE_FAULTS
-from referee.match.seats.link import BotLimits, BotLink, Failure, LinkClosed, ProcessLink
 from referee.names import printable, safe_name, seat_label
+from referee.players.channel import BotLink, Failure, LinkClosed
+from referee.players.process import BotLimits, ProcessLink
 
 REFEREE_NAME = f"hearts-referee {__version__}"
 

@@ -7,7 +7,7 @@ file's own folder, or the folder its top-level ``cwd`` names relative to it
 list works from wherever it is run. A command is split shell-style and started without a
 shell (its program, the first word, is looked up on PATH, or from that folder when it holds a
 ``/``); a build is the author's shell line, run with ``sh -c`` (``cd bot && cargo build``
-works) by ``referee.match.seats.building``."""
+works) by ``referee.players.building``."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from pathlib import Path
 import msgspec
 
 from referee.errors import RefereeError
-from referee.match.seats.bot_list_keys import key_problems, where_in_list
 from referee.names import MAX_NAME, printable, safe_name
+from referee.players.bot_list_keys import key_problems, where_in_list
 
 
 class BotConfigError(RefereeError):

@@ -7,7 +7,7 @@ connection closed, without touching the seated bots.
 
 An unauthenticated connection cannot hold the referee: the hello limit is short (5 s from the
 accept, and never more than the start-up limit), and the handshake slots are bounded per
-address and in all (``referee.match.seats.pending``): a connection silent after the referee's
+address and in all (``referee.players.pending``): a connection silent after the referee's
 hello gives its slot to a new one, a bot that answers keeps it whatever other addresses hold.
 Whatever a connection sends before it is seated, and whatever goes wrong in its handshake, ends
 that connection only: it is refused (``protocol_violation`` for an unexpected exception) and
@@ -27,10 +27,12 @@ from dataclasses import dataclass, field
 import trio
 
 from protocol.messages import BotHello
-from referee.match.seats.acceptor import Acceptor, turn_away
-from referee.match.seats.connection import BotConnection, handshake
-from referee.match.seats.link import Failure, SocketLink
-from referee.match.seats.pending import (
+from referee.names import printable
+from referee.network import new_token
+from referee.players.acceptor import Acceptor, turn_away
+from referee.players.channel import Failure, SocketLink
+from referee.players.connection import BotConnection, handshake
+from referee.players.pending import (
     MAX_PENDING,
     MAX_PENDING_PER_ADDRESS,
     SQUAT_AFTER,
@@ -39,8 +41,6 @@ from referee.match.seats.pending import (
     Slots,
     address_key,
 )
-from referee.names import printable
-from referee.network import new_token
 
 DEFAULT_HELLO_TIMEOUT = 5.0
 """Seconds a TCP connection has for its hello: its program is already running, so the hello

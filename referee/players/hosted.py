@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 import trio
 
-from referee.match.seats.connection import BotConnection
+from referee.players.connection import BotConnection
 
 WEB_PREFIX = "web:"
 

@@ -1,9 +1,9 @@
 """The ladder's verdict on a pair of bots from their duplicate sets, and how many more sets it
 would take: two anytime-valid tests, each at its share of the promised error rate.
 
-- the confidence sequence of the mean difference (:mod:`referee.ladder.sequential`), at
+- the confidence sequence of the mean difference (:mod:`referee.stats.sequential`), at
   ``alpha - SIGN_ALPHA``: it sees small differences, given enough sets (at least ``MIN_SETS``);
-- the sign test (:mod:`referee.ladder.signs`) at ``SIGN_ALPHA``: it sees one bot winning nearly
+- the sign test (:mod:`referee.stats.signs`) at ``SIGN_ALPHA``: it sees one bot winning nearly
   every set, from the seventh set on.
 
 The pair is decided when either excludes "no difference" and they do not point opposite ways.
@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from referee.ladder.betting import SET_BOUND, projected_radius
-from referee.ladder.sequential import MIN_SETS, confidence_sequence
-from referee.ladder.signs import SIGN_ALPHA, SignTest, sign_sets_to_decide, sign_test
-from referee.ladder.stats import Estimate, estimate
+from referee.stats.betting import SET_BOUND, projected_radius
+from referee.stats.estimate import Estimate, estimate
+from referee.stats.sequential import MIN_SETS, confidence_sequence
+from referee.stats.signs import SIGN_ALPHA, SignTest, sign_sets_to_decide, sign_test
 
 ALPHA = 0.05
 """The error rate promised for "decided": 5%, however often it is looked at."""
@@ -86,7 +86,7 @@ def weigh(differences: Sequence[float], alpha: float = ALPHA, bound: float = SET
 def sequence_sets_to_decide(found: Estimate, alpha: float, bound: float = SET_BOUND) -> int:
     """The smallest number of sets in all (more than now, and at least ``MIN_SETS``) whose
     ``1 - alpha`` confidence sequence would exclude zero if the mean and the spread stayed as
-    they are (:func:`referee.ladder.betting.projected_radius`): its radius shrinks as the sets
+    they are (:func:`referee.stats.betting.projected_radius`): its radius shrinks as the sets
     grow, so a bisection finds it."""
     low = max(found.n + 1, MIN_SETS)
 

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Final
 
 from referee.hints import exit_text
-from referee.match.seats.bot_config import BotConfigError, BotEntry, bot_folder
-from referee.match.seats.build_folder import BuildFolderError, build_uid, copy_for_build, seal
 from referee.names import printable
+from referee.players.bot_config import BotConfigError, BotEntry, bot_folder
+from referee.players.build_folder import BuildFolderError, build_uid, copy_for_build, seal
 from referee.sandbox.bwrap import Sandbox, SandboxUnavailable
 from referee.sandbox.cgroups import BotGroup, BotGroupLimits, CgroupError, CgroupHost
 from referee.sandbox.groups import bot_groups

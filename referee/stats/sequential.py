@@ -17,7 +17,7 @@ points a match NEW is better than OLD on the same cards; positive: NEW better):
 - :func:`confidence_sequence`, an interval for the mean that holds at every number of sets at
   once (anytime-valid), so that "stop once it excludes zero" keeps its error rate under
   repeated looks, which a fixed-sample 95% interval does not: exactly, on any law of sets
-  within ``SET_BOUND`` (:mod:`referee.ladder.betting`).
+  within ``SET_BOUND`` (:mod:`referee.stats.betting`).
 
 Pure: no I/O; the figures that show the error rates are measured by ``referee bench sprt``
 (docs/testing-bots.md).
@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from referee.ladder.betting import SET_BOUND, betting_sequence, bound_for
+from referee.stats.betting import SET_BOUND, betting_sequence, bound_for
 
 MIN_SETS = 30
 """No verdict, and no finite confidence sequence, on fewer sets. Both divide by the sample
@@ -241,7 +241,7 @@ def confidence_sequence(
 ) -> tuple[float, float]:
     """A ``1 - alpha`` confidence sequence for the mean of ``values``: the chance that the true
     mean is ever outside it, at any number of values, is at most ``alpha``, for any law of sets
-    within ``bound`` (the betting confidence sequence of :mod:`referee.ladder.betting`), so it
+    within ``bound`` (the betting confidence sequence of :mod:`referee.stats.betting`), so it
     may be checked after every set. ``(-inf, inf)`` below ``min_values``: it would be valid
     there too, but too wide to say anything the sign test does not say sooner."""
     if not 0.0 < alpha < 1.0:

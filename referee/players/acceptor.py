@@ -18,8 +18,8 @@ from collections.abc import Callable
 import trio
 
 from protocol.messages import ErrorCode
-from referee.match.seats.connection import send_error
-from referee.match.seats.link import SocketLink
+from referee.players.channel import SocketLink
+from referee.players.connection import send_error
 
 REFUSE_TIMEOUT = 1.0
 """Seconds spent telling a refused connection why."""

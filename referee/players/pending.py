@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import trio
 
 from protocol.codec import MAX_LINE
-from referee.match.seats.link import SocketLink
+from referee.players.channel import SocketLink
 
 MAX_PENDING = 256
 """Connections in their handshake at once: far more than the addresses of one machine's bots

@@ -1,7 +1,7 @@
 """The sign test as a betting martingale: an anytime-valid test that can decide on a handful of
 duplicate sets when one bot wins nearly all of them.
 
-The confidence sequence (:func:`referee.ladder.sequential.confidence_sequence`) divides by the
+The confidence sequence (:func:`referee.stats.sequential.confidence_sequence`) divides by the
 sample variance, which is unreliable on few sets, so it says nothing below ``MIN_SETS`` sets,
 even when one bot is 70 points a match better in every set. The sign of each set needs no
 variance. Under H0 "each set is as likely won by A as by B" (a set won by A: a positive

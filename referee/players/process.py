@@ -1,11 +1,9 @@
-"""Links to bots: a line-oriented channel to one bot, and the bot program behind it.
-
-A ``BotLink`` sends protocol lines and receives them with a bounded line length. The
-``ProcessLink`` starts a bot program in its own session (process group) with pipes on its
-stdin, stdout and stderr, keeps a capped copy of its stderr, and always ends it: close its
-stdin, wait a grace period, SIGTERM the group, wait, SIGKILL the group, reap. When the program
-exits on its own, its group is ended at once, so a forked child holding the pipes cannot hide
-the crash.
+"""The bot program behind a channel: ``ProcessLink`` starts a bot in its own session (process
+group) with pipes on its stdin, stdout and stderr, within its ``BotLimits`` (resource limits,
+its control group, the sandbox), keeps a capped copy of its stderr, and always ends it: close
+its stdin, wait a grace period, SIGTERM the group, wait, SIGKILL the group, reap. When the
+program exits on its own, its group is ended at once, so a forked child holding the pipes
+cannot hide the crash. The channel itself is ``referee.players.channel``.
 """
 
 from __future__ import annotations
@@ -17,18 +15,17 @@ import shlex
 import shutil
 import signal
 import subprocess
-from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import ClassVar, Final, Self
+from typing import Final, Self
 
 import msgspec
 import trio
 
-from protocol.codec import MAX_LINE, LineSplitter
+from protocol.codec import MAX_LINE
 from referee.errors import RefereeError
-from referee.match.seats.spawn import SpawnedProcess, spawn
+from referee.players.channel import Failure, FdLink
+from referee.players.spawn import SpawnedProcess, spawn
 from referee.sandbox.bwrap import Sandbox
 from referee.sandbox.cgroups import BotGroup, BotGroupLimits, CgroupError, CgroupHost
 from referee.sandbox.groups import bot_groups
@@ -106,9 +103,6 @@ class BotLimits(msgspec.Struct, frozen=True, kw_only=True):
             resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 
 
-INTERRUPTED = "interrupted: the time for the decision ran out"
-
-
 def grouped(limits: BotLimits, name: str) -> tuple[BotGroup | None, Callable[[], None]]:
     """The bot's control group (made now, when the machine has groups and ``limits`` asks for
     one) and what its child runs before exec: join the group first (as root, before any limit
@@ -127,207 +121,8 @@ def grouped(limits: BotLimits, name: str) -> tuple[BotGroup | None, Callable[[],
     return group, preexec
 
 
-@dataclass
-class Failure:
-    """Why a connection is no longer usable: the termination reason and a sentence."""
-
-    reason: str
-    message: str
-    rule: str | None = None
-
-
-class LinkClosed(RefereeError):
-    """The bot's output ended (it closed stdout, exited or crashed)."""
-
-
 class BotStartError(RefereeError):
     """A bot command could not be started (no such program, not executable)."""
-
-
-class BotLink:
-    """A bot's line channel. Subclasses provide the byte streams and the ending."""
-
-    live: ClassVar[bool] = False
-    """A person at the other end (a browser seat): the events of the table are written to it as
-    they happen, not with its next request (which is what a program needs: one write and one
-    read per decision)."""
-
-    stopped = False
-    """Whether the referee had to signal the bot's program to end it (it did not exit by itself
-    within the grace after its input closed)."""
-
-    def __init__(self, max_line: int = MAX_LINE) -> None:
-        self._splitter = LineSplitter(max_line)
-        self._lines: deque[bytes] = deque()
-        self._cut_off = False
-        self._waiting: trio.CancelScope | None = None
-
-    @property
-    def description(self) -> str:
-        return ""
-
-    async def _receive_some(self) -> bytes | bytearray:
-        raise NotImplementedError
-
-    async def _send_all(self, data: bytes) -> None:
-        raise NotImplementedError
-
-    async def send(self, data: bytes) -> None:
-        """Write encoded lines. Raises ``LinkClosed`` when the bot no longer reads (or the write
-        is interrupted). One task at a time sends to a link (trio raises
-        ``BusyResourceError`` otherwise)."""
-        if self._cut_off:
-            raise LinkClosed("an earlier write to the bot was cut off (it stopped reading)")
-        self._cut_off = True  # stays set if this write is cancelled or interrupted half-way
-        try:
-            if self.wakes_directly:
-                await self._send_all(data)
-            else:
-                with self._interruptible() as scope:
-                    await self._send_all(data)
-                if scope.cancelled_caught:
-                    raise trio.ClosedResourceError(INTERRUPTED)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as err:
-            raise LinkClosed(f"cannot write to the bot: {err}") from None
-        self._cut_off = False
-
-    async def receive_line(self) -> bytes:
-        """The next complete line (without its newline). Raises ``ProtocolError``
-        (``line_too_long``) or ``LinkClosed`` (also when the read is interrupted)."""
-        while not self._lines:
-            try:
-                if self.wakes_directly:
-                    data = await self._receive_some()
-                else:
-                    with self._interruptible() as scope:
-                        data = await self._receive_some()
-                    if scope.cancelled_caught:
-                        raise trio.ClosedResourceError(INTERRUPTED)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as err:
-                raise LinkClosed(f"cannot read from the bot: {err}") from None
-            if not data:
-                raise LinkClosed("the bot closed its output")
-            self._lines.extend(self._splitter.feed(data))
-        return self._lines.popleft()
-
-    written_at = 0.0
-    """trio's time when the last ``exchange`` finished writing: its request's clock starts then."""
-    last_cpu: float | None = None
-    """CPU seconds all the bot's processes used during the last ``exchange`` (from its control
-    group; ``None`` where it has none)."""
-
-    def idle(self) -> None:
-        """Called once the bot is not being asked (after its handshake): nothing by default."""
-
-    async def exchange(self, data: bytes) -> bytes:
-        """Write ``data`` (queued lines ending with a request) and read the next line: a
-        decision's whole conversation. Raises as ``send`` and ``receive_line`` do."""
-        await self.send(data)
-        self.written_at = trio.current_time()
-        return await self.receive_line()
-
-    wakes_directly = False
-    """Whether ``interrupt`` wakes a blocked read or write itself (links over file descriptors);
-    otherwise each read and write runs in a cancel scope that ``interrupt`` cancels."""
-
-    def interrupt(self) -> None:
-        """Wake a task blocked writing to or reading from this link: the write or read raises
-        ``LinkClosed``. The match clock calls it when a decision's time has run out; a task
-        that is not blocked here (its reply has arrived) is not disturbed."""
-        if self._waiting is not None:
-            self._waiting.cancel()
-
-    @contextlib.contextmanager
-    def _interruptible(self) -> Iterator[trio.CancelScope]:
-        """The cancel scope ``interrupt`` cancels, around one read or write. A reply that has
-        arrived is kept even when the cancel comes just after: only a cancel that reached the
-        wait (``cancelled_caught``) interrupts it."""
-        with trio.CancelScope() as scope:
-            self._waiting = scope
-            try:
-                yield scope
-            finally:
-                self._waiting = None
-
-    async def close(self, grace: float = 1.0) -> None:
-        """End the link and whatever runs behind it; never raises, safe to call twice."""
-
-    def stderr_text(self) -> tuple[str, int]:
-        """The kept stderr and how many bytes were dropped beyond the cap."""
-        return "", 0
-
-    def take_stderr(self) -> tuple[str, int]:
-        """The stderr kept since the last take (for one match's log), and forget it: a bot
-        kept for the next match starts that match with an empty buffer and a full cap."""
-        return self.stderr_text()
-
-    def flood(self, stderr_limit: int, queued_limit: int) -> str | None:
-        """Why the bot's output is a flood, or ``None``: more than ``queued_limit`` lines
-        waiting behind the reply just read, or more than ``stderr_limit`` bytes of stderr since
-        the last check. Reading is bounded either way; this names the misbehaviour."""
-        if len(self._lines) > queued_limit:
-            return f"{len(self._lines)} unrequested lines were waiting behind the reply (limit {queued_limit})"
-        return None
-
-    def exit_code(self) -> int | None:
-        """The bot program's exit status once it has ended (negative: killed by a signal)."""
-        return None
-
-    def cpu_seconds(self) -> float | None:
-        """CPU time of all the bot's processes so far, where the referee can count it."""
-        return None
-
-
-class FdLink(BotLink):
-    """A link over file descriptors (pipes or a socket), with a direct path for a decision.
-
-    ``exchange`` writes the request with one non-blocking ``write`` and then waits for the
-    reply with trio's ``wait_readable``: one pass through trio's scheduler per decision, where
-    a ``send`` and a ``receive_line`` take two (each starts with a checkpoint) and a read that
-    fails with ``EAGAIN``. Anything unusual (a full pipe, an error, a closed descriptor) takes
-    the general path, which names the failure exactly as before."""
-
-    wakes_directly = True
-
-    def _fds(self) -> tuple[int, int]:
-        """The descriptors written to and read from (``-1`` once closed)."""
-        raise NotImplementedError
-
-    def interrupt(self) -> None:
-        """Wake a read or write blocked in trio's I/O manager (``notify_closing``: the wait
-        raises ``ClosedResourceError``, read as ``LinkClosed``). Cheaper than a cancel scope
-        around every read, and only a task waiting on these descriptors is woken."""
-        for fd in set(self._fds()):
-            if fd >= 0:
-                trio.lowlevel.notify_closing(fd)
-
-    async def exchange(self, data: bytes) -> bytes:
-        out, into = self._fds()
-        if self._cut_off or out < 0 or into < 0 or self._lines:
-            return await super().exchange(data)
-        try:
-            written = os.write(out, data)
-        except OSError:
-            written = 0  # a full pipe, or a failure the general path names
-        if written < len(data):
-            return await super().exchange(data[written:])
-        self.written_at = trio.current_time()
-        lines = self._lines
-        while not lines:
-            try:
-                await trio.lowlevel.wait_readable(into)
-            except (trio.ClosedResourceError, trio.BusyResourceError, OSError) as err:
-                raise LinkClosed(f"cannot read from the bot: {err}") from None
-            try:
-                chunk = os.read(into, 65536)
-            except BlockingIOError:
-                continue
-            except OSError:
-                return await self.receive_line()  # names the failure
-            if not chunk:
-                raise LinkClosed("the bot closed its output")
-            lines.extend(self._splitter.feed(chunk))
-        return lines.popleft()
 
 
 class ProcessLink(FdLink):
@@ -591,48 +386,3 @@ def bound_fault(over: str | None, limits: BotLimits, returncode: int | None) -> 
     if returncode == -signal.SIGXCPU:
         return Failure("cpu", f"the bot used up its CPU time ({limits.cpu_seconds} s) and was killed")
     return None
-
-
-class SocketLink(FdLink):
-    """A bot that connected over TCP."""
-
-    def __init__(self, stream: trio.SocketStream, max_line: int = MAX_LINE) -> None:
-        super().__init__(max_line)
-        self.stream = stream
-        try:
-            host, port = stream.socket.getpeername()[:2]
-            self.peer = f"{host}:{port}"
-        except OSError:
-            self.peer = "?"
-        self._closed = False
-
-    @property
-    def description(self) -> str:
-        return f"tcp {self.peer}"
-
-    def _fds(self) -> tuple[int, int]:
-        fd = -1 if self._closed else self.stream.socket.fileno()
-        return fd, fd
-
-    async def _receive_some(self) -> bytes | bytearray:
-        return await self.stream.receive_some(65536)
-
-    async def _send_all(self, data: bytes) -> None:
-        await self.stream.send_all(data)
-
-    async def close(self, grace: float = 1.0) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        with trio.CancelScope(shield=True), contextlib.suppress(trio.BrokenResourceError, OSError):
-            await self.stream.aclose()
-
-
-class NullLink(BotLink):
-    """The link of a seat whose bot never arrived: every write and read fails at once."""
-
-    async def _receive_some(self) -> bytes | bytearray:
-        raise trio.ClosedResourceError("no bot is connected")
-
-    async def _send_all(self, data: bytes) -> None:
-        raise trio.ClosedResourceError("no bot is connected")

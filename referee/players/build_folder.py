@@ -13,7 +13,7 @@ copy to the referee's uid, strips setuid and setgid bits and write access of oth
 bot plays from that copy, read-only. The scratch folder is removed when the referee ends.
 
 The copy, the seal and the removal walk a tree by open folder descriptors
-(``referee.match.seats.tree_walk``): a build once nested folders past ``PATH_MAX`` and the seal,
+(``referee.players.tree_walk``): a build once nested folders past ``PATH_MAX`` and the seal,
 which named each entry by its whole path, ended the referee before any match. What still
 cannot be copied or sealed is a ``BuildFolderError`` naming the entry: the bot's, not the
 referee's.
@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Final
 
 from referee.errors import RefereeError
-from referee.match.seats.tree_walk import FOLDER_FLAGS, TreeError, walk
 from referee.names import printable
+from referee.players.tree_walk import FOLDER_FLAGS, TreeError, walk
 
 BUILD_FIRST_UID: Final = 60_000
 """Builds run as uids from here on (when the referee is root): not a bot's (61,000 on), not
