@@ -88,6 +88,7 @@ def test_a_clean_ladder_prints_no_fault_summary(tmp_path: Path) -> None:
     assert "played 4 matches in" in result.output
 
 
+@pytest.mark.process
 def test_a_bot_that_crashes_after_goodbye_is_named_after_the_run_not_counted_as_a_fault(tmp_path: Path) -> None:
     """Its matches were over and count; its author still has something to fix (issue 32)."""
     mistake = f"{BOTS['first'].split()[0]} {Path(BOTS['first'].split()[1]).parent / 'mistake_bot.py'} crash_at_goodbye"
