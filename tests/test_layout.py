@@ -125,6 +125,7 @@ LADDER: Final = (
     "referee.seeds",
     "referee.errors",
     "referee.stats",
+    "referee.store",
     "referee.ladder",
 )
 """What the ladder's modules may import (the ladder's own among them); the duel's may import the
@@ -196,6 +197,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "referee.errors",
             "referee.check",
         ),
+    ),
+    (
+        "referee.store",  # the ladder's database, below the ladder that plays it
+        ("protocol", "referee.errors", "referee.match", "referee.players", "referee.stats", "referee.store"),
     ),
     ("referee.ladder", LADDER),
     ("referee.duel", (*LADDER, "referee.duel")),  # above the ladder, never the other way round

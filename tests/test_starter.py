@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.ladder.store import LadderStore
 from referee.starter import SAMPLES, STARTERS, starter
+from referee.store.writer import LadderStore
 
 PY = sys.executable
 ROOMY = ("--time-per-move", "30", "--time-bank", "60", "--startup", "60")

@@ -31,11 +31,11 @@ from referee.cli.options import (
     parse_options,
 )
 from referee.duel.bots import BotList, chosen_bot, duel_bots, opponents, pool
-from referee.duel.report import broken_lines, status_json, status_table, verdict_line
 from referee.duel.run import DuelPlayed, play_duel, read_status
 from referee.duel.settings import DEFAULT_MAX_SETS, Contest, DuelSettings
-from referee.ladder.errors import LadderError
-from referee.ladder.play import LadderInterrupted, LadderPlan, Telling
+from referee.duel.view import broken_lines, status_json, status_table, verdict_line
+from referee.errors import LadderError
+from referee.ladder.play import LadderInterrupted, LadderPlan, RunOutput
 from referee.match.config import MatchConfig
 from referee.players.bot_config import BotConfigError, BotEntry
 from referee.players.process import BotStartError
@@ -264,7 +264,7 @@ def _play(plan: LadderPlan, settings: DuelSettings, options: dict[str, Any]) -> 
     (what was done is kept and shown)."""
     quiet = options["quiet"]
     console = Console(stderr=True) if options["as_json"] else Console()
-    telling = Telling(quiet=quiet, console=console, warn=lambda line: click.echo(line, err=True))
+    telling = RunOutput(quiet=quiet, console=console, warn=lambda line: click.echo(line, err=True))
     try:
         return play_duel(plan, settings, options["max_sets"], telling)
     except LadderInterrupted as err:

@@ -24,6 +24,7 @@ from referee.cli.options import (
 )
 from referee.cli.play import play
 from referee.cli.replay import replay
+from referee.cli.vectors import vectors
 from referee.cli.watch import watch
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, PRESETS, ruleset
@@ -74,5 +75,5 @@ def variants(name: str | None, pairs: tuple[str, ...], as_json: bool) -> None:
             click.echo(f"{'':<{width}}  follows seeds {PRESETS[n].sources}")
 
 
-for command in (match, serve, demo, play, watch, bench, ladder, duel, gauntlet, replay, check, new):
+for command in (match, serve, demo, play, watch, bench, ladder, duel, gauntlet, replay, check, new, vectors):
     main.add_command(command)

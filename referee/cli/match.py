@@ -36,7 +36,7 @@ from referee.cli.options import (
 from referee.match.config import POLICIES, MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import TCP_PREFIX, TableOptions, play_match, play_matches
-from referee.match.report import format_outcome
+from referee.match.text import format_outcome
 from referee.network import DEFAULT_HOST
 from referee.players.bot_config import BotConfigError, config_folder, read_bots, runnable
 from referee.players.building import build

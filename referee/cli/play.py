@@ -23,7 +23,7 @@ from referee.cli.options import (
 )
 from referee.match.config import POLICIES, MatchConfig
 from referee.match.play import TableOptions, play_match
-from referee.match.report import format_outcome
+from referee.match.text import format_outcome
 from referee.network import DEFAULT_HOST
 from referee.players.process import BotLimits
 from referee.players.tcp import Refusal, describe

@@ -11,10 +11,10 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from referee.duel.report import status_table, verdict_line
 from referee.duel.status import DuelStatus
+from referee.duel.view import status_table, verdict_line
 from referee.ladder.progress import LiveRedraw
-from referee.ladder.records import MatchRecord
+from referee.store.records import MatchRecord
 
 
 class DuelProgress(LiveRedraw):

@@ -20,12 +20,12 @@ from referee.duel.settings import DuelSettings
 from referee.duel.setup import check_same_duel, open_duel
 from referee.duel.status import DuelStatus, duel_status
 from referee.duel.store import DuelStore
-from referee.ladder.errors import LadderError
-from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, LiveView, Telling, play_ladder
+from referee.errors import LadderError
+from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, LiveView, RunOutput, play_ladder
 from referee.ladder.roll_call import roll_call
 from referee.ladder.runner import RunOptions, SetFeed
-from referee.ladder.store import LadderStore
 from referee.match.outcome import FaultReport
+from referee.store.writer import LadderStore
 
 
 class DuelRun:
@@ -88,7 +88,7 @@ class DuelPlayed:
     unstarted: Mapping[str, FaultReport] = field(default_factory=dict)
 
 
-def play_duel(plan: LadderPlan, duel: DuelSettings, max_sets: int, telling: Telling | None = None) -> DuelPlayed:
+def play_duel(plan: LadderPlan, duel: DuelSettings, max_sets: int, telling: RunOutput | None = None) -> DuelPlayed:
     """Create or resume the duel in ``plan.db``, call the roll of its bots, and play its sets
     until every test has decided, a bot is broken or ``max_sets`` sets against each bot are
     done. Raises as ``play_ladder`` does."""

@@ -1,4 +1,4 @@
-"""A duel's database: a ladder database (``referee.ladder.store``) whose ``meta`` holds the
+"""A duel's database: a ladder database (``referee.store.writer``) whose ``meta`` holds the
 duel's settings and whose ``pairings`` table says which two bots each set measures. Its sets are
 scheduled one at a time (``schedule``, one transaction: the set, its matches and its pairing),
 and read back as one paired difference per complete set, in the order the sets were completed
@@ -13,11 +13,10 @@ import msgspec
 
 from referee.duel.settings import META_KEY, DuelSettings, decode_settings, encode_settings
 from referee.duel.tables import PairedSet
-from referee.ladder.errors import LadderError
-from referee.ladder.reader import LadderReader
-from referee.ladder.records import LadderSettings
-from referee.ladder.schedule import ScheduledMatch
-from referee.ladder.store import LadderStore
+from referee.errors import LadderError
+from referee.store.reader import LadderReader
+from referee.store.records import LadderSettings, ScheduledMatch
+from referee.store.writer import LadderStore
 
 
 class DuelReader(LadderReader):

@@ -1,7 +1,7 @@
 """A ladder's faults, explained for the operator and the bots' authors: per bot, how often it
 was dropped and why, the first fault of each reason as ``referee match`` explains it (the
 referee's message, the offending line, the hint, the bot's exit status and last stderr lines:
-``referee.match.report.fault_lines``) and the replay logs to look at.
+``referee.match.text.fault_lines``) and the replay logs to look at.
 
 Read back from the store: ``results`` holds every drop (the counts), ``faults`` the
 explanations (none for matches recorded before that table existed).
@@ -17,12 +17,12 @@ from dataclasses import asdict, dataclass
 
 import msgspec
 
-from referee.ladder.errors import LadderError
-from referee.ladder.records import Drop, StoredFault
-from referee.ladder.report import Standing
-from referee.ladder.store import LadderStore
-from referee.match.report import fault_lines
+from referee.errors import LadderError
+from referee.ladder.standings import Standing
+from referee.match.text import fault_lines
 from referee.names import printable
+from referee.store.records import Drop, StoredFault
+from referee.store.writer import LadderStore
 
 LOGS_SHOWN = 10
 """Replay commands listed in a bot's detail; the rest are counted."""

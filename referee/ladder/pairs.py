@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from referee.ladder.reader import LadderReader
+from referee.store.reader import LadderReader
 
 COMPLETE = "SELECT set_index FROM matches GROUP BY set_index HAVING COUNT(seq) = COUNT(*)"
 """The sets whose every match is done (``seq`` is set when a match is recorded)."""

@@ -22,12 +22,11 @@ from rich.console import Console
 from rich.text import Text
 
 from protocol.ruleset import RuleSet
+from referee.errors import LadderError
 from referee.ladder.bots import prepare_bots
-from referee.ladder.errors import LadderError
 from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower, version_entries, versions_built
 from referee.ladder.progress import LiveProgress
-from referee.ladder.records import MatchRecord
 from referee.ladder.roll_call import crowded_folders, refusal, roll_call
 from referee.ladder.runner import LadderRun, RunOptions, RunSummary, SetFeed
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
@@ -37,10 +36,11 @@ from referee.players.building import BuildRefused, BuiltBot
 from referee.players.process import BotLimits
 from referee.private_files import private_folder
 from referee.sandbox.bwrap import Sandbox, SandboxMode, choose_sandbox
+from referee.store.records import MatchRecord
 
 if TYPE_CHECKING:
     from referee.ladder.cluster import ClusterRun
-    from referee.ladder.store import LadderStore
+    from referee.store.writer import LadderStore
 
 
 IDLE_LOOK = 1.0
@@ -114,7 +114,7 @@ first. A view slower than this still comes up; the tables just do not wait longe
 
 
 @dataclass(frozen=True, kw_only=True)
-class Telling:
+class RunOutput:
     """Where a run tells what it does: quietly, or a live view on ``console``; ``warn`` gets
     one-line warnings (the sandbox's, a refused worker's)."""
 
@@ -187,7 +187,7 @@ class LadderKind:
         return LiveProgress(store, console, workers=workers)
 
 
-def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind | None = None) -> LadderResult:
+def play_ladder(plan: LadderPlan, telling: RunOutput | None = None, kind: RunKind | None = None) -> LadderResult:
     """Create or resume the ladder in ``plan.db`` (a duel's or a gauntlet's database with their
     ``kind``) and play every pending match, each with
     freshly started bots (``keep_bots``: live processes kept between matches), in the sandbox of
@@ -198,7 +198,7 @@ def play_ladder(plan: LadderPlan, telling: Telling | None = None, kind: RunKind 
     With ``cluster`` the matches are played by the workers of a Dask cluster
     (``referee.ladder.cluster``), which build the bots and choose their sandbox themselves; this
     process keeps the store and the logs."""
-    telling = telling or Telling()
+    telling = telling or RunOutput()
     kind = kind or LadderKind()
     db = plan.db
     if plan.concurrency < 1:
@@ -326,7 +326,7 @@ def _opened(plan: LadderPlan, kind: RunKind) -> Iterator[tuple[LadderStore, Rule
             store.close()
 
 
-def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: RunKind) -> LadderResult:
+def _play_on_cluster(plan: LadderPlan, cluster: str, telling: RunOutput, kind: RunKind) -> LadderResult:
     """``play_ladder`` on a Dask cluster: the store, its lock and the logs stay here. With a
     feed of sets, ``plan.concurrency`` of them are in flight at once."""
     from referee.ladder.cluster import ClusterRun, cluster_client  # noqa: PLC0415 - Dask is optional
@@ -356,11 +356,11 @@ def _play_on_cluster(plan: LadderPlan, cluster: str, telling: Telling, kind: Run
         return LadderResult(played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes)
 
 
-def _warner(telling: Telling) -> Callable[[str], None]:
+def _warner(telling: RunOutput) -> Callable[[str], None]:
     return telling.warn or (lambda line: None)
 
 
-def _guarded(telling: Telling) -> list[Background]:
+def _guarded(telling: RunOutput) -> list[Background]:
     """``telling.beside`` as a background task whose failure is told, never raised: a web page
     must not stop the ladder it shows. It counts as started once the view listens, fails, or
     ``VIEW_WAIT`` has passed."""
@@ -417,7 +417,7 @@ def _drive(
     run: LadderRun | ClusterRun,
     store: LadderStore,
     notes: Sequence[str],
-    telling: Telling,
+    telling: RunOutput,
     kind: RunKind,
     *,
     workers: Callable[[], int] | None = None,

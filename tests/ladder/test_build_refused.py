@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.ladder.report import standings
-from referee.ladder.store import LadderStore
+from referee.ladder.standings import standings
+from referee.store.writer import LadderStore
 from tests.ladder.helpers import PY, ROOT, check_consistent
 from tests.ladder.test_run import ladder
 

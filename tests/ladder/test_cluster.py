@@ -24,10 +24,10 @@ from referee.cli import main
 from referee.ladder.cluster import ClusterRun, MatchDone, MatchTask, ResultRefused, check_result, play_task
 from referee.ladder.runner import RunOptions
 from referee.ladder.setup import logs_folder, open_ladder
-from referee.ladder.store import LadderStore
 from referee.match.config import MatchConfig
 from referee.players.bot_config import read_bots
 from referee.rules import ruleset
+from referee.store.writer import LadderStore
 from tests.ladder.helpers import ROOT, bot_list, check_consistent
 from tests.ladder.test_resume import done_count, result_rows, wait_for
 

@@ -2,7 +2,7 @@
 that was dropped, its counts by reason and its first fault explained (message, hint, exit
 status, last stderr lines, the log to replay); ``ladder table --bot NAME`` shows one bot in
 detail. The explanations are kept in the ``faults`` table, which older databases get when
-opened (``referee/ladder/faults.py``, ``referee/ladder/migrations.py``)."""
+opened (``referee/ladder/faults.py``, ``referee/store/migrations.py``)."""
 
 from __future__ import annotations
 
@@ -19,12 +19,12 @@ from rich.console import Console
 
 from referee.cli import main
 from referee.ladder.faults import BotFaults, bot_faults
-from referee.ladder.records import Drop, LadderSettings
-from referee.ladder.report import standings, standings_table
 from referee.ladder.schedule import draw_sets
-from referee.ladder.store import LadderStore
+from referee.ladder.standings import standings, standings_table
 from referee.match.outcome import FaultReport
 from referee.rules import ruleset
+from referee.store.records import Drop, LadderSettings
+from referee.store.writer import LadderStore
 from tests.ladder.helpers import BOTS, bot_list, check_consistent, earlier_ladder, record_of, synthetic_store
 
 # the crashing bot of tests/bots/hostile_bot.py, with a last word on stderr first

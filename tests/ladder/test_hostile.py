@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.ladder.records import LadderSettings
 from referee.ladder.schedule import draw_sets, set_seed
-from referee.ladder.store import LadderStore
 from referee.rules import ruleset
+from referee.store.records import LadderSettings
+from referee.store.writer import LadderStore
 from tests.hostile_lines import PLAY_LINES
 from tests.ladder.helpers import PY, ROOT, bot_list, check_consistent
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from referee.ladder.records import ResultModes
-from referee.ladder.report import format_modes
 from referee.ladder.setup import close_up, run_lock
-from referee.ladder.store import LadderStore
+from referee.ladder.standings import format_modes
+from referee.store.records import ResultModes
+from referee.store.writer import LadderStore
 from tests.ladder.helpers import PY, ROOT, bot_list, check_consistent, earlier_ladder, synthetic_store
 from tests.ladder.test_run import hellos, ladder, log_entries
 

@@ -24,13 +24,14 @@ from referee.cli import main
 from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower
 from referee.ladder.order import order_of
-from referee.ladder.pool import BotVersion, pool_change, same_bot
+from referee.ladder.pool import pool_change, same_bot
 from referee.ladder.schedule import EXPLORE, next_set
 from referee.ladder.setup import open_ladder, sets_for_newcomers
-from referee.ladder.store import LadderStore
 from referee.players.bot_config import BotEntry, read_bots
 from referee.rules import ruleset
 from referee.stats.ratings import INITIAL
+from referee.store.records import BotVersion
+from referee.store.writer import LadderStore
 from tests.ladder.helpers import BOTS, ROOT, bot_list, check_consistent, record_of
 from tests.ladder.test_resume import count, done_count, wait_for
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from referee.ladder.report import sets_to_decide
+from referee.ladder.standings import sets_to_decide
 from referee.stats.betting import projected_radius
 from referee.stats.estimate import Estimate, estimate, t_cdf, t_quantile
 from referee.stats.ratings import (

@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from referee.cli import main
-from referee.ladder.report import standings
 from referee.ladder.setup import run_lock
-from referee.ladder.store import LadderStore
+from referee.ladder.standings import standings
+from referee.store.writer import LadderStore
 from tests.ladder.helpers import ROOT, bot_list, check_consistent
 
 pytestmark = pytest.mark.process

@@ -57,6 +57,7 @@ from tests.sample_bots.kit_driver import (
     to_dict,
 )
 from tests.sample_bots.tcp_referee import Listener, serve_one_decision, tcp_bots
+from tests.sample_bots.vectors_feed import assert_vector_states, feed_probe
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS_TOML = ROOT / "sample_bots" / "bots.toml"
@@ -405,3 +406,15 @@ def test_bots_toml_lists_every_sample_bot() -> None:
         program = shlex.split(by_name[name]["command"])[-1]
         folder = ROOT / by_name[name].get("folder", ".")
         assert (folder / program).with_suffix(".c" if name == "c" else ".js").exists()
+
+
+def test_js_kit_keeps_the_state_the_vectors_give(start: Start, javascript_command: list[str], tmp_path: Path) -> None:
+    """docs/vectors (docs/vectors.md): the last seat of every preset's vectors, fed to the probe
+    a match after another on one connection; at each play its state (hand, points taken, scores,
+    the trick, hearts broken and the trick's number as the events left them) is the vector's."""
+    probe = tmp_path / "probe.js"
+    probe.write_text(PROBE % {"kit": json.dumps(str(KIT))})
+    bot = start([javascript_command[0], str(probe)])
+    handshake(bot)
+    expected = feed_probe(bot)
+    assert_vector_states(states_written(bot.stderr), expected)

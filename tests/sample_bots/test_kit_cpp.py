@@ -67,6 +67,7 @@ from tests.sample_bots.kit_driver import (
     voids_shown,
 )
 from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, free_port, serve_one_decision, tcp_bots
+from tests.sample_bots.vectors_feed import assert_vector_states, feed_probe, sorted_passed, sorted_received
 from tests.tiers import starts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -828,3 +829,16 @@ def test_plays_a_referee_match_over_tcp(tcp_bot: LaunchTcp, tmp_path: Path) -> N
     assert outcome.seats[2].name == "cpp-ducker"
     assert started[0].wait() == 0
     assert started[0].stdout == b""
+
+
+def test_the_kit_keeps_the_state_the_vectors_give(start: Start, probe: Path) -> None:
+    """docs/vectors (docs/vectors.md): the last seat of every preset's vectors, fed to the probe
+    a match after another on one connection; at each play its state (hand, points taken, scores,
+    the trick, hearts broken and the trick's number as the events left them) is the vector's."""
+    bot = start([str(probe)])
+    handshake(bot)
+    expected = feed_probe(bot)
+    assert_no_sanitizer_report(bot.stderr)
+    extra = {"declarations": lambda s: s.declared, "trickLeader": lambda s: s.trick_leader}
+    extra |= {"passed": sorted_passed, "received": sorted_received}
+    assert_vector_states(states_written(bot.stderr), expected, extra=extra)

@@ -66,6 +66,7 @@ from tests.sample_bots.kit_driver import (
     winning_seat,
 )
 from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, serve_one_decision, tcp_bots
+from tests.sample_bots.vectors_feed import assert_vector_states, feed_probe, sorted_passed, sorted_received
 from tests.shared import verified
 from tests.tiers import starts
 
@@ -677,3 +678,15 @@ def test_the_repository_holds_no_build_product_of_these_tests() -> None:
     """The builds happen in copies: whatever ``bot`` an author may keep in the folder, the
     probe, which only these tests build, is never in it."""
     assert not (GO_FOLDER / "probe").exists()
+
+
+def test_the_kit_keeps_the_state_the_vectors_give(start: Start, go_build: GoBuild) -> None:
+    """docs/vectors (docs/vectors.md): the last seat of every preset's vectors, fed to the probe
+    a match after another on one connection; at each play its state (hand, points taken, scores,
+    the trick, hearts broken and the trick's number as the events left them) is the vector's."""
+    bot = start([go_build.probe])
+    handshake(bot)
+    expected = feed_probe(bot)
+    extra = {"declarations": lambda s: s.declared, "phase": lambda s: s.match_phase}
+    extra |= {"passed": sorted_passed, "received": sorted_received}
+    assert_vector_states(states_written(bot.stderr), expected, extra=extra)

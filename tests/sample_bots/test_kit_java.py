@@ -68,6 +68,7 @@ from tests.sample_bots.kit_driver import (
     winning_seat,
 )
 from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, serve_one_decision, tcp_bots
+from tests.sample_bots.vectors_feed import assert_vector_states, feed_probe
 from tests.shared import verified
 from tests.tiers import starts
 
@@ -744,3 +745,13 @@ def test_a_real_referee_seats_the_kit_over_tcp(tcp_bot: LaunchTcp) -> None:
     assert [s.status for s in outcome.seats] == ["ok"] * 4
     assert outcome.seats[0].name == "java-ducker"
     assert started[0].wait() == 0
+
+
+def test_the_kit_keeps_the_state_the_vectors_give(folder: Path, probes: Path, start: Start) -> None:
+    """docs/vectors (docs/vectors.md): the last seat of every preset's vectors, fed to the probe
+    a match after another on one connection; at each play its state (hand, points taken, scores,
+    the trick, hearts broken and the trick's number as the events left them) is the vector's."""
+    bot = start(probe_command(folder, probes, "StateProbe"))
+    handshake(bot)
+    expected = feed_probe(bot)
+    assert_vector_states(states_written(bot.stderr), expected)

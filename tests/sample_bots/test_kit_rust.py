@@ -52,6 +52,7 @@ from tests.sample_bots.kit_driver import (
     winning_seat,
 )
 from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, serve_one_decision, tcp_bots
+from tests.sample_bots.vectors_feed import assert_vector_states, feed_probe, sorted_passed, sorted_received
 from tests.shared import verified
 from tests.tiers import starts
 
@@ -603,3 +604,15 @@ def test_a_tcp_seat_plays_a_whole_match(tcp_bot: LaunchTcp, tmp_path: Path, toke
     assert started[0].wait() == 0
     assert [s.status for s in outcome.seats] == ["ok"] * 4, outcome.seats
     assert outcome.seats[0].name == "rust-ducker"
+
+
+def test_the_kit_keeps_the_state_the_vectors_give(rust_examples: RustBuild, start: Start) -> None:
+    """docs/vectors (docs/vectors.md): the last seat of every preset's vectors, fed to the probe
+    a match after another on one connection; at each play its state (hand, points taken, scores,
+    the trick, hearts broken and the trick's number as the events left them) is the vector's."""
+    bot = start([str(rust_examples.example("probe"))])
+    handshake(bot)
+    expected = feed_probe(bot)
+    extra = {"declared": lambda s: s.declared, "leader": lambda s: s.trick_leader}
+    extra |= {"passed": sorted_passed, "received": sorted_received}
+    assert_vector_states(states_written(bot.stderr), expected, snake=True, extra=extra)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.ladder.store import LadderStore
 from referee.sandbox.misses import bind_hint, hidden_path
+from referee.store.writer import LadderStore
 from tests.check.helpers import check, sandbox, step
 from tests.ladder.test_run import ladder
 

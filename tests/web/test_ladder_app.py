@@ -16,9 +16,9 @@ from urllib.parse import urlencode
 import pytest
 
 from referee.duel.feed import DuelFeed
-from referee.ladder.database import read_only
 from referee.ladder.schedule import draw_sets
-from referee.ladder.store import LadderStore
+from referee.store.database import read_only
+from referee.store.writer import LadderStore
 from referee.web.ladder import queries
 from referee.web.ladder.app import MAX_OPEN
 from referee.web.ladder.budget import Bucket

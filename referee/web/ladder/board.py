@@ -4,8 +4,8 @@ pairing's log-likelihood ratio against the test's bounds."""
 
 from __future__ import annotations
 
-from referee.duel.report import caption, verdict_line
 from referee.duel.status import DuelStatus
+from referee.duel.view import caption, verdict_line
 from referee.web.ladder.markup import bot_link, esc, interval, number, table
 from referee.web.ladder.queries import Board
 

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from referee.duel.faults import BROKEN_LEAST, BROKEN_SHARE, SeatFaults
 from referee.duel.status import LEVEL, DuelStatus, PairingStatus
-from referee.match.report import fault_lines, why_lines
+from referee.match.text import fault_lines, why_lines
 from referee.names import printable
 from referee.stats.sequential import SprtBounds
 

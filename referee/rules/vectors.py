@@ -1,0 +1,313 @@
+"""The rules as test vectors: whole rounds played through the round's machine (``turns.py``) by a
+seeded, deterministic policy, written down line by line for other engines and bot kits.
+
+Every line is what a referee sends or hears, or what a seat could know: each seat's messages
+(built by ``telling.py``, in the order the machine gives them), each request with its legal moves
+and its reply, and at each request the asked seat's table state (its hand, the trick so far,
+the points taken, hearts broken, the scores), so an engine can check its judgements and a kit its
+state, step by step. The format is documented in docs/vectors.md; its JSON Schema is
+:func:`schema`. Pure: this module builds lines and bytes, the ``referee vectors`` command writes
+them. The same ``FORMAT`` and rules give the same bytes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from collections.abc import Iterator
+from typing import Any, Final, TypeAlias
+
+import msgspec
+
+from protocol.messages import (
+    Declare,
+    DeclareRequest,
+    Moon,
+    MoonRequest,
+    Pass,
+    PassRequest,
+    Play,
+    PlayRequest,
+    RefereeMessage,
+    SeatOutcome,
+    TimeControl,
+    TimeLeft,
+)
+from protocol.ruleset import RuleSet
+from referee.rules import telling
+from referee.rules.match import Match
+from referee.rules.presets import ruleset
+from referee.rules.round import Round
+from referee.rules.turns import Ask, AskAll, Fallback, Illegal, Reply, RoundTurns, Tell
+from referee.rules.view import seat_view
+
+FORMAT: Final = 1
+"""The version of the vectors' format (the ``format`` of each file's first line); a change of
+the lines' fields or of the policy is a new number."""
+CLOCK: Final = TimeControl(per_decision_ms=1000, bank_ms=10000, startup_ms=5000)
+TIME: Final = TimeLeft(decision_ms=1000, bank_ms=10000)
+"""What every request says is left on the clock: the vectors have no time in them."""
+RANKS: Final = "23456789TJQKA"
+
+Request: TypeAlias = PassRequest | DeclareRequest | PlayRequest | MoonRequest
+
+
+class Game(msgspec.Struct, frozen=True):
+    """One match of a preset's vectors: its seed and how many rounds are played at most (a
+    match cut short ends as ``interrupted``, as a referee's would)."""
+
+    seed: int
+    rounds: int
+
+
+GAMES: Final[dict[str, tuple[Game, ...]]] = {
+    "american": (Game(1, 2),),
+    "american-moon-choice": (Game(1, 2),),
+    "american-no-hold": (Game(1, 2),),
+    "american-3": (Game(23, 2),),
+    "american-5": (Game(19, 2),),
+    "double-deck": (Game(2, 1),),
+    "omnibus": (Game(1, 2),),
+    "argentine": (Game(1, 2),),
+    "black-maria": (Game(6, 2),),
+    "dutch": (Game(36, 6),),
+    "dutch-modern": (Game(14, 2),),
+    "dutch-classic": (Game(14, 2),),
+    "dutch-35": (Game(14, 2),),
+    "achterhoeks": (Game(14, 3),),
+}
+"""The matches of each preset's vectors, chosen (``tests/rules/test_vectors.py`` checks it) so
+that between them they shoot the moon (and a shooter chooses how it scores), make declarations,
+cancel identical cards and switch Dutch's phases."""
+
+
+# -- the lines ---------------------------------------------------------------------------------
+class SeatState(msgspec.Struct, frozen=True, kw_only=True):
+    """What the asked seat can know at a request, from the messages it was told before it:
+    a kit that keeps its table state from the events should hold exactly this."""
+
+    seat: int
+    hand: list[str]
+    """The cards the seat holds, in the engine's order (compare as a multiset)."""
+    trick: list[str]
+    """The cards played to the current trick, from its leader on."""
+    trick_leader: int
+    trick_number: int
+    """The current trick, from 0 (the number of tricks completed)."""
+    hearts_broken: bool
+    points_taken: list[int]
+    """Card points each seat has taken in this round's completed tricks."""
+    scores: list[int]
+    """The match's scores before this round (as ``round_start`` told them)."""
+    declared: list[bool | None]
+    """Each seat's declaration, ``null`` where none was made (yet)."""
+    passed: list[str] | None
+    """The cards the seat gave, once every seat has passed; ``null`` before or without passing."""
+    received: list[str] | None
+    match_phase: int
+
+
+class _Line(msgspec.Struct, tag_field="type", kw_only=True):
+    """One line of a vectors file."""
+
+
+class Header(_Line, tag="vectors"):
+    """The first line: the format's version, the preset and its rules, how the moves were chosen."""
+
+    format: int
+    preset: str
+    rules: RuleSet
+    policy: str
+    matches: int
+
+
+class MatchBegins(_Line, tag="match"):
+    """A match begins: its id, the seed of its deals (``referee.rules.dealing``), at most how many
+    rounds are played."""
+
+    match_id: str
+    seed: int
+    max_rounds: int
+
+
+class Told(_Line, tag="tell"):
+    """``seat`` is told ``message`` (``seat`` is ``null``: every seat is told the same)."""
+
+    seat: int | None
+    message: RefereeMessage
+
+
+class Asked(_Line, tag="ask"):
+    """``seat`` is sent ``request`` and answers ``reply``; ``state`` is its table state then."""
+
+    seat: int
+    request: Request
+    state: SeatState
+    reply: Reply
+
+
+class MatchOver(_Line, tag="end"):
+    """A match is over (or cut short): the final scores, the winners, the rounds played."""
+
+    scores: list[int]
+    winners: list[int]
+    rounds: int
+    reason: str
+
+
+Line: TypeAlias = Header | MatchBegins | Told | Asked | MatchOver
+
+
+# -- the policy --------------------------------------------------------------------------------
+POLICY: Final = (
+    "random.Random(seed); the bold seat (seed % players) passes its lowest-ranked cards and plays "
+    "its highest-ranked legal card; the others pass and play a random legal card; every seat "
+    "declares with probability 0.3 and picks a random moon option"
+)
+
+
+class Policy:
+    """The seeded, deterministic player of every seat (``POLICY``); one seat plays boldly so
+    that moons are shot now and then."""
+
+    def __init__(self, seed: int, players: int) -> None:
+        self._rng = random.Random(seed)
+        self.bold = seed % players
+
+    def reply(self, seat: int, request: Request) -> Reply:
+        rng = self._rng
+        if isinstance(request, PassRequest):
+            if seat == self.bold:
+                cards = sorted(request.legal, key=_rank)[: request.count]
+            else:
+                cards = rng.sample(request.legal, request.count)
+            return Pass(id=request.id, cards=cards)
+        if isinstance(request, DeclareRequest):
+            return Declare(id=request.id, declare=rng.random() < 0.3)
+        if isinstance(request, PlayRequest):
+            card = max(request.legal, key=_rank) if seat == self.bold else rng.choice(request.legal)
+            return Play(id=request.id, card=card)
+        return Moon(id=request.id, choice=rng.choice(request.options))
+
+
+def _rank(code: str) -> int:
+    return RANKS.index(code[0])
+
+
+# -- a match -----------------------------------------------------------------------------------
+def seat_state(round_: Round, seat: int, scores: list[int]) -> SeatState:
+    """``seat``'s state in ``round_`` now (``scores``: the match's before the round)."""
+    view = seat_view(round_, seat)
+    return SeatState(
+        seat=seat,
+        hand=view.hand,
+        trick=view.trick,
+        trick_leader=view.trick_leader,
+        trick_number=round_.trick_number,
+        hearts_broken=view.hearts_broken,
+        points_taken=view.points_taken,
+        scores=scores,
+        declared=view.declared,
+        passed=view.passed if view.received is not None else None,
+        received=view.received,
+        match_phase=view.match_phase,
+    )
+
+
+def match_lines(rules: RuleSet, game: Game, match_id: str) -> Iterator[Line]:
+    """Every line of one match of ``rules`` played by the policy."""
+    n = rules.players
+    match = Match(rules, game.seed)
+    policy = Policy(game.seed, n)
+    ids = itertools.count(1)
+    names = [f"seat-{s}" for s in range(n)]
+    yield MatchBegins(match_id=match_id, seed=game.seed, max_rounds=game.rounds)
+    for seat in range(n):
+        yield Told(seat=seat, message=telling.match_start(match_id, seat, names, rules, CLOCK))
+    number = 0
+    while not match.over and number < game.rounds:
+        round_ = match.next_round()
+        scores = list(match.scores)
+        for seat in range(n):
+            yield Told(seat=seat, message=telling.round_start(round_, seat, number, scores))
+        yield from _round_lines(round_, policy, ids, scores)
+        result = match.record(round_)
+        yield Told(seat=None, message=telling.round_end(number, result, match.scores, match.phase))
+        number += 1
+    outcomes = [SeatOutcome(seat=s, name=name, status="ok") for s, name in enumerate(names)]
+    end = telling.match_end(match, match_id, outcomes)
+    yield Told(seat=None, message=end)
+    yield MatchOver(scores=end.scores, winners=end.winners, rounds=end.rounds, reason=end.reason)
+
+
+def _round_lines(round_: Round, policy: Policy, ids: Iterator[int], scores: list[int]) -> Iterator[Line]:
+    """One round through the machine: each request answered by the policy, each message told."""
+    turns = RoundTurns(round_, lambda seat: True, records=False)
+    while (event := turns.event) is not None:
+        if isinstance(event, (Ask, AskAll)):
+            asked = [_asked(one, round_, policy, next(ids), scores) for one in _asks(event)]
+            yield from asked
+            if isinstance(event, AskAll):
+                turns.answer({line.seat: line.reply for line in asked})
+            else:
+                turns.answer(asked[0].reply)
+        elif isinstance(event, Tell):
+            yield Told(seat=event.seat, message=event.message)
+            turns.next()
+        else:
+            assert not isinstance(event, (Illegal, Fallback)), f"the policy's move was refused: {event}"
+            turns.next()
+
+
+def _asks(event: Ask | AskAll) -> tuple[Ask, ...]:
+    return event.asks if isinstance(event, AskAll) else (event,)
+
+
+def _asked(ask: Ask, round_: Round, policy: Policy, rid: int, scores: list[int]) -> Asked:
+    request = ask.request(rid, TIME)
+    assert isinstance(request, (PassRequest, DeclareRequest, PlayRequest, MoonRequest))
+    state = seat_state(round_, ask.seat, scores)
+    return Asked(seat=ask.seat, request=request, state=state, reply=policy.reply(ask.seat, request))
+
+
+def preset_lines(preset: str) -> Iterator[Line]:
+    """Every line of ``preset``'s vectors: the header, then each of its ``GAMES``."""
+    rules = ruleset(preset)
+    games = GAMES[preset]
+    yield Header(format=FORMAT, preset=preset, rules=rules, policy=POLICY, matches=len(games))
+    for number, game in enumerate(games, 1):
+        yield from match_lines(rules, game, f"{preset}-{number}")
+
+
+_encoder: Final = msgspec.json.Encoder()
+_decoder: Final = msgspec.json.Decoder(Line)
+
+
+def preset_bytes(preset: str) -> bytes:
+    """``preset``'s vectors file: one JSON object per line (JSON Lines), UTF-8."""
+    return b"".join(_encoder.encode(line) + b"\n" for line in preset_lines(preset))
+
+
+def read_line(data: bytes | str) -> Line:
+    """One line of a vectors file, decoded and checked against its type."""
+    return _decoder.decode(data)
+
+
+# -- the schema --------------------------------------------------------------------------------
+def schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one line of a vectors file; the protocol's messages
+    inside it are defined in full (as in docs/protocol.schema.json)."""
+    (line,), components = msgspec.json.schema_components((Line,), ref_template="#/$defs/{name}")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"hearts-bot test vectors, format {FORMAT}",
+        "description": "One line of a vectors file (JSON Lines, one object a line). See docs/vectors.md.",
+        **line,
+        "$defs": dict(components),
+    }
+
+
+def schema_text() -> str:
+    """The schema as a vectors folder holds it (``schema.json``): sorted keys, indent 2."""
+    return json.dumps(schema(), sort_keys=True, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,127 @@
+"""The rules as vectors (``referee.rules.vectors``): the committed files in docs/vectors are what
+the rules make today, byte for byte; they validate against their schema; between them they
+cover what they claim (moons, a shooter's choice, declarations, cancelled cards, Dutch's two
+phases). The kits check the states in them (tests/protocol/test_bot_vectors.py, tests/sample_bots)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from protocol.messages import MoonRequest, PassRequest, Play, PlayRequest, RoundEnd, TrickEnd
+from referee.cli import main
+from referee.rules.presets import PRESETS
+from referee.rules.vectors import GAMES, Asked, Header, Line, Told, preset_bytes, read_line, schema_text
+
+ROOT = Path(__file__).resolve().parents[2]
+VECTORS = ROOT / "docs" / "vectors"
+REGENERATE = "the rules now make other vectors: if that is meant, run `referee vectors docs/vectors` and commit"
+
+
+@cache
+def lines(preset: str) -> list[Line]:
+    return [read_line(line) for line in (VECTORS / f"{preset}.jsonl").read_bytes().splitlines()]
+
+
+@pytest.mark.parametrize("preset", list(GAMES))
+def test_the_committed_vectors_are_what_the_rules_make(preset: str) -> None:
+    path = VECTORS / f"{preset}.jsonl"
+    assert path.exists(), f"{path} is missing: {REGENERATE}"
+    assert path.read_bytes() == preset_bytes(preset), f"{path}: {REGENERATE}"
+
+
+def test_the_committed_schema_is_current_and_every_preset_has_vectors() -> None:
+    assert (VECTORS / "schema.json").read_text(encoding="utf-8") == schema_text(), REGENERATE
+    assert set(GAMES) == set(PRESETS)
+    assert {p.stem for p in VECTORS.glob("*.jsonl")} == set(PRESETS), REGENERATE
+
+
+def test_every_kind_of_line_validates_against_the_schema() -> None:
+    """The first line of each kind (its type and its message's or request's) in every file:
+    all lines of a kind have one shape, and validating all 3,000 costs 15 s."""
+    validator = jsonschema.Draft202012Validator(json.loads(schema_text()))
+    for preset in GAMES:
+        seen: set[tuple[str, str]] = set()
+        for number, line in enumerate((VECTORS / f"{preset}.jsonl").read_text(encoding="utf-8").splitlines()):
+            data = json.loads(line)
+            kind = (data["type"], (data.get("message") or data.get("request") or {}).get("type", ""))
+            if kind not in seen:
+                seen.add(kind)
+                errors = [e.message for e in validator.iter_errors(data)]
+                assert errors == [], f"{preset} line {number + 1}"
+
+
+def test_the_command_writes_the_same_files(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["vectors", "--variant", "dutch-35", "--variant", "american", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["american.jsonl", "dutch-35.jsonl", "schema.json"]
+    for name in ("american.jsonl", "dutch-35.jsonl", "schema.json"):
+        assert (tmp_path / name).read_bytes() == (VECTORS / name).read_bytes()
+    assert "american.jsonl" in result.output
+
+
+def test_an_unknown_variant_is_a_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["vectors", "--variant", "skat", str(tmp_path)])
+    assert result.exit_code == 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def features(preset: str) -> set[str]:
+    """What a preset's vectors show: ``moon``, ``moon1``/``moon2`` (in phase 1 or 2),
+    ``choice`` (a moon request), ``declared``, ``cancelled`` (a trick nobody won),
+    ``switch`` (phase 1 to 2), ``passing``."""
+    seen: set[str] = set()
+    for line in lines(preset):
+        message = line.message if isinstance(line, Told) else None
+        if isinstance(message, RoundEnd):
+            if message.moon is not None:
+                seen |= {"moon", f"moon{message.match_phase}"}
+            if message.next_match_phase != message.match_phase:
+                seen.add("switch")
+            if any(message.declared or []):
+                seen.add("declared")
+        if isinstance(message, TrickEnd) and message.winner is None:
+            seen.add("cancelled")
+        if isinstance(line, Asked) and isinstance(line.request, MoonRequest):
+            seen.add("choice")
+        if isinstance(line, Asked) and isinstance(line.request, PassRequest):
+            seen.add("passing")
+    return seen
+
+
+COVERS = {
+    "american": {"moon", "passing"},
+    "american-moon-choice": {"moon", "choice"},
+    "american-3": {"moon", "passing"},
+    "american-5": {"moon", "passing"},
+    "double-deck": {"cancelled", "passing"},
+    "black-maria": {"moon", "passing"},
+    "dutch": {"moon1", "moon2", "switch"},
+    "dutch-35": {"moon", "choice"},
+    "achterhoeks": {"declared", "moon", "switch"},
+}
+
+
+@pytest.mark.parametrize("preset", list(COVERS))
+def test_the_vectors_cover_what_the_docs_say(preset: str) -> None:
+    assert COVERS[preset] <= features(preset)
+
+
+def test_the_header_and_the_requests() -> None:
+    """Each file starts with its header; ids count up within a match; every reply is legal and
+    answers its request's id."""
+    for preset in GAMES:
+        header = lines(preset)[0]
+        assert isinstance(header, Header) and header.preset == preset and header.format == 1
+        for line in lines(preset):
+            if isinstance(line, Asked):
+                assert line.reply.id == line.request.id
+                if isinstance(line.request, PlayRequest):
+                    assert isinstance(line.reply, Play)
+                    assert line.reply.card in line.request.legal
+                    assert line.reply.card in line.state.hand
