@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 import msgspec
+import pytest
 from click.testing import CliRunner, Result
 from rich.console import Console
 
@@ -34,6 +35,7 @@ def ladder(*args: str) -> Result:
     return CliRunner().invoke(main, ["ladder", *args], catch_exceptions=False)
 
 
+@pytest.mark.process
 def test_a_crashing_bot_is_explained_after_the_table_and_in_its_detail(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "crash"], crash=CRASH)
     db = tmp_path / "l.db"
@@ -77,6 +79,7 @@ def test_a_crashing_bot_is_explained_after_the_table_and_in_its_detail(tmp_path:
     con.close()
 
 
+@pytest.mark.process
 def test_a_clean_ladder_prints_no_fault_summary(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "random"])
     result = ladder("run", str(config), "--games", "1", "--db", str(tmp_path / "l.db"), "--sandbox", "off")
@@ -85,6 +88,7 @@ def test_a_clean_ladder_prints_no_fault_summary(tmp_path: Path) -> None:
     assert "played 4 matches in" in result.output
 
 
+@pytest.mark.process
 def test_a_bot_that_crashes_after_goodbye_is_named_after_the_run_not_counted_as_a_fault(tmp_path: Path) -> None:
     """Its matches were over and count; its author still has something to fix (issue 32)."""
     mistake = f"{BOTS['first'].split()[0]} {Path(BOTS['first'].split()[1]).parent / 'mistake_bot.py'} crash_at_goodbye"

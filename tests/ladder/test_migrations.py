@@ -173,6 +173,7 @@ def test_an_upgraded_database_has_the_schema_of_a_new_one(tmp_path: Path, name: 
     assert schema_of(db) == schema_of(tmp_path / "new.db")
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("name", EARLIER)
 def test_an_upgraded_database_resumes_where_it_stopped(tmp_path: Path, name: str) -> None:
     db = earlier_ladder(name, tmp_path)
@@ -241,6 +242,7 @@ def sqlite_master(db: Path) -> list[tuple[str, str, str | None]]:
         return con.execute("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").fetchall()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("version", [2, 3, 4, 5])
 def test_a_referee_killed_while_upgrading_leaves_the_version_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: int

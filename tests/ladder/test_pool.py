@@ -259,6 +259,7 @@ def run_command(config: Path, db: Path, *more: str) -> list[str]:
             "--sandbox", "off", "--keep-bots", "-q", *more]  # fmt: skip
 
 
+@pytest.mark.process
 def test_ladder_run_again_with_an_edited_list_goes_on_in_the_same_database(tmp_path: Path) -> None:
     db = tmp_path / "ladder.db"
     config = bot_list(tmp_path, ["first", "random", "heuristic"])
@@ -303,6 +304,7 @@ def _bot_rows(db: Path) -> dict[str, tuple]:
         con.close()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("moment", ["at_once", "after_the_change"])
 def test_a_running_ladder_follows_its_list_and_a_kill_mid_change_loses_nothing(moment: str, tmp_path: Path) -> None:
     db = tmp_path / "ladder.db"
@@ -368,6 +370,7 @@ def test_the_follower_takes_a_saved_list_whole_or_not_at_all(tmp_path: Path) -> 
         store.close()
 
 
+@pytest.mark.process
 def test_a_kept_running_ladder_waits_for_new_bots_and_plays_them(tmp_path: Path) -> None:
     db = tmp_path / "ladder.db"
     config = bot_list(tmp_path, ["first", "random"])

@@ -145,6 +145,7 @@ GEOMETRY = """() => {
 }"""
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("width", [1300, 1024])
 @pytest.mark.parametrize("players", sorted(SHAPES))
 def test_tables_of_3_to_6_players_fit(tmp_path: Path, players: int, width: int) -> None:
