@@ -4,11 +4,44 @@ Hypothesis by default fails an example that takes over 200 ms (``deadline``) and
 data is slow to generate (``HealthCheck.too_slow``): both are verdicts on the machine's speed,
 not on the code, and turn red when another process keeps the cores busy. The suite's
 properties are about behaviour, so neither applies (docs/development.md); a test may still set
-its own ``max_examples`` and other health checks."""
+its own ``max_examples`` and other health checks.
+
+The suite runs in parallel (pytest-xdist, docs/development.md): the one thing tests build in
+the repository itself, the sample C bot (``make`` in ``sample_bots/c``, as ``bots.toml`` says),
+is built once before the first test, under a lock the workers share, when the run holds a test
+that starts processes; a worker's ``make`` then finds it up to date instead of racing another's
+build of it."""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("referee", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("referee")
+
+pytest_plugins = [
+    "tests.tiers",  # the tiers' markers and the guard of the fast tier
+    "pytester",  # a suite run inside a test (tests/test_tiers.py)
+]
+
+C_BOT = Path(__file__).resolve().parent.parent / "sample_bots" / "c"
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if not any(item.get_closest_marker("process") for item in session.items):
+        return
+    if shutil.which("make") is None or not (shutil.which("cc") or shutil.which("gcc")):
+        return  # the tests that need the C bot skip
+    key = hashlib.sha256(str(C_BOT).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"hearts-referee-c-bot-{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        # a failed build is left to the tests that use the bot, which say why
+        subprocess.run(["make", "-s", "-C", str(C_BOT)], capture_output=True, timeout=300, check=False)

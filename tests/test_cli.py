@@ -181,6 +181,7 @@ def test_bench_engine_playouts() -> None:
     assert output.startswith("american: ") and "playouts/s" in output
 
 
+@pytest.mark.process
 def test_bench_match_json_puts_cpu_against_cpu() -> None:
     """The headline ratio is the referee's CPU per decision over the echo's CPU per round trip,
     both measured in the same run (issue 13); the old figure against echo wall time is kept."""

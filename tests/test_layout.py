@@ -6,6 +6,7 @@ function over 60, read from the code's own syntax tree, unless an allow-list say
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,19 +35,26 @@ def modules() -> dict[str, Path]:
 MODULES = modules()
 
 
-def imports_of(name: str) -> Iterator[tuple[str, bool]]:
+@functools.cache
+def syntax_tree(name: str) -> ast.Module:
+    """The parsed module ``name``, parsed once a run (the checks below read each many times)."""
+    return ast.parse(MODULES[name].read_text())
+
+
+@functools.cache
+def imports_of(name: str) -> tuple[tuple[str, bool], ...]:
     """Each project module ``name`` imports, and whether at the top level (not in a function)."""
-    tree = ast.parse(MODULES[name].read_text())
+    tree = syntax_tree(name)
     top = set(map(id, tree.body))
+    found = []
     for node in ast.walk(tree):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             targets = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-        for target in targets:
-            if target in MODULES:
-                yield target, id(node) in top
+        found += [(target, id(node) in top) for target in targets if target in MODULES]
+    return tuple(found)
 
 
 def graph(top_level_only: bool) -> dict[str, set[str]]:
@@ -117,6 +125,7 @@ LADDER: Final = (
     "referee.seeds",
     "referee.errors",
     "referee.stats",
+    "referee.store",
     "referee.ladder",
 )
 """What the ladder's modules may import (the ladder's own among them); the duel's may import the
@@ -188,6 +197,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "referee.errors",
             "referee.check",
         ),
+    ),
+    (
+        "referee.store",  # the ladder's database, below the ladder that plays it
+        ("protocol", "referee.errors", "referee.match", "referee.players", "referee.stats", "referee.store"),
     ),
     ("referee.ladder", LADDER),
     ("referee.duel", (*LADDER, "referee.duel")),  # above the ladder, never the other way round
@@ -262,8 +275,8 @@ def lengths(kind: type[ast.AST] | tuple[type[ast.AST], ...]) -> dict[str, int]:
     """The length of every definition of ``kind`` in referee/ and protocol/."""
     return {
         qualified: length
-        for name, path in MODULES.items()
-        for qualified, node, length in definitions(ast.parse(path.read_text()), name)
+        for name in MODULES
+        for qualified, node, length in definitions(syntax_tree(name), name)
         if isinstance(node, kind)
     }
 

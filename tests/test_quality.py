@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -15,11 +17,13 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, check=False)
 
 
+@pytest.mark.process
 def test_ruff_is_clean() -> None:
     result = run("ruff", "check", "referee", "protocol", "tests", "sample_bots")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.process
 def test_mypy_strict_is_clean() -> None:
     result = run("mypy")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.ladder.store import LadderStore
 from referee.starter import SAMPLES, STARTERS, starter
+from referee.store.writer import LadderStore
 
 PY = sys.executable
 ROOMY = ("--time-per-move", "30", "--time-bank", "60", "--startup", "60")
@@ -47,6 +47,7 @@ def readme_block(readme: str, kind: str) -> str:
     return "\n".join(re.findall(rf"```{kind}\n(.*?)```", readme, re.DOTALL))
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("language", list(STARTERS))
 def test_a_new_bot_builds_passes_the_check_and_plays_a_ladder(language: str, tmp_path: Path) -> None:
     usable(language)

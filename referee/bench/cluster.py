@@ -18,11 +18,11 @@ import msgspec
 
 from referee.bench.match import RANDOM_BOT
 from referee.ladder.cluster import MatchDone, MatchTask, check_result, dask_distributed, play_task
-from referee.ladder.schedule import ScheduledMatch
 from referee.match.config import MatchConfig
 from referee.players.bot_config import BotEntry
 from referee.rules.presets import ruleset
 from referee.seeds import series_seed
+from referee.store.records import ScheduledMatch
 
 
 class ClusterBench(msgspec.Struct, frozen=True, kw_only=True):

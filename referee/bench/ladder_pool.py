@@ -17,8 +17,8 @@ from pathlib import Path
 from referee.ladder.feed import LadderFeed
 from referee.ladder.pool import pool_change
 from referee.ladder.setup import sets_for_newcomers
-from referee.ladder.store import LadderStore
 from referee.players.bot_config import BotEntry
+from referee.store.writer import LadderStore
 
 
 @dataclass(frozen=True)

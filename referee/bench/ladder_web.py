@@ -25,13 +25,13 @@ from urllib.parse import quote, unquote
 
 import trio
 
-from referee.ladder.reader import LadderReader
-from referee.ladder.records import LadderSettings, MatchRecord, SeatResult
-from referee.ladder.schedule import ScheduledMatch, draw_sets, match_key
-from referee.ladder.store import LadderStore
+from referee.ladder.schedule import draw_sets
 from referee.match.outcome import FaultReport
 from referee.rules.presets import ruleset
 from referee.stats.ratings import finishing_ranks
+from referee.store.reader import LadderReader
+from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch, SeatResult, match_key
+from referee.store.writer import LadderStore
 from referee.web.ladder.app import LadderWeb
 from referee.web.ladder.budget import Bucket
 from referee.web.ladder.queries import PAGE_SIZE

@@ -29,7 +29,7 @@ from referee.cli.options import (
     Seconds,
     sandbox_for,
 )
-from referee.ladder.errors import LadderError
+from referee.errors import LadderError
 from referee.rules.presets import DEFAULT_PRESET, PRESETS
 from referee.stats.sequential import MIN_SETS, PRIOR_SETS, SprtBoundsError
 

@@ -34,7 +34,7 @@ from referee.duel.bots import BotList, chosen_bot, duel_bots, opponents, pool
 from referee.duel.run import DuelPlayed, play_duel, read_status
 from referee.duel.settings import DEFAULT_MAX_SETS, Contest, DuelSettings
 from referee.duel.view import broken_lines, status_json, status_table, verdict_line
-from referee.ladder.errors import LadderError
+from referee.errors import LadderError
 from referee.ladder.play import LadderInterrupted, LadderPlan, RunOutput
 from referee.match.config import MatchConfig
 from referee.players.bot_config import BotConfigError, BotEntry

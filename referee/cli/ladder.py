@@ -38,7 +38,7 @@ from referee.cli.options import (
     resolvable_host,
 )
 from referee.cli.serving import serve_until_signal
-from referee.ladder.errors import LadderError
+from referee.errors import LadderError
 from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
 from referee.ladder.order import TOP, format_order, order_json, order_of
 from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, RunOutput, play_ladder
@@ -52,7 +52,6 @@ from referee.ladder.standings import (
     standings_json,
     standings_table,
 )
-from referee.ladder.store import LadderStore
 from referee.ladder.times import ladder_times
 from referee.match.config import MatchConfig
 from referee.names import printable
@@ -64,6 +63,7 @@ from referee.replay.timing import time_lines
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import SandboxUnavailable
+from referee.store.writer import LadderStore
 from referee.web.ladder.reading import Reading
 from referee.web.ladder.server import serve_apart, serve_ladder_web, stop_when_stdin_closes
 

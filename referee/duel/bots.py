@@ -16,7 +16,7 @@ from pathlib import Path
 import msgspec
 
 from referee.duel.settings import Contest, DuelSettings
-from referee.ladder.errors import LadderError
+from referee.errors import LadderError
 from referee.players.bot_config import BotEntry, bot_folder, command_words, config_folder, read_bots
 from referee.stats.sequential import SprtBounds
 

@@ -18,8 +18,9 @@ from referee.duel.status import DuelStatus, duel_status
 from referee.duel.store import DuelStore
 from referee.duel.tables import PairedSet, duel_table
 from referee.ladder.runner import pending_sets
-from referee.ladder.schedule import ScheduledMatch, set_seed
+from referee.ladder.schedule import set_seed
 from referee.match.outcome import FaultReport
+from referee.store.records import ScheduledMatch
 
 
 class DuelFeed:

@@ -14,7 +14,7 @@ from rich.text import Text
 from referee.duel.status import DuelStatus
 from referee.duel.view import status_table, verdict_line
 from referee.ladder.progress import LiveRedraw
-from referee.ladder.records import MatchRecord
+from referee.store.records import MatchRecord
 
 
 class DuelProgress(LiveRedraw):

@@ -20,12 +20,12 @@ from referee.duel.settings import DuelSettings
 from referee.duel.setup import check_same_duel, open_duel
 from referee.duel.status import DuelStatus, duel_status
 from referee.duel.store import DuelStore
-from referee.ladder.errors import LadderError
+from referee.errors import LadderError
 from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, LiveView, RunOutput, play_ladder
 from referee.ladder.roll_call import roll_call
 from referee.ladder.runner import RunOptions, SetFeed
-from referee.ladder.store import LadderStore
 from referee.match.outcome import FaultReport
+from referee.store.writer import LadderStore
 
 
 class DuelRun:

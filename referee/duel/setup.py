@@ -14,12 +14,12 @@ from protocol.ruleset import RuleSet
 from referee.duel.settings import DuelSettings
 from referee.duel.store import DuelStore
 from referee.duel.tables import TableError, duel_table
-from referee.ladder.errors import LadderError
+from referee.errors import LadderError
 from referee.ladder.play import LadderPlan
-from referee.ladder.records import LadderSettings
 from referee.ladder.setup import bot_differences, rule_differences
 from referee.seeds import random_seed
 from referee.stats.sequential import SprtBounds
+from referee.store.records import LadderSettings
 
 
 def check_same_duel(plan: LadderPlan, duel: DuelSettings) -> DuelSettings:

@@ -1,4 +1,4 @@
-"""A duel's database: a ladder database (``referee.ladder.store``) whose ``meta`` holds the
+"""A duel's database: a ladder database (``referee.store.writer``) whose ``meta`` holds the
 duel's settings and whose ``pairings`` table says which two bots each set measures. Its sets are
 scheduled one at a time (``schedule``, one transaction: the set, its matches and its pairing),
 and read back as one paired difference per complete set, in the order the sets were completed
@@ -13,11 +13,11 @@ import msgspec
 
 from referee.duel.settings import META_KEY, DuelSettings, decode_settings, encode_settings
 from referee.duel.tables import PairedSet
-from referee.ladder.errors import LadderError
-from referee.ladder.reader import LadderReader
-from referee.ladder.records import LadderSettings
-from referee.ladder.schedule import ScheduledMatch
-from referee.ladder.store import LadderStore
+from referee.errors import LadderError
+from referee.ladder.pairs import COMPLETE, per_match
+from referee.store.reader import LadderReader
+from referee.store.records import LadderSettings, ScheduledMatch
+from referee.store.writer import LadderStore
 
 
 class DuelReader(LadderReader):
@@ -45,24 +45,24 @@ class DuelReader(LadderReader):
         done), in the order the sets were completed (by the last match's ``seq``). A set's
         difference is OLD's final score minus NEW's, a match, averaged over its matches: points
         a match NEW is better by on the same cards (scores count penalty points: lower is
-        better)."""
+        better), as the ladder defines a pair's difference (``referee.ladder.pairs.per_match``)."""
         rows = self.db.execute(
-            """
-            SELECT p.set_index, p.old, m.seq, SUM(CASE WHEN r.bot = p.old THEN r.score ELSE -r.score END)
-            FROM pairings p JOIN matches m ON m.set_index = p.set_index JOIN results r ON r.match = m.id
-            WHERE r.bot IN (p.new, p.old) AND p.set_index IN (
-                SELECT set_index FROM matches GROUP BY set_index HAVING COUNT(seq) = COUNT(*))
-            GROUP BY m.id
+            f"""
+            WITH pair(a, b, set_index) AS (SELECT new, old, set_index FROM pairings),
+            per_match AS ({per_match("pair", keep="set_index")})
+            SELECT pm.set_index, pm.b, m.seq, pm.difference
+            FROM per_match pm JOIN matches m ON m.id = pm.match AND m.set_index = pm.set_index
+            WHERE pm.set_index IN ({COMPLETE})
             """
         )
-        per_set: dict[int, tuple[str, list[int], list[int]]] = {}
+        per_set: dict[int, tuple[str, list[int], list[float]]] = {}
         for set_index, old, seq, difference in rows:
-            _, seqs, per_match = per_set.setdefault(int(set_index), (str(old), [], []))
+            _, seqs, differences = per_set.setdefault(int(set_index), (str(old), [], []))
             seqs.append(int(seq))
-            per_match.append(int(difference))
+            differences.append(float(difference))
         found: dict[str, list[float]] = {}
-        for old, _, per_match in sorted(per_set.values(), key=lambda entry: max(entry[1])):
-            found.setdefault(old, []).append(sum(per_match) / len(per_match))
+        for old, _, differences in sorted(per_set.values(), key=lambda entry: max(entry[1])):
+            found.setdefault(old, []).append(sum(differences) / len(differences))
         return found
 
     def seat_statuses(self) -> dict[str, Counter[str]]:

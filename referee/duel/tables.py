@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.duel.settings import DuelSettings
-from referee.ladder.schedule import DuplicateSet
+from referee.store.records import DuplicateSet
 
 
 class TableError(ValueError):

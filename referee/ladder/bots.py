@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgspec
 
-from referee.ladder.errors import LadderError
+from referee.errors import LadderError
 from referee.players.bot_config import BotEntry, bot_folder, command_words, missing_program
 from referee.players.building import BuildRefused, BuiltBot, build
 from referee.sandbox.bwrap import Sandbox

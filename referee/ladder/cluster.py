@@ -33,12 +33,9 @@ import msgspec
 import trio
 
 from protocol.ruleset import RuleSet
+from referee.errors import LadderError
 from referee.ladder.bots import prepare_bots
-from referee.ladder.errors import LadderError
-from referee.ladder.records import MatchRecord
 from referee.ladder.runner import RunOptions, RunSummary, SetFeed, TableSlot, match_record, pending_sets
-from referee.ladder.schedule import ScheduledMatch
-from referee.ladder.store import LadderStore
 from referee.log_format import RoundScored
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
@@ -51,6 +48,8 @@ from referee.private_files import open_private
 from referee.replay.reader import LogError, parse_log
 from referee.replay.verify import verify
 from referee.sandbox.bwrap import SandboxMode, SandboxUnavailable, choose_sandbox
+from referee.store.records import MatchRecord, ScheduledMatch
+from referee.store.writer import LadderStore
 
 MAX_TRIES = 3
 """Times a match is sent to the cluster before a refused result stops the ladder."""

@@ -17,12 +17,12 @@ from dataclasses import asdict, dataclass
 
 import msgspec
 
-from referee.ladder.errors import LadderError
-from referee.ladder.records import Drop, StoredFault
+from referee.errors import LadderError
 from referee.ladder.standings import Standing
-from referee.ladder.store import LadderStore
 from referee.match.text import fault_lines
 from referee.names import printable
+from referee.store.records import Drop, StoredFault
+from referee.store.writer import LadderStore
 
 LOGS_SHOWN = 10
 """Replay commands listed in a bot's detail; the rest are counted."""

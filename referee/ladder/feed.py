@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from itertools import pairwise
 
-from referee.ladder.schedule import ScheduledMatch, next_set
-from referee.ladder.store import LadderStore
+from referee.ladder.schedule import next_set
 from referee.stats.ratings import Rating
+from referee.store.records import ScheduledMatch
+from referee.store.writer import LadderStore
 
 Focus = Callable[[LadderStore, Sequence[str]], list[tuple[str, str]]]
 """The pairs of active bots whose order is least sure, least sure first."""

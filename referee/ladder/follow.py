@@ -27,12 +27,13 @@ import trio
 from referee.errors import RefereeError
 from referee.ladder.bots import prepare_bots
 from referee.ladder.feed import LadderFeed
-from referee.ladder.pool import BotVersion, pool_change
+from referee.ladder.pool import pool_change
 from referee.ladder.setup import sets_for_newcomers
-from referee.ladder.store import LadderStore
 from referee.players.bot_config import BotEntry, read_bots
 from referee.players.building import BuiltBot
 from referee.sandbox.bwrap import Sandbox
+from referee.store.records import BotVersion
+from referee.store.writer import LadderStore
 
 POLL = 2.0
 """Seconds between two looks at the bot list."""

@@ -17,10 +17,10 @@ from itertools import pairwise
 from typing import Literal
 
 from referee.ladder.pairs import complete_sets, pair_differences
-from referee.ladder.reader import LadderReader
 from referee.ladder.standings import Standing, ladder_sets, ranking
 from referee.stats.betting import SET_BOUND, rules_bound
 from referee.stats.evidence import ALPHA, more_sets_needed, weigh
+from referee.store.reader import LadderReader
 
 TOP = 3
 """The bots whose order the table and the live view speak of, by default."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from referee.ladder.reader import LadderReader
+from referee.store.reader import LadderReader
 
 COMPLETE = "SELECT set_index FROM matches GROUP BY set_index HAVING COUNT(seq) = COUNT(*)"
 """The sets whose every match is done (``seq`` is set when a match is recorded)."""
@@ -20,6 +20,22 @@ def complete_sets(store: LadderReader) -> int:
     """How many of the ladder's duplicate sets are complete: the denominator of the share of
     sets that seat a pair."""
     return int(store.db.execute(f"SELECT COUNT(*) FROM ({COMPLETE})").fetchone()[0])
+
+
+def per_match(pairs: str, keep: str = "") -> str:
+    """The one definition of a pair's difference in a match, as the body of a SQL common table
+    expression: for each row ``(a, b[, keep])`` of the table ``pairs`` and each match that seats
+    both, ``b``'s score minus ``a``'s, each the mean over the seats it held (positive: ``a``
+    took fewer points on the same cards). The ladder's compare, the order of its top N and the
+    duel's test all read their set differences through it. ``keep``: one more column of
+    ``pairs`` to carry along (the duel's set)."""
+    extra = f", p.{keep}" if keep else ""
+    return f"""
+        SELECT p.a, p.b{extra}, ra.match, AVG(rb.score) - AVG(ra.score) AS difference
+        FROM {pairs} p
+        JOIN results ra ON ra.bot = p.a
+        JOIN results rb ON rb.match = ra.match AND rb.bot = p.b
+        GROUP BY p.a, p.b{extra}, ra.match"""
 
 
 def pair_differences(store: LadderReader, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[float]]:
@@ -37,13 +53,7 @@ def pair_differences(store: LadderReader, pairs: Sequence[tuple[str, str]]) -> d
     rows = store.db.execute(
         f"""
         WITH pair(a, b) AS (VALUES {values}),
-        per_match AS (
-            SELECT p.a, p.b, ra.match, AVG(rb.score) - AVG(ra.score) AS difference
-            FROM pair p
-            JOIN results ra ON ra.bot = p.a
-            JOIN results rb ON rb.match = ra.match AND rb.bot = p.b
-            GROUP BY p.a, p.b, ra.match
-        )
+        per_match AS ({per_match("pair")})
         SELECT a, b, m.set_index, AVG(difference)
         FROM per_match JOIN matches m ON m.id = per_match.match
         WHERE m.set_index IN ({COMPLETE})

@@ -22,12 +22,11 @@ from rich.console import Console
 from rich.text import Text
 
 from protocol.ruleset import RuleSet
+from referee.errors import LadderError
 from referee.ladder.bots import prepare_bots
-from referee.ladder.errors import LadderError
 from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower, version_entries, versions_built
 from referee.ladder.progress import LiveProgress
-from referee.ladder.records import MatchRecord
 from referee.ladder.roll_call import crowded_folders, refusal, roll_call
 from referee.ladder.runner import LadderRun, RunOptions, RunSummary, SetFeed
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
@@ -37,10 +36,11 @@ from referee.players.building import BuildRefused, BuiltBot
 from referee.players.process import BotLimits
 from referee.private_files import private_folder
 from referee.sandbox.bwrap import Sandbox, SandboxMode, choose_sandbox
+from referee.store.records import MatchRecord
 
 if TYPE_CHECKING:
     from referee.ladder.cluster import ClusterRun
-    from referee.ladder.store import LadderStore
+    from referee.store.writer import LadderStore
 
 
 IDLE_LOOK = 1.0

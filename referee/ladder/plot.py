@@ -9,9 +9,9 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from referee.ladder.errors import LadderError
-from referee.ladder.store import LadderStore
+from referee.errors import LadderError
 from referee.stats.ratings import INITIAL
+from referee.store.writer import LadderStore
 
 FORMATS = (".svg", ".png", ".pdf")
 

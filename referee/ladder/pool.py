@@ -2,7 +2,7 @@
 bot list each time it is read (pure: no database, no files).
 
 An *entrant* is a name in the bot list; a *version* is one row of the ladder's ``bots`` table
-(``referee.ladder.schema``), what results, ratings and faults are kept under. An entrant's
+(``referee.store.schema``), what results, ratings and faults are kept under. An entrant's
 first version is named as the entrant; when its entry's command, build or folder changes, the
 version that played is retired and a new one is added, ``NAME@2``, ``NAME@3``, ...: its own
 rating from the start, linked to the one it replaces. History is never rewritten: a retired
@@ -13,41 +13,12 @@ An entrant removed from the list is retired; put back unchanged, the same versio
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-
-import msgspec
 
 from referee.players.bot_config import BotEntry
+from referee.store.records import BotVersion, PoolChange
 
 VERSION_MARK = "@"
 """Between an entrant's name and the number of a later version: ``heuristic@2``."""
-
-
-@dataclass(frozen=True)
-class BotVersion:
-    """One version of an entrant, as the ladder keeps it."""
-
-    name: str
-    """Its name in results, ratings and logs: the entrant's for version 1, else ``NAME@N``."""
-    entrant: str
-    version: int
-    command: str
-    entry: BotEntry | None
-    """The bot list's entry it was made from, under the entrant's name (``None``: a ladder
-    from before schema 6 kept the command only)."""
-    position: int
-    replaces: str | None = None
-    added: str | None = None
-    retired: str | None = None
-
-    @property
-    def active(self) -> bool:
-        return self.retired is None
-
-    def runs_as(self) -> BotEntry:
-        """The entry that starts this version: the list's entry under the version's name."""
-        entry = self.entry or BotEntry(name=self.entrant, command=self.command)
-        return msgspec.structs.replace(entry, name=self.name)
 
 
 def same_bot(entry: BotEntry, version: BotVersion) -> bool:
@@ -59,42 +30,6 @@ def same_bot(entry: BotEntry, version: BotVersion) -> bool:
     if version.entry is None:
         return True
     return (entry.build, entry.folder) == (version.entry.build, version.entry.folder)
-
-
-@dataclass
-class PoolChange:
-    """What reading the bot list changes in the ladder."""
-
-    at: str
-    """When: the time stamped on the versions added and retired."""
-    added: list[BotVersion] = field(default_factory=list)
-    """New versions: new entrants, and new versions of changed ones."""
-    retired: list[str] = field(default_factory=list)
-    """Versions that leave the schedule (removed, or replaced by a new version)."""
-    back: list[str] = field(default_factory=list)
-    """Retired versions whose entrant is in the list again, unchanged: they play again."""
-    entries: dict[str, BotEntry] = field(default_factory=dict)
-    """Entries kept for versions that had none (ladders from before schema 6) or whose entry
-    changed in what does not make another bot (``build_timeout``), by version name."""
-    positions: dict[str, int] = field(default_factory=dict)
-    """Active versions whose entrant moved in the list, by version name."""
-
-    @property
-    def empty(self) -> bool:
-        return not (self.added or self.retired or self.back or self.entries or self.positions)
-
-    def describe(self) -> list[str]:
-        """One line per change, for the organizer."""
-        lines = []
-        for version in self.added:
-            if version.replaces is None:
-                lines.append(f"new entrant {version.name}")
-            else:
-                lines.append(f"new version {version.name} of {version.entrant} (replaces {version.replaces})")
-        replaced = {v.replaces for v in self.added}
-        lines += [f"{name} retired (removed from the bot list)" for name in self.retired if name not in replaced]
-        lines += [f"{name} plays again (back in the bot list)" for name in self.back]
-        return lines
 
 
 def pool_change(stored: Sequence[BotVersion], entries: Sequence[BotEntry], now: str) -> PoolChange:

@@ -27,9 +27,9 @@ from rich.text import Text
 
 from referee.ladder.order import TOP as ORDER_TOP
 from referee.ladder.order import format_order, order_of
-from referee.ladder.records import MatchRecord
 from referee.ladder.standings import standings, standings_table
-from referee.ladder.store import LadderStore
+from referee.store.records import MatchRecord
+from referee.store.writer import LadderStore
 
 TOP = 5
 """Rows of the leaderboard shown while the ladder runs."""

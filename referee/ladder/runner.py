@@ -27,10 +27,7 @@ import msgspec
 import trio
 
 from protocol.ruleset import RuleSet
-from referee.ladder.records import MatchRecord, SeatResult
-from referee.ladder.schedule import ScheduledMatch
 from referee.ladder.spares import Spares
-from referee.ladder.store import LadderStore
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
@@ -41,6 +38,8 @@ from referee.players.connection import BotConnection, handshake, say_goodbye
 from referee.players.process import BotLimits, BotStartError, ProcessLink
 from referee.private_files import private_folder
 from referee.rules.scoring import RoundResult
+from referee.store.records import MatchRecord, ScheduledMatch, SeatResult
+from referee.store.writer import LadderStore
 
 
 @dataclass(frozen=True)

@@ -28,55 +28,13 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from itertools import combinations
+
+from referee.store.records import DuplicateSet
 
 SEED_BITS = 128
 """Set seeds are as wide as ``referee match``'s random seeds: a bot that sees its own hands
 cannot search the seed space for the one that dealt them."""
-
-
-@dataclass(frozen=True)
-class DuplicateSet:
-    """One table and one seed, to be played in every rotation."""
-
-    index: int
-    table: tuple[str, ...]
-    """Bot names by table position; the cyclic order is kept in every rotation."""
-    seed: int
-
-    @property
-    def rotations(self) -> int:
-        return len(self.table)
-
-    def seating(self, rotation: int) -> tuple[str, ...]:
-        """Bot names by seat in a rotation: the bot at table position ``p`` sits in seat
-        ``(p + rotation) % n``, so over the set every bot holds every seat once."""
-        n = len(self.table)
-        return tuple(self.table[(seat - rotation) % n] for seat in range(n))
-
-    def matches(self) -> list[ScheduledMatch]:
-        return [ScheduledMatch(self.index, r, self.seating(r), self.seed) for r in range(self.rotations)]
-
-
-@dataclass(frozen=True)
-class ScheduledMatch:
-    """One match of the schedule: a rotation of a duplicate set."""
-
-    set_index: int
-    rotation: int
-    seats: tuple[str, ...]
-    seed: int
-
-    @property
-    def key(self) -> str:
-        """A name for files: the set and the rotation."""
-        return match_key(self.set_index, self.rotation)
-
-
-def match_key(set_index: int, rotation: int) -> str:
-    """A match's name (its replay log's): ``SSSSS-R``, the set and the rotation."""
-    return f"{set_index:05d}-{rotation}"
 
 
 def _hash(*parts: object, size: int = 8) -> int:

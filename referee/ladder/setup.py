@@ -16,15 +16,15 @@ from pathlib import Path
 import msgspec
 
 from protocol.ruleset import RuleSet
-from referee.ladder.errors import LadderError
-from referee.ladder.pool import PoolChange, pool_change
-from referee.ladder.records import LadderSettings
+from referee.errors import LadderError
+from referee.ladder.pool import pool_change
 from referee.ladder.schedule import first_sets
-from referee.ladder.store import LadderStore
 from referee.players.bot_config import BotEntry
 from referee.private_files import close_up as close_up_fd
 from referee.private_files import open_no_link, private_folder, trusted_file
 from referee.seeds import random_seed
+from referee.store.records import LadderSettings, PoolChange
+from referee.store.writer import LadderStore
 
 DEFAULT_GAMES = 20
 """Duplicate sets of a new ladder when ``--games`` is not given."""

@@ -14,18 +14,17 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from referee.ladder.errors import LadderError
+from referee.errors import LadderError
 from referee.ladder.pairs import complete_sets, pair_differences
-from referee.ladder.pool import BotVersion
-from referee.ladder.reader import LadderReader
-from referee.ladder.records import BotFigures, ResultModes
-from referee.ladder.store import LadderStore
 from referee.stats.betting import rules_bound
 from referee.stats.estimate import Estimate
 from referee.stats.evidence import Evidence, more_sets_needed, sequence_alpha, sequence_sets_to_decide, weigh
 from referee.stats.ratings import INITIAL, Rating, predict_win, skill_above
 from referee.stats.sequential import MIN_SETS
 from referee.stats.signs import SignTest
+from referee.store.reader import LadderReader
+from referee.store.records import BotFigures, BotVersion, ResultModes
+from referee.store.writer import LadderStore
 
 LEVEL = 0.95
 """The confidence level of the intervals shown, and of the verdict."""

@@ -16,9 +16,9 @@ from pathlib import Path
 import msgspec
 
 from referee.ladder.setup import logs_folder
-from referee.ladder.store import LadderStore
 from referee.replay.reader import LogError, read_log
 from referee.replay.timing import TimeSummary, decision_cpu, decision_times, summarize
+from referee.store.writer import LadderStore
 
 
 @dataclass

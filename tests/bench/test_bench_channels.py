@@ -11,6 +11,7 @@ from referee.bench.channels import bench_channel, capacity
 from referee.sandbox.bwrap import SandboxUnavailable, choose_sandbox
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("channel", ["flock", "fcntl"])
 def test_a_lock_channel_carries_nothing_in_the_sandbox(channel: str) -> None:
     try:

@@ -13,6 +13,8 @@ from referee.bench.fairness import bench_fairness
 from referee.cli import main
 from referee.sandbox.bwrap import SandboxUnavailable, choose_sandbox
 
+pytestmark = pytest.mark.process
+
 
 def spinners_left() -> list[str]:
     found = subprocess.run(["pgrep", "-f", "spinner_bot.py"], capture_output=True, text=True, check=False)

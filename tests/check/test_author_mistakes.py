@@ -40,6 +40,7 @@ def invoke(*args: str) -> tuple[int, str]:
     return result.exit_code, result.stdout
 
 
+@pytest.mark.process
 def test_a_debug_print_on_stdout_is_one_cause_with_the_hint() -> None:
     code, out = invoke(author("debug_print"), "--only", "handshake.hello", "--only", "play.*")
     assert code == 1, out
@@ -52,6 +53,7 @@ def test_a_debug_print_on_stdout_is_one_cause_with_the_hint() -> None:
     assert out.rstrip().endswith(f"result: FAIL — bad_json ({len(PLAYS)} steps)")
 
 
+@pytest.mark.process
 def test_verbose_and_json_keep_every_step() -> None:
     code, out = invoke(author("debug_print"), "-v", "--only", "play.follow_suit", "--only", "play.void_discard")
     assert code == 1
@@ -72,6 +74,7 @@ def test_verbose_and_json_keep_every_step() -> None:
     ]
 
 
+@pytest.mark.process
 def test_a_bot_that_never_flushes_fails_its_handshake_and_the_rest_is_one_line() -> None:
     """Its hello waits in the output buffer until the check closes its input and it exits."""
     code, out = invoke(author("no_flush"), "--startup", "1")
@@ -86,6 +89,7 @@ def test_a_bot_that_never_flushes_fails_its_handshake_and_the_rest_is_one_line()
     assert "result: FAIL — timeout (handshake.hello)" in out
 
 
+@pytest.mark.process
 def test_a_reply_left_in_the_buffer_is_named_not_flushed() -> None:
     report = check(author("no_flush_play"), "play.follow_suit", limits=Limits(per_decision=0.5, bank=0.0))
     result = step(report, "play.follow_suit")
@@ -95,6 +99,7 @@ def test_a_reply_left_in_the_buffer_is_named_not_flushed() -> None:
     assert result.got == '{"type": "play", "id": 1, "card": "6C"}'
 
 
+@pytest.mark.process
 def test_a_bot_that_never_answers_is_asked_whether_it_flushed() -> None:
     report = check(hostile("sleep"), "play.lead_two_of_clubs", limits=FAST)
     result = step(report, "play.lead_two_of_clubs")
@@ -102,6 +107,7 @@ def test_a_bot_that_never_answers_is_asked_whether_it_flushed() -> None:
     assert result.hint is not None and result.hint.startswith("no reply arrived in time: was the line flushed?")
 
 
+@pytest.mark.process
 def test_a_crash_shows_the_exit_status_the_traceback_and_one_heading() -> None:
     code, out = invoke(author("crash"), "--only", "play.*")
     assert code == 1
@@ -113,6 +119,7 @@ def test_a_crash_shows_the_exit_status_the_traceback_and_one_heading() -> None:
     assert out.count("--- FAIL") == 1
 
 
+@pytest.mark.process
 def test_a_signal_is_named() -> None:
     report = check(author("segfault"), "play.follow_suit", "play.void_discard")
     result = step(report, "play.follow_suit")
@@ -122,6 +129,7 @@ def test_a_signal_is_named() -> None:
     assert cause.reason == "crash" and cause.steps == ["play.follow_suit", "play.void_discard"]
 
 
+@pytest.mark.process
 def test_a_wrong_version_fails_the_handshake_with_the_hint() -> None:
     code, out = invoke(author("wrong_version"))
     assert code == 1
@@ -162,6 +170,7 @@ def test_a_tcp_hello_without_a_token_gets_the_token_hint() -> None:
     assert by_verdict(report, "skip") == ["pass.legal"]
 
 
+@pytest.mark.process
 def test_a_bot_that_spends_the_bank_every_move_fails_under_the_match_clock() -> None:
     """1.3 s a decision passes every step (each step's match has a full 10 s bank, and the
     requests say what is left of it) but would forfeit a whole match."""
@@ -186,6 +195,7 @@ def test_a_bot_that_spends_the_bank_every_move_fails_under_the_match_clock() -> 
     assert report.bank_ms == 10000 and report.per_decision_ms == 1000
 
 
+@pytest.mark.process
 def test_a_check_with_a_shorter_clock_says_which_clock() -> None:
     code, out = invoke(
         author("slow", "0.15"), "--time-per-move", "0.1", "--time-bank", "2", "--only", "play.*", "--only", "timing.*"

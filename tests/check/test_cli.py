@@ -37,6 +37,7 @@ def test_check_is_a_referee_command() -> None:
     assert result.exit_code == 0 and "check" in result.output
 
 
+@pytest.mark.process
 def test_a_good_bot_passes_with_exit_code_0() -> None:
     """Without a sandbox (--sandbox off) every step passes but the one about the sandbox."""
     code, out = invoke(GOOD, "--jobs", "3", "--sandbox", "off")
@@ -55,6 +56,7 @@ def test_a_good_bot_passes_with_exit_code_0() -> None:
     assert out.rstrip().endswith("result: PASS")
 
 
+@pytest.mark.process
 def test_a_failing_step_shows_expected_got_transcript_and_stderr() -> None:
     code, out = invoke(check_hostile("crash_on_unknown"), "--only", "compat.unknown_event", "--time-per-move", "1")
     assert code == 1, out
@@ -73,6 +75,7 @@ def test_a_failing_step_shows_expected_got_transcript_and_stderr() -> None:
     assert "result: FAIL — crash (compat.unknown_event)" in out
 
 
+@pytest.mark.process
 def test_json_output_has_the_steps_and_a_summary() -> None:
     code, report = invoke_json(check_hostile("int32_id"), "--only", "handshake.hello", "--only", "ids.*")
     assert code == 1
@@ -112,6 +115,7 @@ def test_json_output_has_the_steps_and_a_summary() -> None:
     ]
 
 
+@pytest.mark.process
 def test_json_of_a_passing_bot_and_exit_code_0() -> None:
     code, report = invoke_json(GOOD, "--only", "play.*", "--only", "timing.*", "--variant", "dutch")
     assert code == 0
@@ -119,6 +123,7 @@ def test_json_of_a_passing_bot_and_exit_code_0() -> None:
     assert all(s["verdict"] == "pass" for s in report["steps"])
 
 
+@pytest.mark.process
 def test_fail_fast_skips_the_rest() -> None:
     code, out = invoke(check_hostile("illegal_card"), "-x")
     assert code == 1

@@ -10,6 +10,8 @@ from referee.check.probe import Limits
 from referee.check.steps import STEPS
 from tests.check.helpers import GOOD, NOT_SANDBOXED, by_verdict, check, check_hostile, hostile, step
 
+pytestmark = pytest.mark.process
+
 ORDER = [s.name for s in STEPS]
 FIRST_PLAY = "play.lead_two_of_clubs"
 

@@ -14,6 +14,8 @@ from referee.cli import main
 from tests.check.helpers import ROOT, by_verdict, check, step
 from tests.hostile_lines import HELLO_LINES, PLAY_LINES
 
+pytestmark = pytest.mark.process
+
 LINE_BOT = f"{sys.executable} {ROOT}/tests/bots/line_bot.py"
 
 

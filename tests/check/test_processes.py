@@ -9,6 +9,8 @@ import pytest
 from tests.check.helpers import GOOD, by_verdict, check, check_hostile, hostile
 from tests.shared import stray
 
+pytestmark = pytest.mark.process
+
 
 @pytest.mark.parametrize(
     ("command", "patterns"),

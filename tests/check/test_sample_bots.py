@@ -11,6 +11,8 @@ from tests.check.helpers import GOOD, ROOMY, by_verdict, check, failures, needs_
 from tests.sample_bots.bot_matches import BOTS
 from tests.sample_bots.bot_matches import sample_bot_command as command
 
+pytestmark = pytest.mark.process
+
 
 @needs_bwrap
 @pytest.mark.parametrize("name", list(BOTS))

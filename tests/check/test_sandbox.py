@@ -71,6 +71,7 @@ def as_json(result: Result) -> dict[str, Any]:
     return report
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_every_step_s_bot_runs_in_the_sandbox() -> None:
     """The bot sees the sandbox's host name and, under a root referee, a uid of its own."""
@@ -87,6 +88,7 @@ def test_every_step_s_bot_runs_in_the_sandbox() -> None:
     assert result.stderr == ""
 
 
+@pytest.mark.process
 def test_off_runs_the_bot_as_it_is_and_says_so() -> None:
     result = invoke(WHO_AM_I, "--json", "--sandbox", "off", *SANDBOX_STEPS)
     assert result.exit_code == 0, result.output
@@ -108,6 +110,7 @@ def test_on_without_bubblewrap_is_one_line_and_exit_1(no_bwrap: None) -> None:
     ]
 
 
+@pytest.mark.process
 def test_auto_without_bubblewrap_warns_once_and_runs_the_bot_unsandboxed(no_bwrap: None) -> None:
     result = invoke(GOOD, *SANDBOX_STEPS)
     assert result.exit_code == 0, result.output
@@ -125,6 +128,7 @@ def by_verdict_json(report: dict[str, Any], verdict: str) -> list[str]:
     return [s["name"] for s in report["steps"] if s["verdict"] == verdict]
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_the_text_report_names_the_sandbox() -> None:
     result = invoke(GOOD, "--sandbox", "on", *SANDBOX_STEPS)
@@ -135,6 +139,7 @@ def test_the_text_report_names_the_sandbox() -> None:
     assert f"\nsandbox: {lines[2].removeprefix('  sandbox: ')}\nresult: PASS" in result.stdout
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_the_sandbox_step_warns_when_the_bot_reached_for_what_it_cannot_have() -> None:
     probe = ROOT / "check-sandbox-probe.txt"
@@ -167,6 +172,7 @@ def outside() -> Iterator[Path]:
         shutil.rmtree(folder)
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_a_bot_the_sandbox_does_not_show_fails_with_a_hint_and_passes_with_sandbox_bind(outside: Path) -> None:
     # the path is inside the code, not an argument, so the sandbox cannot guess the folder
@@ -185,6 +191,7 @@ def test_a_bot_the_sandbox_does_not_show_fails_with_a_hint_and_passes_with_sandb
     assert "2 steps: 2 passed" in result.stdout
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_a_bot_that_passes_only_without_the_sandbox_is_told_the_sandbox_is_why(outside: Path) -> None:
     """It says nothing on stderr, so no path can be read from it: the check starts it once more
@@ -201,6 +208,7 @@ def test_a_bot_that_passes_only_without_the_sandbox_is_told_the_sandbox_is_why(o
     assert hello.hint == NEEDS_SANDBOX_PATH and "--sandbox-bind PATH" in hello.hint
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_an_unflushed_hello_in_the_sandbox_is_not_blamed_on_the_sandbox() -> None:
     """It fails without the sandbox too: the hint is about flushing, the sandbox goes unnamed."""
@@ -211,6 +219,7 @@ def test_an_unflushed_hello_in_the_sandbox_is_not_blamed_on_the_sandbox() -> Non
     assert "sandbox" not in hello.hint and "sandbox" not in hello.message
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("sandboxed", [False, True])
 def test_a_python_without_the_kit_is_told_to_use_the_referee_s_python(sandboxed: bool) -> None:
     """The traceback of a kit bot run by a Python the kit is not installed in."""
@@ -231,6 +240,7 @@ def test_a_tcp_bot_is_not_started_so_it_cannot_be_sandboxed(option: tuple[str, s
     assert "are for bots the check starts" in result.output
 
 
+@pytest.mark.process
 @needs_bwrap
 @needs_java
 def test_a_jvm_bot_passes_in_the_sandbox() -> None:

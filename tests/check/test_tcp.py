@@ -81,6 +81,7 @@ def tcp_check(
     return report, seconds, len(launches)
 
 
+@pytest.mark.process
 def test_a_tcp_bot_passes_every_step_or_is_skipped_with_a_reason() -> None:
     marker = f"marker-{uuid.uuid4().hex}"
     report, seconds, launches = tcp_check(marker=marker)
@@ -104,6 +105,7 @@ def test_a_tcp_bot_passes_every_step_or_is_skipped_with_a_reason() -> None:
     assert stray(marker) == []
 
 
+@pytest.mark.process
 def test_a_wrong_token_fails_the_handshake_naming_the_token() -> None:
     marker = f"marker-{uuid.uuid4().hex}"
     report, _, _ = tcp_check("handshake.hello", "pass.legal", token="right-token", bot_token="WRONG", marker=marker)
@@ -132,6 +134,7 @@ def test_a_bot_that_never_connects_fails_once_and_the_rest_is_skipped() -> None:
     assert 0.3 <= seconds < 0.6
 
 
+@pytest.mark.process
 def test_a_missing_connection_later_skips_the_rest() -> None:
     """A bot loop that stopped: the first step that waits in vain fails, the others are skipped."""
     marker = f"marker-{uuid.uuid4().hex}"
@@ -199,6 +202,7 @@ def test_the_token_is_made_up_when_not_given() -> None:
     assert tcp_target(GOOD) is None
 
 
+@pytest.mark.process
 def test_the_command_line_prints_where_to_connect_and_reports() -> None:
     """`referee check tcp:bot:WRONG --port 0` in a subprocess: the instructions on stderr, a
     failing handshake in the report, stderr marked as not visible over TCP."""

@@ -9,10 +9,9 @@ from pathlib import Path
 from referee.duel.feed import DuelFeed
 from referee.duel.settings import DuelSettings
 from referee.duel.store import DuelStore
-from referee.ladder.records import LadderSettings
-from referee.ladder.schedule import ScheduledMatch
 from referee.rules import ruleset
 from referee.stats.sequential import SprtBounds
+from referee.store.records import LadderSettings, ScheduledMatch
 from tests.ladder.helpers import ROOT, record_of
 
 PY = sys.executable

@@ -17,6 +17,8 @@ from referee.cli import main
 from tests.duel.helpers import FIRST, PY, RANDOM, SHORT
 from tests.ladder.helpers import ROOT
 
+pytestmark = pytest.mark.process
+
 CRASH = f"{PY} {ROOT}/tests/bots/hostile_bot.py crash"
 """Says hello, then exits with status 3 at its first play request: dropped from every seat."""
 DEAD = f"{PY} -c \"import sys; print('missing: libhearts.so', file=sys.stderr); sys.exit(4)\""

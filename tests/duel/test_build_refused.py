@@ -13,6 +13,8 @@ from referee.cli import main
 from tests.duel.helpers import SHORT
 from tests.ladder.test_build_refused import DEEP_BUILD, bot_folders
 
+pytestmark = pytest.mark.process
+
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 def test_a_duel_whose_bot_cannot_be_copied_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -31,6 +31,7 @@ def as_json(result: Result) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.process
 def test_the_heuristic_bot_is_accepted_as_better_than_the_random_bot(tmp_path: Path) -> None:
     db = tmp_path / "duel.db"
     # one round a match: sets of a few points, which the prior spread (a set could be worth
@@ -51,6 +52,7 @@ def test_the_heuristic_bot_is_accepted_as_better_than_the_random_bot(tmp_path: P
     assert as_json(again)["pairings"] == found["pairings"]
 
 
+@pytest.mark.process
 def test_a_bot_against_itself_under_another_name_is_never_better(tmp_path: Path) -> None:
     db = tmp_path / "duel.db"
     # --sprt 0,20: equal sets outweigh the prior spread by the first look (at 0,2 it takes 170)
@@ -68,6 +70,7 @@ def test_a_bot_against_itself_under_another_name_is_never_better(tmp_path: Path)
         store.close()
 
 
+@pytest.mark.process
 def test_the_json_holds_the_settings_each_pairing_and_the_run(tmp_path: Path) -> None:
     db = tmp_path / "duel.db"
     result = referee("duel", FIRST, RANDOM, "--opponents", FIRST, "--max-sets", "2", "--db", str(db), *QUICK, "--json")
@@ -138,6 +141,7 @@ def test_an_unforeseen_error_exits_with_status_2_not_1(tmp_path: Path, monkeypat
     assert "internal error: RuntimeError: something unforeseen" in result.output
 
 
+@pytest.mark.process
 def test_a_duel_refuses_a_database_made_for_another(tmp_path: Path) -> None:
     db = str(tmp_path / "duel.db")
     made = referee("duel", FIRST, RANDOM, "--opponents", FIRST, "--max-sets", "1", "--db", db, *QUICK, "-q")
@@ -154,6 +158,7 @@ def test_a_duel_refuses_a_database_made_for_another(tmp_path: Path) -> None:
     assert ladder.exit_code == 1 and "the database of a `referee duel`, not a ladder" in ladder.output
 
 
+@pytest.mark.process
 def test_a_gauntlet_shows_new_against_each_bot_of_the_pool(tmp_path: Path) -> None:
     pool = tmp_path / "pool.toml"
     bots = {"random": RANDOM, "first": FIRST, "heuristic": HEURISTIC, "opponent": FIRST}
@@ -173,6 +178,7 @@ def test_a_gauntlet_shows_new_against_each_bot_of_the_pool(tmp_path: Path) -> No
     assert low < found["overall"]["mean"] < high
 
 
+@pytest.mark.process
 def test_a_duel_on_a_local_cluster_plays_verifies_and_records_every_set(tmp_path: Path) -> None:
     pytest.importorskip("distributed", reason="Dask is in the test extra (pip install -e '.[test]')")
     db = tmp_path / "duel.db"

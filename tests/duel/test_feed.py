@@ -9,8 +9,8 @@ from pathlib import Path
 
 from referee.duel.feed import DuelFeed
 from referee.duel.run import status_of
-from referee.ladder.schedule import ScheduledMatch
 from referee.stats.sequential import MIN_SETS
+from referee.store.records import ScheduledMatch
 from tests.duel.helpers import Scores, duel_settings, duel_store, play_set, play_until_done, scored
 
 

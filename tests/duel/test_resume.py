@@ -21,6 +21,8 @@ from tests.duel.helpers import FIRST, RANDOM, SHORT
 from tests.ladder.helpers import ROOT, check_consistent
 from tests.ladder.test_resume import count, done_count, result_rows, stray, wait_for
 
+pytestmark = pytest.mark.process
+
 SETS = 5
 MATCHES = SETS * 4
 

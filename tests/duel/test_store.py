@@ -10,13 +10,13 @@ import pytest
 
 from referee.duel.feed import DuelFeed
 from referee.duel.setup import check_same_duel, open_duel
-from referee.ladder.errors import LadderError
+from referee.errors import LadderError
 from referee.ladder.play import LadderPlan
-from referee.ladder.schedule import ScheduledMatch
 from referee.ladder.setup import open_ladder
 from referee.players.bot_config import BotEntry
 from referee.rules import ruleset
 from referee.stats.sequential import SprtBounds
+from referee.store.records import ScheduledMatch
 from tests.duel.helpers import duel_settings, duel_store, play_set, scored
 from tests.ladder.helpers import synthetic_store
 

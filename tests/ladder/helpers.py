@@ -9,11 +9,11 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from referee.ladder.records import LadderSettings, MatchRecord, SeatResult
-from referee.ladder.schedule import ScheduledMatch, draw_sets
-from referee.ladder.store import LadderStore
+from referee.ladder.schedule import draw_sets
 from referee.rules import ruleset
 from referee.stats.ratings import replay
+from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch, SeatResult
+from referee.store.writer import LadderStore
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable

@@ -14,6 +14,8 @@ from referee.players.bot_config import BotConfigError, BotEntry
 from referee.players.building import KEPT_BYTES, build, run_build
 from tests.shared import stray
 
+pytestmark = pytest.mark.process
+
 
 def test_a_build_printing_a_gigabyte_keeps_only_its_end(tmp_path: Path) -> None:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB

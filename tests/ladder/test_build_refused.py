@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from referee.ladder.standings import standings
-from referee.ladder.store import LadderStore
+from referee.store.writer import LadderStore
 from tests.ladder.helpers import PY, ROOT, check_consistent
 from tests.ladder.test_run import ladder
 
@@ -71,6 +71,7 @@ def played(db: Path) -> dict[str, int]:
         store.close()
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_a_build_deeper_than_path_max_plays_from_what_it_built(tmp_path: Path) -> None:
     bots = bot_folders(tmp_path, {"c": DEEP_BUILD})
@@ -82,6 +83,7 @@ def test_a_build_deeper_than_path_max_plays_from_what_it_built(tmp_path: Path) -
     assert not (tmp_path / "c" / "bot.py").exists()
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_a_bot_whose_folder_cannot_be_copied_is_refused_by_name_and_the_others_play(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -111,6 +113,7 @@ def test_a_bot_whose_folder_cannot_be_read_is_refused_by_name(tmp_path: Path) ->
     assert set(played(tmp_path / "l.db")) == {"a", "b"}
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_too_few_bots_left_is_a_named_error_not_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("referee.players.build_folder.MAX_FILES", 3)

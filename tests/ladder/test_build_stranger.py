@@ -43,6 +43,7 @@ def listing(folder: Path) -> list[tuple[str, int]]:
     return sorted((str(p.relative_to(folder)), p.lstat().st_mode) for p in folder.rglob("*"))
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_a_build_writes_only_its_copy_as_a_stranger_without_capabilities(folder: Path, tmp_path: Path) -> None:
     before = listing(folder)
@@ -67,6 +68,7 @@ def test_a_build_writes_only_its_copy_as_a_stranger_without_capabilities(folder:
         assert not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH | stat.S_ISUID | stat.S_ISGID), path
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_a_setuid_program_made_by_a_build_is_nobodys(folder: Path) -> None:
     """The reported attack: a build made a setuid-root copy of ``id``, and another user ran it
@@ -81,6 +83,7 @@ def test_a_setuid_program_made_by_a_build_is_nobodys(folder: Path) -> None:
     assert not (folder / "myid").exists()
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_links_a_build_plants_are_copied_never_followed(folder: Path, tmp_path: Path) -> None:
     secret = tmp_path / "secret"
@@ -98,6 +101,7 @@ def test_links_a_build_plants_are_copied_never_followed(folder: Path, tmp_path: 
     assert "x" not in (built.copy / "read.txt").read_text()  # the secret is not in its sight
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_a_failed_build_is_named(folder: Path) -> None:
     with pytest.raises(BotConfigError, match=r"building f failed: sh -c .* exited with code 4"):
@@ -129,6 +133,7 @@ def test_unsandboxed_a_build_refuses_a_folder_that_holds_the_ladder(folder: Path
     assert not (folder / "made").exists()
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_a_build_cannot_forge_the_wal_or_redirect_the_logs(tmp_path: Path) -> None:
     """The reported attacks: a build wrote ``ladder.db-wal`` beside the database in its folder

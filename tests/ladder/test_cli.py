@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from referee.cli import main
-from referee.ladder.schedule import ScheduledMatch
+from referee.store.records import ScheduledMatch
 from tests.ladder.helpers import synthetic_store
 
 BOTS = ["strong", "middle", "weak", "twin"]

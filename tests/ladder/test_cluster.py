@@ -24,10 +24,10 @@ from referee.cli import main
 from referee.ladder.cluster import ClusterRun, MatchDone, MatchTask, ResultRefused, check_result, play_task
 from referee.ladder.runner import RunOptions
 from referee.ladder.setup import logs_folder, open_ladder
-from referee.ladder.store import LadderStore
 from referee.match.config import MatchConfig
 from referee.players.bot_config import read_bots
 from referee.rules import ruleset
+from referee.store.writer import LadderStore
 from tests.ladder.helpers import ROOT, bot_list, check_consistent
 from tests.ladder.test_resume import done_count, result_rows, wait_for
 
@@ -62,6 +62,7 @@ def task_for(store: LadderStore, index: int = 0) -> tuple[MatchTask, object]:
     return task, match
 
 
+@pytest.mark.process
 def test_a_ladder_on_a_local_cluster_plays_verifies_and_records_every_match(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["random", "heuristic"])
     db = tmp_path / "ladder.db"
@@ -81,6 +82,7 @@ def test_a_ladder_on_a_local_cluster_plays_verifies_and_records_every_match(tmp_
         assert verified.exit_code == 0 and "verified" in verified.output, verified.output
 
 
+@pytest.mark.process
 def test_a_tampered_result_is_refused_with_its_reason(tmp_path: Path) -> None:
     store, _ = new_store(tmp_path, ["random", "heuristic"])
     task, match = task_for(store)
@@ -120,6 +122,7 @@ def test_a_tampered_result_is_refused_with_its_reason(tmp_path: Path) -> None:
             check_result(match, RULES, commands, tampered, path)  # type: ignore[arg-type]
 
 
+@pytest.mark.process
 def test_a_result_that_arrives_twice_is_recorded_once(tmp_path: Path) -> None:
     store, db = new_store(tmp_path, ["random", "heuristic"])
     task, match = task_for(store)
@@ -132,6 +135,7 @@ def test_a_result_that_arrives_twice_is_recorded_once(tmp_path: Path) -> None:
     assert len(rows) == 4
 
 
+@pytest.mark.process
 def test_a_worker_killed_mid_match_has_its_match_played_elsewhere(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
     store, db = new_store(tmp_path, ["first", "heuristic"], games=3)
@@ -167,6 +171,7 @@ def test_a_worker_killed_mid_match_has_its_match_played_elsewhere(tmp_path: Path
     assert len(list(logs_folder(db).glob("*.jsonl"))) == 12
 
 
+@pytest.mark.process
 def test_the_coordinator_killed_with_sigkill_resumes_without_replaying(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "random"])
     db = tmp_path / "ladder.db"
@@ -208,6 +213,7 @@ def test_bad_cluster_addresses_are_usage_errors(tmp_path: Path) -> None:
         assert result.exit_code == 2 and "--cluster" in result.output, (address, result.output)
 
 
+@pytest.mark.process
 def test_a_bot_a_worker_cannot_run_is_a_named_error_not_a_hung_ladder(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["random", "ghost"], ghost="/no/such/program --play")
     db = tmp_path / "ladder.db"
@@ -220,6 +226,7 @@ def test_a_bot_a_worker_cannot_run_is_a_named_error_not_a_hung_ladder(tmp_path: 
     assert check_consistent(db)["done"] == 0
 
 
+@pytest.mark.process
 def test_bench_cluster_reports_the_overhead_per_match() -> None:
     result = CliRunner().invoke(main, ["bench", "cluster", "--matches", "1", "--json"])
     assert result.exit_code == 0, result.output
@@ -246,6 +253,7 @@ def cheating_worker(task_bytes: bytes) -> bytes:
     )
 
 
+@pytest.mark.process
 def test_a_cheating_worker_is_refused_and_its_matches_played_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -275,6 +283,7 @@ def test_a_cheating_worker_is_refused_and_its_matches_played_again(
     assert len(result_rows(db)) == 16
 
 
+@pytest.mark.process
 def test_a_changed_pool_plays_on_the_cluster_with_its_new_versions(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["random", "heuristic"])
     db = tmp_path / "ladder.db"

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.ladder.errors import LadderError
+from referee.errors import LadderError
 from referee.ladder.setup import bot_differences, check_same_ladder, open_ladder, rule_differences
 from referee.players.bot_config import BotEntry
 from referee.players.process import ProcessLink

@@ -2,7 +2,7 @@
 that was dropped, its counts by reason and its first fault explained (message, hint, exit
 status, last stderr lines, the log to replay); ``ladder table --bot NAME`` shows one bot in
 detail. The explanations are kept in the ``faults`` table, which older databases get when
-opened (``referee/ladder/faults.py``, ``referee/ladder/migrations.py``)."""
+opened (``referee/ladder/faults.py``, ``referee/store/migrations.py``)."""
 
 from __future__ import annotations
 
@@ -13,17 +13,18 @@ import sqlite3
 from pathlib import Path
 
 import msgspec
+import pytest
 from click.testing import CliRunner, Result
 from rich.console import Console
 
 from referee.cli import main
 from referee.ladder.faults import BotFaults, bot_faults
-from referee.ladder.records import Drop, LadderSettings
 from referee.ladder.schedule import draw_sets
 from referee.ladder.standings import standings, standings_table
-from referee.ladder.store import LadderStore
 from referee.match.outcome import FaultReport
 from referee.rules import ruleset
+from referee.store.records import Drop, LadderSettings
+from referee.store.writer import LadderStore
 from tests.ladder.helpers import BOTS, bot_list, check_consistent, earlier_ladder, record_of, synthetic_store
 
 # the crashing bot of tests/bots/hostile_bot.py, with a last word on stderr first
@@ -34,6 +35,7 @@ def ladder(*args: str) -> Result:
     return CliRunner().invoke(main, ["ladder", *args], catch_exceptions=False)
 
 
+@pytest.mark.process
 def test_a_crashing_bot_is_explained_after_the_table_and_in_its_detail(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "crash"], crash=CRASH)
     db = tmp_path / "l.db"
@@ -77,6 +79,7 @@ def test_a_crashing_bot_is_explained_after_the_table_and_in_its_detail(tmp_path:
     con.close()
 
 
+@pytest.mark.process
 def test_a_clean_ladder_prints_no_fault_summary(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "random"])
     result = ladder("run", str(config), "--games", "1", "--db", str(tmp_path / "l.db"), "--sandbox", "off")
@@ -85,6 +88,7 @@ def test_a_clean_ladder_prints_no_fault_summary(tmp_path: Path) -> None:
     assert "played 4 matches in" in result.output
 
 
+@pytest.mark.process
 def test_a_bot_that_crashes_after_goodbye_is_named_after_the_run_not_counted_as_a_fault(tmp_path: Path) -> None:
     """Its matches were over and count; its author still has something to fix (issue 32)."""
     mistake = f"{BOTS['first'].split()[0]} {Path(BOTS['first'].split()[1]).parent / 'mistake_bot.py'} crash_at_goodbye"

@@ -6,17 +6,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.ladder.records import LadderSettings
 from referee.ladder.schedule import draw_sets, set_seed
-from referee.ladder.store import LadderStore
 from referee.rules import ruleset
+from referee.store.records import LadderSettings
+from referee.store.writer import LadderStore
 from tests.hostile_lines import PLAY_LINES
 from tests.ladder.helpers import PY, ROOT, bot_list, check_consistent
 
 
+@pytest.mark.process
 def test_a_deeply_nested_reply_does_not_stop_the_ladder(tmp_path: Path) -> None:
     line_file = tmp_path / "deep"
     line_file.write_bytes(PLAY_LINES["deep_inside_play"][0])
@@ -57,6 +59,7 @@ def test_seeds_of_128_bits_are_stored_exactly(tmp_path: Path) -> None:
     store.close()
 
 
+@pytest.mark.process
 def test_bot_names_that_look_like_markup_are_shown_as_written(tmp_path: Path) -> None:
     first = f"{PY} {ROOT}/tests/bots/first_legal_bot.py"
     config = tmp_path / "bots.toml"

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from referee.ladder.records import ResultModes
 from referee.ladder.setup import close_up, run_lock
 from referee.ladder.standings import format_modes
-from referee.ladder.store import LadderStore
+from referee.store.records import ResultModes
+from referee.store.writer import LadderStore
 from tests.ladder.helpers import PY, ROOT, bot_list, check_consistent, earlier_ladder, synthetic_store
 from tests.ladder.test_run import hellos, ladder, log_entries
 
@@ -49,6 +49,7 @@ def mode_of(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_by_default_every_match_has_fresh_sandboxed_bots_and_private_files(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "random"])
@@ -76,6 +77,7 @@ def test_by_default_every_match_has_fresh_sandboxed_bots_and_private_files(tmp_p
     assert all(r["sandboxed"] == r["fresh_bots"] == r["matches"] == 4 for r in rows)
 
 
+@pytest.mark.process
 def test_keep_bots_and_sandbox_off_are_recorded_and_shown(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "random"])
     db = tmp_path / "l.db"
@@ -96,6 +98,7 @@ def test_keep_bots_and_sandbox_off_are_recorded_and_shown(tmp_path: Path) -> Non
     assert all((r["matches"], r["sandboxed"], r["fresh_bots"]) == (8, 0, 4) for r in rows)
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_a_bot_cannot_remember_a_rotation_in_its_tmp(tmp_path: Path) -> None:
     memory = f"/tmp/ladder-spy-{uuid.uuid4().hex}"  # in the sandbox: its private /tmp
@@ -110,6 +113,7 @@ def test_a_bot_cannot_remember_a_rotation_in_its_tmp(tmp_path: Path) -> None:
     assert not Path(memory).exists()
 
 
+@pytest.mark.process
 def test_without_the_sandbox_the_same_bot_remembers(tmp_path: Path) -> None:
     """The control for the test above: fresh processes alone do not stop a bot that keeps its
     memory in a shared /tmp."""
@@ -122,6 +126,7 @@ def test_without_the_sandbox_the_same_bot_remembers(tmp_path: Path) -> None:
     assert all(r["memory_found"] for r in spy_reports(logs["00000-3"]))
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_a_bot_cannot_read_or_write_the_ladder_files_beside_it(tmp_path: Path) -> None:
     work = tmp_path / "work"  # the bots' working folder holds the ladder; bound, it is visible unless hidden
@@ -161,6 +166,7 @@ def test_sandbox_on_without_bubblewrap_is_one_clear_error(tmp_path: Path, monkey
     assert not db.exists()
 
 
+@pytest.mark.process
 def test_sandbox_auto_without_bubblewrap_warns_once_and_records_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -218,6 +224,7 @@ def test_format_modes() -> None:
     assert "\nwarning:" in mixed
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 def test_a_build_runs_sandboxed_on_a_copy_and_its_bot_plays_from_it(tmp_path: Path) -> None:
     """A build is the bot author's code: it writes a copy of its folder, nothing else (not the

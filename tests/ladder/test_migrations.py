@@ -1,5 +1,5 @@
 """A ladder database written by any earlier referee opens, upgrades without losing a row, and
-resumes (``referee/ladder/migrations.py``). One real database of each earlier schema is kept in
+resumes (``referee/store/migrations.py``). One real database of each earlier schema is kept in
 ``tests/ladder/fixtures/`` (its README says which commit wrote each, and how); every test works
 on a copy. An upgrade killed half-way leaves the version before it, and a database newer than
 this referee is refused."""
@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 
-from referee.ladder import migrations
-from referee.ladder.errors import LadderError
-from referee.ladder.migrations import MIGRATIONS, Migration, NewerLadderDatabase, stored_version, upgraded
-from referee.ladder.reader import LadderReader
-from referee.ladder.records import ResultModes
-from referee.ladder.schema import SCHEMA_VERSION, seed_value
-from referee.ladder.store import LadderStore
+from referee.errors import LadderError
+from referee.store import migrations
+from referee.store.migrations import MIGRATIONS, Migration, NewerLadderDatabase, stored_version, upgraded
+from referee.store.reader import LadderReader
+from referee.store.records import ResultModes
+from referee.store.schema import SCHEMA_VERSION, seed_value
+from referee.store.writer import LadderStore
 from tests.ladder.helpers import EARLIER, FIXTURES, ROOT, check_consistent, earlier_ladder, synthetic_store
 from tests.ladder.test_run import ladder
 
@@ -173,6 +173,7 @@ def test_an_upgraded_database_has_the_schema_of_a_new_one(tmp_path: Path, name: 
     assert schema_of(db) == schema_of(tmp_path / "new.db")
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("name", EARLIER)
 def test_an_upgraded_database_resumes_where_it_stopped(tmp_path: Path, name: str) -> None:
     db = earlier_ladder(name, tmp_path)
@@ -229,8 +230,8 @@ def test_a_migration_that_fails_midway_leaves_the_version_before(
 KILLED = """
 import sys
 from tests.ladder.test_migrations import failing_at
-from referee.ladder import migrations
-from referee.ladder.store import LadderStore
+from referee.store import migrations
+from referee.store.writer import LadderStore
 migrations.MIGRATIONS = failing_at(int(sys.argv[2]), "os.kill(os.getpid(), signal.SIGKILL)")
 LadderStore(sys.argv[1])
 """
@@ -241,6 +242,7 @@ def sqlite_master(db: Path) -> list[tuple[str, str, str | None]]:
         return con.execute("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").fetchall()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("version", [2, 3, 4, 5])
 def test_a_referee_killed_while_upgrading_leaves_the_version_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: int

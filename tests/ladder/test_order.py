@@ -15,9 +15,9 @@ from rich.console import Console
 
 from referee.ladder.order import format_order, least_sure_pairs, order_of, order_progress
 from referee.ladder.progress import LiveProgress
-from referee.ladder.schedule import ScheduledMatch
 from referee.ladder.standings import ranking, set_differences, standings
 from referee.stats.evidence import more_sets_needed, weigh
+from referee.store.records import ScheduledMatch
 from tests.ladder.helpers import synthetic_store
 
 ALL_WON = [30.0] * 10  # sure by the sign test

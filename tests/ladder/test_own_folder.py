@@ -17,6 +17,8 @@ from click.testing import CliRunner
 from referee.cli import main
 from tests.ladder.helpers import PY, ROOT, check_consistent
 
+pytestmark = pytest.mark.process
+
 BOTS = ROOT / "tests" / "bots"
 FIRST = BOTS / "first_legal_bot.py"
 

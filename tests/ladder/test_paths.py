@@ -41,6 +41,7 @@ def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+@pytest.mark.process
 def test_a_shell_build_and_relative_paths_run_from_the_config_folder(tmp_path: Path, elsewhere: Path) -> None:
     config = bot_folder(
         tmp_path,
@@ -56,6 +57,7 @@ def test_a_shell_build_and_relative_paths_run_from_the_config_folder(tmp_path: P
     assert check_consistent(db) == {"done": 4, "total": 4}
 
 
+@pytest.mark.process
 def test_cwd_still_chooses_the_folder(tmp_path: Path, elsewhere: Path) -> None:
     config = tmp_path / "bots.toml"
     config.write_text(
@@ -91,6 +93,7 @@ def test_a_missing_program_on_path_is_named_before_any_build(tmp_path: Path, els
     assert not db.exists()
 
 
+@pytest.mark.process
 def test_a_file_the_build_makes_is_looked_for_after_the_build(tmp_path: Path, elsewhere: Path) -> None:
     """``java -jar bot.jar`` with a build that makes ``bot.jar``: its program is checked before
     the builds, the file it names after (it was refused before its build could make it)."""
@@ -142,6 +145,7 @@ def test_a_missing_script_is_named(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.process
 def test_a_failed_build_says_what_ran_where_and_how_it_ended(tmp_path: Path) -> None:
     entry = BotEntry(name="a", command="./a", build="echo compiling; cd nosuchdir && make")
     with pytest.raises(Exception, match="building a failed") as caught:
@@ -158,6 +162,7 @@ def test_runnable_knows_shell_builtins() -> None:
     assert not runnable(BotEntry(name="a", command="no-such-tool-x7 a.js"))
 
 
+@pytest.mark.process
 def test_a_config_may_name_its_folder_relative_to_itself(tmp_path: Path, elsewhere: Path) -> None:
     project = tmp_path / "project"
     (project / "ladders").mkdir(parents=True)
@@ -176,6 +181,7 @@ def test_a_config_may_name_its_folder_relative_to_itself(tmp_path: Path, elsewhe
     assert f"cwd = '../nowhere': there is no folder {project}/nowhere (taken from {project}/ladders)" in result.output
 
 
+@pytest.mark.process
 def test_the_sample_bot_list_runs_from_any_folder(elsewhere: Path) -> None:
     config = ROOT / "sample_bots" / "bots.toml"
     folder = config_folder(config)

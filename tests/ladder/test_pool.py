@@ -24,13 +24,14 @@ from referee.cli import main
 from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower
 from referee.ladder.order import order_of
-from referee.ladder.pool import BotVersion, pool_change, same_bot
+from referee.ladder.pool import pool_change, same_bot
 from referee.ladder.schedule import EXPLORE, next_set
 from referee.ladder.setup import open_ladder, sets_for_newcomers
-from referee.ladder.store import LadderStore
 from referee.players.bot_config import BotEntry, read_bots
 from referee.rules import ruleset
 from referee.stats.ratings import INITIAL
+from referee.store.records import BotVersion
+from referee.store.writer import LadderStore
 from tests.ladder.helpers import BOTS, ROOT, bot_list, check_consistent, record_of
 from tests.ladder.test_resume import count, done_count, wait_for
 
@@ -258,6 +259,7 @@ def run_command(config: Path, db: Path, *more: str) -> list[str]:
             "--sandbox", "off", "--keep-bots", "-q", *more]  # fmt: skip
 
 
+@pytest.mark.process
 def test_ladder_run_again_with_an_edited_list_goes_on_in_the_same_database(tmp_path: Path) -> None:
     db = tmp_path / "ladder.db"
     config = bot_list(tmp_path, ["first", "random", "heuristic"])
@@ -302,6 +304,7 @@ def _bot_rows(db: Path) -> dict[str, tuple]:
         con.close()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("moment", ["at_once", "after_the_change"])
 def test_a_running_ladder_follows_its_list_and_a_kill_mid_change_loses_nothing(moment: str, tmp_path: Path) -> None:
     db = tmp_path / "ladder.db"
@@ -367,6 +370,7 @@ def test_the_follower_takes_a_saved_list_whole_or_not_at_all(tmp_path: Path) -> 
         store.close()
 
 
+@pytest.mark.process
 def test_a_kept_running_ladder_waits_for_new_bots_and_plays_them(tmp_path: Path) -> None:
     db = tmp_path / "ladder.db"
     config = bot_list(tmp_path, ["first", "random"])

@@ -19,6 +19,8 @@ import pytest
 from tests.ladder.helpers import BOTS, ROOT, bot_list, check_consistent
 from tests.shared import stray
 
+pytestmark = pytest.mark.process
+
 GAMES = 3
 MATCHES = GAMES * 4
 

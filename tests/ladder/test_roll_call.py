@@ -14,6 +14,8 @@ from tests.ladder.helpers import PY, ROOT
 from tests.ladder.test_build_refused import played
 from tests.ladder.test_run import ladder
 
+pytestmark = pytest.mark.process
+
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 BROKEN = "import sys; print('loading the weights', file=sys.stderr); raise SystemExit('no weights: giving up')"
 """A bot that says on stderr why it cannot start, and exits with status 1 before its hello."""

@@ -11,13 +11,16 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner, Result
 
 from referee.cli import main
 from referee.ladder.setup import run_lock
 from referee.ladder.standings import standings
-from referee.ladder.store import LadderStore
+from referee.store.writer import LadderStore
 from tests.ladder.helpers import ROOT, bot_list, check_consistent
+
+pytestmark = pytest.mark.process
 
 
 def ladder(*args: str) -> Result:

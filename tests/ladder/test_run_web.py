@@ -10,6 +10,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
@@ -19,6 +20,7 @@ from tests.ladder.helpers import ROOT, bot_list, check_consistent
 SHORT = ["--set", "end=rounds", "--set", "rounds=1", "--sandbox", "off", "--games", "1", "--quiet"]
 
 
+@pytest.mark.process
 def test_a_view_that_cannot_listen_is_told_and_the_ladder_plays_on(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "random"])
     db = tmp_path / "l.db"
@@ -34,6 +36,7 @@ def test_a_view_that_cannot_listen_is_told_and_the_ladder_plays_on(tmp_path: Pat
     assert check_consistent(db) == {"done": 4, "total": 4}
 
 
+@pytest.mark.process
 def test_the_pages_are_served_while_the_ladder_plays(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "random"])
     db = tmp_path / "l.db"
@@ -64,6 +67,7 @@ def answers(url: str) -> bool:
         return False
 
 
+@pytest.mark.process
 def test_the_pages_stop_with_a_run_killed_by_sigkill(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["first", "random"])
     run = subprocess.Popen(

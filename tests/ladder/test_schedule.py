@@ -8,7 +8,8 @@ from itertools import combinations
 
 import pytest
 
-from referee.ladder.schedule import DuplicateSet, draw_sets, extend_sets
+from referee.ladder.schedule import draw_sets, extend_sets
+from referee.store.records import DuplicateSet
 
 
 def tallies(sets: list[DuplicateSet], bots: list[str]) -> tuple[Counter[str], Counter[tuple[str, str]]]:

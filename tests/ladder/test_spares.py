@@ -22,6 +22,8 @@ from tests.ladder.helpers import PY, ROOT, bot_list, check_consistent
 from tests.ladder.test_run import ladder
 from tests.shared import stray
 
+pytestmark = pytest.mark.process
+
 PID_BOT = ROOT / "tests" / "bots" / "first_legal_bot.py"
 
 

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from referee.ladder import store as store_module
-from referee.ladder.errors import LadderError
-from referee.ladder.records import LadderSettings
-from referee.ladder.schedule import ScheduledMatch, draw_sets
+from referee.errors import LadderError
+from referee.ladder.schedule import draw_sets
 from referee.ladder.setup import open_ladder
-from referee.ladder.store import LadderStore
 from referee.players.bot_config import BotEntry
 from referee.rules import ruleset
 from referee.stats.ratings import INITIAL
+from referee.store import writer as store_module
+from referee.store.records import LadderSettings, ScheduledMatch
+from referee.store.writer import LadderStore
 from tests.ladder.helpers import check_consistent, record_of, synthetic_store
 
 BOTS = ["a", "b", "c", "d", "e"]

@@ -92,6 +92,7 @@ def test_the_ladder_names_the_planted_link_and_touches_nothing(tmp_path: Path, o
     assert not (tmp_path / "l.db").exists()
 
 
+@pytest.mark.process
 def test_looking_at_the_database_keeps_sqlites_locks(tmp_path: Path) -> None:
     """Closing any descriptor of a file drops every POSIX lock the process holds on it: checked
     with ordinary descriptors, the referee's own SQLite connection lost its locks, another

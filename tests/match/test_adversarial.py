@@ -244,6 +244,7 @@ def stderr_capped(played: Played) -> None:
     assert err["dropped_bytes"] == 2 * MIB - 64 * KIB
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     ("mode", "reason", "check"),
     [
@@ -271,6 +272,7 @@ def test_misbehaving_bot_is_named_and_nothing_is_left(
     check(played)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     ("mode", "exit_code"),
     [
@@ -289,6 +291,7 @@ def test_a_dropped_bot_is_ended_and_its_exit_status_logged(
     assert stderr_entry(played.entries, 0)["exit_code"] == exit_code
 
 
+@pytest.mark.process
 def test_stdout_flood_is_named_and_reading_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Lines without end, unasked: dropped as a flood (or for the stale line it reads next),
     and the referee reads a bounded amount of it: the bot is left blocked on a full pipe."""
@@ -299,6 +302,7 @@ def test_stdout_flood_is_named_and_reading_is_bounded(tmp_path: Path, monkeypatc
     assert 0 < written(played.trace) < 1 * MIB
 
 
+@pytest.mark.process
 def test_bot_that_ignores_sigterm_after_goodbye_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A bot in good standing that outstays its goodbye and ignores SIGTERM: SIGKILL."""
     played = play_hostile("linger", tmp_path, monkeypatch)
@@ -445,6 +449,7 @@ def assert_tcp_seat_dropped(played: TcpPlayed, client: RawClient, reason: str) -
     assert played.leftover == []
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     ("misbehave", "reason"),
     [("garbage", "bad_json"), ("wrong_id", "wrong_id")],
@@ -457,6 +462,7 @@ async def test_tcp_bad_reply_is_named(misbehave: str, reason: str, tmp_path: Pat
     assert [(e["code"], e["fatal"]) for e in sent(played.entries, 0, "error")] == [(reason, True)]
 
 
+@pytest.mark.process
 async def test_tcp_10mb_line_is_line_too_long(tmp_path: Path) -> None:
     client = RawClient(misbehave="huge_line")
     played = await tcp_match([(client, 0)], tmp_path)
@@ -467,6 +473,7 @@ async def test_tcp_10mb_line_is_line_too_long(tmp_path: Path) -> None:
     assert set(client.errors()) <= {"line_too_long"}
 
 
+@pytest.mark.process
 async def test_tcp_disconnect_mid_match(tmp_path: Path) -> None:
     client = RawClient(misbehave="hang_up", at=3)
     played = await tcp_match([(client, 0)], tmp_path)
@@ -475,6 +482,7 @@ async def test_tcp_disconnect_mid_match(tmp_path: Path) -> None:
     assert len([m for m in client.received if m["type"] == "play_request"]) == 3
 
 
+@pytest.mark.process
 async def test_tcp_wrong_token_is_refused_and_the_seat_still_plays(tmp_path: Path) -> None:
     stranger = RawClient(token="not-the-token")
     bot = RawClient()
@@ -486,6 +494,7 @@ async def test_tcp_wrong_token_is_refused_and_the_seat_still_plays(tmp_path: Pat
     assert played.leftover == []
 
 
+@pytest.mark.process
 async def test_tcp_wrong_token_alone_leaves_the_seat_to_the_fallback(tmp_path: Path) -> None:
     stranger = RawClient(token="not-the-token")
     played = await tcp_match([(stranger, 0)], tmp_path, connect_timeout=1.0)
@@ -495,6 +504,7 @@ async def test_tcp_wrong_token_alone_leaves_the_seat_to_the_fallback(tmp_path: P
     assert played.leftover == []
 
 
+@pytest.mark.process
 async def test_tcp_connecting_twice_is_refused_without_disturbing_the_seat(tmp_path: Path) -> None:
     bot = RawClient(think=0.05)
     twin = RawClient()
@@ -507,6 +517,7 @@ async def test_tcp_connecting_twice_is_refused_without_disturbing_the_seat(tmp_p
     assert played.leftover == []
 
 
+@pytest.mark.process
 async def test_tcp_connecting_and_saying_nothing_is_refused(tmp_path: Path) -> None:
     """A connection that never says hello is refused with ``timeout`` once the start-up limit
     (2 s here, for a quick test) has passed; the seat's real bot plays on."""

@@ -25,6 +25,8 @@ from click.testing import CliRunner
 from referee.cli import main
 from tests.shared import kill_strays, wait_gone
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 _SCRIPT = Path(sys.executable).parent / "referee"

@@ -127,12 +127,14 @@ async def timed_exchange(command: list[str], data: bytes, bank: float) -> tuple[
     return wait, str(raised.value), elapsed
 
 
+@pytest.mark.process
 async def test_a_silent_process_is_woken_in_its_read(autojump_clock: trio.testing.MockClock) -> None:
     wait, message, elapsed = await timed_exchange(SILENT, b'{"type":"play_request"}\n', bank=0.5)
     assert wait.fired and "cannot read from the bot" in message
     assert elapsed == pytest.approx(1.5, abs=0.02)
 
 
+@pytest.mark.process
 async def test_a_process_that_does_not_read_is_woken_in_its_write(autojump_clock: trio.testing.MockClock) -> None:
     """More than a pipe holds, to a program that never reads: the write blocks, then is woken."""
     wait, message, elapsed = await timed_exchange(DEAF, b"x" * (1 << 20) + b"\n", bank=0.0)
@@ -140,6 +142,7 @@ async def test_a_process_that_does_not_read_is_woken_in_its_write(autojump_clock
     assert elapsed == pytest.approx(1.0, abs=0.02)
 
 
+@pytest.mark.process
 async def test_interrupting_a_closed_process_link_does_nothing() -> None:
     async with trio.open_nursery() as nursery:
         link = await ProcessLink.start(DEAF, nursery)

@@ -17,6 +17,8 @@ from click.testing import CliRunner
 
 from referee.cli import main
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = f"{sys.executable} {ROOT}/tests/bots/first_legal_bot.py"
 MISTAKE = f"{sys.executable} {ROOT}/tests/bots/mistake_bot.py"

@@ -15,6 +15,8 @@ from click.testing import CliRunner
 from referee.cli import main
 from tests.hostile_lines import HELLO_LINES, PLAY_LINES
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = f"{sys.executable} {ROOT}/tests/bots/first_legal_bot.py"
 LINE_BOT = f"{sys.executable} {ROOT}/tests/bots/line_bot.py"

@@ -16,6 +16,8 @@ from referee.players.process import DEFAULT_OPEN_FILES, BotLimits
 from referee.rules import ruleset
 from referee.sandbox.cgroups import BotGroupLimits
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = f"{sys.executable} {ROOT}/tests/bots/first_legal_bot.py"
 SHORT = ruleset("american", {"end": "rounds", "rounds": 1})

@@ -21,6 +21,7 @@ def invoke(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+@pytest.mark.process
 def test_json_result_names_scores_winners_and_each_seat(tmp_path: Path) -> None:
     code, out = invoke("--seed", "2", "--json", "--log", str(tmp_path / "l.jsonl"), CRASH, GOOD, GOOD, GOOD)
     assert code == 0, out
@@ -31,6 +32,7 @@ def test_json_result_names_scores_winners_and_each_seat(tmp_path: Path) -> None:
     assert result["log"].endswith("l.jsonl")
 
 
+@pytest.mark.process
 def test_table_output() -> None:
     code, out = invoke("--seed", "2", "--set", "end=rounds", "--set", "rounds=2", GOOD, GOOD, GOOD, GOOD)
     assert code == 0, out
@@ -40,6 +42,7 @@ def test_table_output() -> None:
     assert "rounds_played after 2 rounds" in out
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -16,6 +16,8 @@ from referee.match.play import TableOptions, play_match
 from referee.rules import ruleset
 from tests.shared import stray
 
+pytestmark = pytest.mark.process
+
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = f"{sys.executable} tests/bots/first_legal_bot.py"
 SHORT = ruleset("american", {"end": "rounds", "rounds": 1})

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
@@ -40,12 +41,14 @@ def match(*args: str) -> dict[str, object]:
     return json.loads(result.output)  # type: ignore[no-any-return]
 
 
+@pytest.mark.process
 def test_a_match_without_a_seed_gets_a_128_bit_one() -> None:
     seed = match()["seed"]
     # a string of digits: a JSON reader with doubles (JavaScript's) would lose a 128-bit integer
     assert isinstance(seed, str) and int(seed).bit_length() > 64  # odds of a false failure: 2**-64
 
 
+@pytest.mark.process
 def test_a_given_seed_of_any_size_reproduces_the_match(tmp_path: Path) -> None:
     seed = 2**127 + 99
     first = match("--seed", str(seed), "--log", str(tmp_path / "a.jsonl"))

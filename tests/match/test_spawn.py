@@ -13,6 +13,8 @@ import trio
 from referee.players.process import BotLimits, ProcessLink
 from referee.sandbox.bwrap import choose_sandbox
 
+pytestmark = pytest.mark.process
+
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 async def test_a_sandboxed_bot_outlives_idle_worker_threads() -> None:

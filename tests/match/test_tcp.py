@@ -96,6 +96,7 @@ async def match_with(
     return match.outcome
 
 
+@pytest.mark.process
 async def test_a_tcp_bot_plays_a_whole_match() -> None:
     bot = Client("secret-token0")
     outcome = await match_with([(bot, 0)])
@@ -105,6 +106,7 @@ async def test_a_tcp_bot_plays_a_whole_match() -> None:
     assert kinds[0] == "hello" and "match_end" in kinds and kinds[-1] == "goodbye"
 
 
+@pytest.mark.process
 async def test_wrong_token_is_refused_and_the_seat_still_plays() -> None:
     stranger = Client("not-the-token")
     bot = Client("secret-token0")
@@ -113,6 +115,7 @@ async def test_wrong_token_is_refused_and_the_seat_still_plays() -> None:
     assert outcome.seats[0].status == "ok"
 
 
+@pytest.mark.process
 async def test_a_second_connection_for_a_taken_seat_is_refused() -> None:
     bot = Client("secret-token0", think=0.05)
     twin = Client("secret-token0")
@@ -121,6 +124,7 @@ async def test_a_second_connection_for_a_taken_seat_is_refused() -> None:
     assert outcome.seats[0].status == "ok"
 
 
+@pytest.mark.process
 async def test_a_silent_client_times_out_without_disturbing_the_seat() -> None:
     mute = Client("secret-token0", silent=True)
     bot = Client("secret-token0", think=0.15)  # the match outlasts the mute's start-up limit
@@ -129,6 +133,7 @@ async def test_a_silent_client_times_out_without_disturbing_the_seat() -> None:
     assert outcome.seats[0].status == "ok"
 
 
+@pytest.mark.process
 async def test_a_seat_nobody_connects_to_is_played_by_the_fallback() -> None:
     outcome = await match_with([], connect_timeout=0.5)
     assert outcome.seats[0].status == "timeout"
@@ -136,6 +141,7 @@ async def test_a_seat_nobody_connects_to_is_played_by_the_fallback() -> None:
     assert outcome.reason == "rounds_played"
 
 
+@pytest.mark.process
 async def test_disconnect_without_reconnection_drops_the_seat() -> None:
     quitter = Client("secret-token0", hang_up_after=3)
     comeback = Client("secret-token0")
@@ -145,6 +151,7 @@ async def test_disconnect_without_reconnection_drops_the_seat() -> None:
     assert comeback.errors() == ["seat_taken"]
 
 
+@pytest.mark.process
 async def test_reconnection_lets_the_bot_take_its_seat_again() -> None:
     quitter = Client("secret-token0", hang_up_after=3)
     comeback = Client("secret-token0")
@@ -192,6 +199,7 @@ def test_server_listens_on_loopback_by_default() -> None:
     assert trio.run(main)[0] == "127.0.0.1"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("kit", ["python", "javascript"])
 def test_the_kits_connect_with_one_option(kit: str, tmp_path: Path) -> None:
     if kit == "javascript" and shutil.which("node") is None:

@@ -185,6 +185,7 @@ def hosts_of(refused: list[Refusal]) -> set[str]:
     return {r.peer.rpartition(":")[0] for r in refused}
 
 
+@pytest.mark.process
 async def test_an_honest_kit_bot_gets_its_seat_while_idle_connections_reconnect() -> None:
     seat = TcpSeat(seat=0, name="a")
     async with trio.open_nursery() as nursery:
@@ -401,6 +402,7 @@ async def test_a_flood_of_refusals_prints_a_few_lines_and_a_count(autojump_clock
 # ---------------------------------------------------------------------------------------------
 # Nothing a client sends before it is seated crashes the referee
 # ---------------------------------------------------------------------------------------------
+@pytest.mark.process
 async def test_a_deeply_nested_line_before_authenticating_is_refused_and_the_match_plays_on() -> None:
     refused: list[Refusal] = []
     attacker: list[dict[str, Any]] = []
@@ -463,6 +465,7 @@ def raw_hello(host: str, port: str, line: bytes) -> list[dict[str, Any]]:
         return [json.loads(reply) for reply in stream]
 
 
+@pytest.mark.process
 def test_serve_prints_each_refusal_on_stderr() -> None:
     serve = subprocess.Popen(
         [sys.executable, "-m", "referee.cli", "serve", "--seed", "5", "--set", "end=rounds", "--set", "rounds=1",
@@ -489,6 +492,7 @@ def test_serve_prints_each_refusal_on_stderr() -> None:
 # ---------------------------------------------------------------------------------------------
 # The kits retry busy and get in
 # ---------------------------------------------------------------------------------------------
+@pytest.mark.process
 @pytest.mark.parametrize("kit", ["python", "javascript"])
 async def test_a_kit_refused_busy_retries_and_gets_in(kit: str) -> None:
     if kit == "javascript" and shutil.which("node") is None:

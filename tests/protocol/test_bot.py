@@ -53,6 +53,7 @@ from referee.rules import Round, table_for
 from referee.rules.presets import PRESETS, ruleset
 from tests.bot_process import BotProcess
 from tests.protocol.table_driver import play_match
+from tests.tiers import starts
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots" / "python"
@@ -472,6 +473,7 @@ def test_main_parses_tcp_and_token() -> None:
 # The sample bots as real processes
 # ---------------------------------------------------------------------------------------------
 @pytest.fixture(params=["random_bot", "heuristic_bot"])
+@starts("process")
 def bot_process(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BotProcess]:
     """A sample bot program on pipes: a seat for ``play_match`` that waits for a reply to requests."""
     args = ["--seed", "7"] if request.param == "random_bot" else []

@@ -101,12 +101,14 @@ def test_the_schema_text_is_sorted_and_indented() -> None:
     assert text == json.dumps(json.loads(text), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
+@pytest.mark.process
 def test_the_transcript_block_matches_a_fresh_match() -> None:
     assert docgen.current_block(doc_text()) == docgen.transcript_block(docgen.transcript()), (
         "stale: run python -m referee.docgen write"
     )
 
 
+@pytest.mark.process
 def test_the_transcript_is_deterministic_and_has_no_times_of_its_own() -> None:
     first = docgen.transcript()
     assert first == docgen.transcript()
@@ -128,6 +130,7 @@ def protocol_lines(
     yield from docgen.protocol_lines(log)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("variant", ["american", "dutch"])
 def test_every_line_of_a_real_match_validates_against_the_schema(tmp_path: Path, variant: str) -> None:
     lines = list(protocol_lines(tmp_path, variant))
@@ -156,6 +159,7 @@ def test_every_line_of_a_real_match_validates_against_the_schema(tmp_path: Path,
         assert ("send", "pass_request") not in seen
 
 
+@pytest.mark.process
 def test_errors_and_declarations_of_a_real_match_validate(tmp_path: Path) -> None:
     script = tmp_path / "illegal_bot.py"
     script.write_text(ILLEGAL_BOT, encoding="utf-8")
@@ -248,6 +252,7 @@ def test_the_doc_links_the_rules_and_the_other_docs() -> None:
 
 
 # -- the entry point -------------------------------------------------------------------------
+@pytest.mark.process
 def test_check_reports_a_stale_schema_and_transcript_and_write_fixes_them(tmp_path: Path) -> None:
     schema_path = tmp_path / "protocol.schema.json"
     doc_path = tmp_path / "protocol.md"
@@ -268,6 +273,7 @@ def test_the_markers_must_be_there_once() -> None:
         docgen.current_block(twice)
 
 
+@pytest.mark.process
 def test_python_m_referee_docgen_check_passes_on_the_repository() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "referee.docgen", "check"], cwd=ROOT, capture_output=True, text=True, check=False

@@ -8,9 +8,12 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
+
+pytestmark = pytest.mark.process
 
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = f"{sys.executable} {ROOT}/tests/bots/first_legal_bot.py"

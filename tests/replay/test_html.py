@@ -21,9 +21,11 @@ from playwright.sync_api import Page
 
 from tests.browser import chromium_page
 from tests.replay.helpers import SETUPS, MatchLogs, replay
+from tests.tiers import starts
 
 
 @pytest.fixture(scope="module")
+@starts("browser")
 def browser_page() -> Iterator[Page]:
     with chromium_page(1400, 860) as page:
         yield page

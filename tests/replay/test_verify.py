@@ -285,6 +285,7 @@ def test_an_interrupted_match_verifies(match_log: MatchLogs, tmp_path: Path) -> 
     assert record.rounds[-1].result is None
 
 
+@pytest.mark.process
 def test_a_tcp_bot_that_reconnects(tmp_path: Path) -> None:
     """With --reconnect, a TCP bot that hangs up is told the match and the round again (its hand
     as it is now) and asked again with a new id on its new connection."""

@@ -178,7 +178,14 @@ def bits(cards: list[int] | set[int]) -> int:
 
 
 def ids(mask: int) -> list[int]:
-    return [i for i in range(2 * COPY_STRIDE) if mask >> i & 1]
+    """The card ids in ``mask``, lowest first (one step per card held, not per id there is)."""
+    mask &= (1 << 2 * COPY_STRIDE) - 1
+    found = []
+    while mask:
+        lowest = mask & -mask
+        found.append(lowest.bit_length() - 1)
+        mask ^= lowest
+    return found
 
 
 def expected_legal(

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.bot_process import TIMEOUT, Start, bots_started
+from tests.tiers import starts
 
 
 @pytest.fixture
@@ -18,6 +19,7 @@ def reply_timeout() -> float:
 
 
 @pytest.fixture
+@starts("process")
 def start(tmp_path: Path, reply_timeout: float) -> Iterator[Start]:
     """``start(command, env=None)``: a bot program on pipes, from the repository root."""
     with bots_started(tmp_path, reply_timeout) as start_bot:

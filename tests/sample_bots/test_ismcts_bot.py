@@ -160,6 +160,7 @@ def test_only_rules_openspiel_models_exactly_are_played() -> None:
             hearts_parameters(ruleset(variant))
 
 
+@pytest.mark.process
 def test_it_searches_a_pass_from_every_seat_and_direction() -> None:
     """OpenSpiel's ISMCTS segfaults on a pass searched after the player passing to the
     searcher has passed (pyspiel 2.0.2): the bot's seat is player 0 so that it never is.
@@ -211,6 +212,7 @@ def stderr_of(log: Path, seat: int) -> str:
     return "".join(e["text"] for e in entries(log) if e["type"] == "stderr" and e["seat"] == seat)
 
 
+@pytest.mark.process
 def test_it_plays_an_american_round_with_ismcts_and_every_reply_legal(tmp_path: Path) -> None:
     """At seat 2: in the first round (passing left) two seats pass before it in OpenSpiel's
     order, the case the turned table is for."""
@@ -233,6 +235,7 @@ def test_it_plays_an_american_round_with_ismcts_and_every_reply_legal(tmp_path: 
     assert "no ISMCTS" not in text and "heuristic bot" not in text and "Traceback" not in text, text
 
 
+@pytest.mark.process
 def test_in_rules_openspiel_cannot_play_it_falls_back_without_a_fault(tmp_path: Path) -> None:
     log = tmp_path / "match.jsonl"
     result = match("black-maria", [ISMCTS, HEURISTIC, random_bot(2)], 1, log, timeout=120)
@@ -243,6 +246,7 @@ def test_in_rules_openspiel_cannot_play_it_falls_back_without_a_fault(tmp_path: 
     assert "cannot play these rules" in text and "Traceback" not in text, text
 
 
+@pytest.mark.process
 def test_on_the_clock_it_spends_its_budget_and_never_the_limit(tmp_path: Path) -> None:
     """Without --simulations it spends about 40% of each decision's limit (0.1 s of 0.25 s),
     on ISMCTS's own clock, as the search bot does."""

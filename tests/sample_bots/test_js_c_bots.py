@@ -349,6 +349,7 @@ def test_js_kit_keeps_the_table_state(start: Start, javascript_command: list[str
     assert_states(states_written(bot.stderr, sort=("hand",)), expected)
 
 
+@pytest.mark.process
 def test_js_kit_over_tcp(tmp_path: Path, javascript_command: list[str]) -> None:
     with (
         Listener(TIMEOUT) as referee,
@@ -364,6 +365,7 @@ def test_js_kit_over_tcp(tmp_path: Path, javascript_command: list[str]) -> None:
 # ---------------------------------------------------------------------------------------------
 # The C build and the bot list
 # ---------------------------------------------------------------------------------------------
+@pytest.mark.compiler
 def test_c_bot_compiles_without_warnings(tmp_path: Path) -> None:
     compiler = shutil.which("gcc")
     if compiler is None:

@@ -68,6 +68,7 @@ from tests.sample_bots.kit_driver import (
 )
 from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, free_port, serve_one_decision, tcp_bots
 from tests.sample_bots.vectors_feed import assert_vector_states, feed_probe, sorted_passed, sorted_received
+from tests.tiers import starts
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "sample_bots" / "cpp"
@@ -210,6 +211,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+@starts("compiler")
 def built(folder: Path) -> Built:
     """The sample bot, built as the docs say (``-Werror`` added: a warning fails the build)."""
     result = compile_in(folder, [*BUILD, "-Werror"])
@@ -218,6 +220,7 @@ def built(folder: Path) -> Built:
 
 
 @pytest.fixture(scope="session")
+@starts("compiler")
 def probe(folder: Path) -> Path:
     """The probe, built with the sanitizers (any report aborts it: ``-fno-sanitize-recover``)."""
     (folder / "probe.cpp").write_text(PROBE)
@@ -249,6 +252,7 @@ def test_builds_without_a_warning(built: Built) -> None:
     assert os.access(built.program, os.X_OK)
 
 
+@pytest.mark.compiler
 def test_the_header_links_into_two_files_under_stricter_warnings(folder: Path, tmp_path: Path) -> None:
     """Header-only means every function is inline: a bot split into several .cpp files that
     each include the kit must link (no duplicate symbols), and pedantic and shadowing warnings

@@ -68,6 +68,7 @@ from tests.sample_bots.kit_driver import (
 from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, serve_one_decision, tcp_bots
 from tests.sample_bots.vectors_feed import assert_vector_states, feed_probe, sorted_passed, sorted_received
 from tests.shared import verified
+from tests.tiers import starts
 
 ROOT = Path(__file__).resolve().parents[2]
 GO_FOLDER = ROOT / "sample_bots" / "go"
@@ -170,6 +171,7 @@ def go_run(args: list[str], folder: Path, env: dict[str, str]) -> subprocess.Com
 
 
 @pytest.fixture(scope="session")
+@starts("compiler")
 def go_build(tmp_path_factory: pytest.TempPathFactory) -> GoBuild:
     """Copy the folder (without any ``bot`` an author built in place) and build it from inside,
     with HOME an empty folder (the build cache goes there) and the module proxy off: a kit that

@@ -70,6 +70,7 @@ from tests.sample_bots.kit_driver import (
 from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, serve_one_decision, tcp_bots
 from tests.sample_bots.vectors_feed import assert_vector_states, feed_probe
 from tests.shared import verified
+from tests.tiers import starts
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "sample_bots" / "java"
@@ -103,6 +104,7 @@ def build(folder: Path) -> None:
 
 
 @pytest.fixture(scope="module")
+@starts("compiler")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The kit's folder, copied and built with the documented line."""
     built = copy_kit(tmp_path_factory.mktemp("kit") / "java")
@@ -279,6 +281,7 @@ def sample(folder: Path, start: Start) -> BotProcess:
 # ---------------------------------------------------------------------------------------------
 # The folder and the build
 # ---------------------------------------------------------------------------------------------
+@pytest.mark.compiler
 def test_the_kit_compiles_without_warnings(tmp_path: Path) -> None:
     """Every lint on and warnings as errors: what an author copies should not start them off
     with warnings of ours."""
@@ -311,6 +314,7 @@ def check(folder: Path, *, variant: str = "american", box: Sandbox | None = None
     return check_kit(COMMAND, folder, variant=variant, sandbox=box)
 
 
+@pytest.mark.compiler
 @needs_bwrap
 def test_built_and_checked_in_the_sandbox_as_a_ladder_does(tmp_path: Path) -> None:
     """The entry a bot list would have (folder, build line, command) built by the referee's

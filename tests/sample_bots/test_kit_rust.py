@@ -54,6 +54,7 @@ from tests.sample_bots.kit_driver import (
 from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, serve_one_decision, tcp_bots
 from tests.sample_bots.vectors_feed import assert_vector_states, feed_probe, sorted_passed, sorted_received
 from tests.shared import verified
+from tests.tiers import starts
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT_FOLDER = ROOT / "sample_bots" / "rust"
@@ -223,6 +224,7 @@ def reply_timeout() -> float:
 
 
 @pytest.fixture(scope="session")
+@starts("compiler")
 def rust_build(tmp_path_factory: pytest.TempPathFactory) -> RustBuild:
     """One release build per session (it is slow), in a copy of the folder: a ``target/`` left
     in the repository by someone's own build is not copied, and nothing is written back."""

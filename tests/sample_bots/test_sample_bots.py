@@ -18,6 +18,8 @@ from referee.rules import ruleset
 from tests.sample_bots.bot_matches import BOTS, ROOT, entries, random_bot
 from tests.sample_bots.bot_matches import sample_bot_command as command
 
+pytestmark = pytest.mark.process
+
 CONFIG = MatchConfig(per_decision=5.0, bank=30.0, startup=20.0)
 
 

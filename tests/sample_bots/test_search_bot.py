@@ -21,6 +21,7 @@ from tests.sample_bots.bot_matches import HEURISTIC, PY, bank_left_ms, decision_
 SEARCH = f"{PY} sample_bots/python/search_bot.py --playouts 8 --seed 1"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("variant", list(PRESETS))
 def test_the_search_bot_plays_every_variant_without_a_fault(variant: str, tmp_path: Path) -> None:
     n = ruleset(variant).players
@@ -49,6 +50,7 @@ def plays(log: Path) -> dict[int, list[dict[str, Any]]]:
     return replies
 
 
+@pytest.mark.process
 def test_the_same_seed_and_playouts_give_the_same_moves(tmp_path: Path) -> None:
     bots = [SEARCH, random_bot(2), random_bot(3), random_bot(4)]
     first = match("american", bots, 5, tmp_path / "a.jsonl")
@@ -59,6 +61,7 @@ def test_the_same_seed_and_playouts_give_the_same_moves(tmp_path: Path) -> None:
     assert other["seats"][0]["status"] == "ok"
 
 
+@pytest.mark.process
 def test_the_search_bot_takes_fewer_points_than_the_random_bot(tmp_path: Path) -> None:
     """Duplicate: on the same deals, seat 0 is the search bot or a random bot, against the
     same three random bots."""
@@ -114,6 +117,7 @@ def test_points_given_to_the_seat_closest_to_winning_count_more() -> None:
     assert rival_weights(moon_state(american, [5, 1])) == pytest.approx([0, 1 / 3, 1 / 3, 1 / 3])
 
 
+@pytest.mark.process
 def test_on_the_clock_it_plans_from_the_time_left(tmp_path: Path) -> None:
     """Without --playouts it spends about 40% of each decision's limit and keeps its bank."""
     log = tmp_path / "match.jsonl"

@@ -36,9 +36,12 @@ ROOMY = MatchConfig(per_decision=30.0, bank=30.0, startup=30.0, grace=1.0)
 """Clocks no bot here can miss on a busy machine: the verdicts are about bounds, not speed."""
 
 HOST = bot_groups()
-pytestmark = pytest.mark.skipif(
-    not isinstance(HOST, CgroupHost), reason=f"no control groups here: {getattr(HOST, 'reason', '')}"
-)
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(
+        not isinstance(HOST, CgroupHost), reason=f"no control groups here: {getattr(HOST, 'reason', '')}"
+    ),
+]
 
 
 def attacker(mode: str, marker: str, *extra: str) -> str:

@@ -301,6 +301,7 @@ def home(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("sandbox", ["auto", "off"])
 @pytest.mark.parametrize("case", list(CASES))
 def test_every_layout_plays_sandboxed_and_bare(case: str, sandbox: str, home: Path) -> None:

@@ -65,6 +65,7 @@ def stop(group: BotGroup, *processes: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=5)
 
 
+@pytest.mark.process
 def test_a_memfd_beyond_the_memory_bound_is_oom_killed(host: CgroupHost) -> None:
     group = host.create("memfd", BotGroupLimits(memory_mb=64))
     code = "import os\nfd = os.memfd_create('x')\nchunk = b'x' * (1 << 20)\nfor _ in range(200): os.write(fd, chunk)"
@@ -79,6 +80,7 @@ def test_a_memfd_beyond_the_memory_bound_is_oom_killed(host: CgroupHost) -> None
         stop(group, child)
 
 
+@pytest.mark.process
 def test_a_tmpfs_file_beyond_the_memory_bound_is_oom_killed(host: CgroupHost) -> None:
     shm = Path("/dev/shm")
     if not shm.is_dir():
@@ -95,6 +97,7 @@ def test_a_tmpfs_file_beyond_the_memory_bound_is_oom_killed(host: CgroupHost) ->
         target.unlink(missing_ok=True)
 
 
+@pytest.mark.process
 def test_a_fork_bomb_of_setsid_children_stops_at_the_process_bound(host: CgroupHost) -> None:
     group = host.create("forks", BotGroupLimits(processes=16))
     code = (
@@ -118,6 +121,7 @@ def test_a_fork_bomb_of_setsid_children_stops_at_the_process_bound(host: CgroupH
         stop(group, child)
 
 
+@pytest.mark.process
 def test_cpu_time_of_busy_children_stays_under_the_quota(host: CgroupHost) -> None:
     group = host.create("spin", BotGroupLimits(cpu_cores=0.5))
     spin = "import time\nend = time.monotonic() + 1.5\nwhile time.monotonic() < end: pass"
@@ -137,6 +141,7 @@ def test_cpu_time_of_busy_children_stays_under_the_quota(host: CgroupHost) -> No
         stop(group, child)
 
 
+@pytest.mark.process
 def test_a_frozen_bot_stops_and_runs_again_when_thawed(host: CgroupHost, tmp_path: Path) -> None:
     counter = tmp_path / "counter"
     code = (
@@ -167,6 +172,7 @@ def test_a_frozen_bot_stops_and_runs_again_when_thawed(host: CgroupHost, tmp_pat
         stop(group, child)
 
 
+@pytest.mark.process
 def test_remove_and_close_leave_no_folder(host: CgroupHost) -> None:
     first = host.create("../same/name", BotGroupLimits())
     second = host.create("../same/name", BotGroupLimits())

@@ -15,6 +15,7 @@ from referee.sandbox.cgroups import CgroupHost
 from referee.sandbox.groups import bot_groups
 
 pytestmark = [
+    pytest.mark.process,
     pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),
     pytest.mark.skipif(not isinstance(bot_groups(), CgroupHost), reason="no control groups here"),
 ]

@@ -30,7 +30,10 @@ PY = sys.executable
 GOOD = f"{PY} {ROOT}/tests/bots/first_legal_bot.py"
 ATTACKER = f"{PY} {ROOT}/tests/bots/attacker_bot.py"
 
-pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed"),
+]
 
 
 def referee(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

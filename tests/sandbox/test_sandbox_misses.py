@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.ladder.store import LadderStore
 from referee.sandbox.misses import bind_hint, hidden_path
+from referee.store.writer import LadderStore
 from tests.check.helpers import check, sandbox, step
 from tests.ladder.test_run import ladder
 
@@ -71,6 +71,7 @@ def test_no_hint_for_a_path_that_is_not_here_or_that_every_sandbox_shows(tmp_pat
     assert hidden_path(f"reading {FIRST}: all fine") is None  # no failure on the line
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_match_names_the_hidden_path_and_the_option_then_plays_with_it(needy: Path, weights: Path) -> None:
     def match(*extra: str) -> subprocess.CompletedProcess[str]:
@@ -89,6 +90,7 @@ def test_match_names_the_hidden_path_and_the_option_then_plays_with_it(needy: Pa
     assert [s["status"] for s in json.loads(fixed.stdout)["seats"]] == ["ok"] * 4, fixed.stderr
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_check_names_the_hidden_path(needy: Path, weights: Path) -> None:
     report = check(f"{PY} {needy}", sandbox=sandbox())
@@ -97,6 +99,7 @@ def test_check_names_the_hidden_path(needy: Path, weights: Path) -> None:
     assert f"--sandbox-bind {weights}" in (first.hint or ""), first
 
 
+@pytest.mark.process
 @needs_bwrap
 def test_the_ladder_s_roll_call_names_the_hidden_path(needy: Path, weights: Path, tmp_path: Path) -> None:
     """The bot is left out before the first match, with the option that shows it the path."""

@@ -60,6 +60,7 @@ def starved() -> Iterator[Starved]:
         yield s
 
 
+@pytest.mark.process
 def test_a_shortage_that_lasts_is_refused_not_an_unsandboxed_start(starved: Starved) -> None:
     warnings: list[str] = []
     pauses: list[float] = []
@@ -75,6 +76,7 @@ def test_a_shortage_that_lasts_is_refused_not_an_unsandboxed_start(starved: Star
     assert isinstance(choose_sandbox("auto", warnings.append), Sandbox)
 
 
+@pytest.mark.process
 def test_a_shortage_that_passes_while_it_is_tried_again_gives_the_sandbox(starved: Starved) -> None:
     warnings: list[str] = []
     chosen = choose_sandbox("auto", warnings.append, pause=lambda seconds: starved.release())

@@ -8,9 +8,11 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.browser import chromium_page
+from tests.tiers import starts
 
 
 @pytest.fixture
+@starts("browser")
 def page() -> Iterator[Page]:
     with chromium_page(1300, 820) as page:
         yield page

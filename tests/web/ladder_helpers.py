@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from referee.bench.ladder_web import ADDRESS, get
-from referee.ladder.records import LadderSettings, MatchRecord
-from referee.ladder.schedule import ScheduledMatch, draw_sets
-from referee.ladder.store import LadderStore
+from referee.ladder.schedule import draw_sets
 from referee.match.outcome import FaultReport
 from referee.rules import ruleset
+from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch
+from referee.store.writer import LadderStore
 from referee.web.ladder.app import LadderWeb
 from tests.ladder.helpers import record_of
 

@@ -103,6 +103,7 @@ async def hostile(url: str, seat: WebSeat, rng: random.Random) -> None:
         await stream.aclose()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("seed", [1, 2])
 async def test_a_storm_of_hostile_pages_cannot_end_the_referee(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
@@ -123,6 +124,7 @@ async def test_a_storm_of_hostile_pages_cannot_end_the_referee(tmp_path: Path, s
     assert server.refusals  # the storm was seen, and refused or faulted by name
 
 
+@pytest.mark.process
 async def test_a_hundred_kilobytes_then_close_twenty_times(tmp_path: Path) -> None:
     """The reported crash: a page that sent 100 KB and closed its socket at once ended the
     referee twice in about 80 runs; here twenty in a row, then the person plays."""

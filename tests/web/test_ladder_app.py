@@ -16,9 +16,9 @@ from urllib.parse import urlencode
 import pytest
 
 from referee.duel.feed import DuelFeed
-from referee.ladder.database import read_only
 from referee.ladder.schedule import draw_sets
-from referee.ladder.store import LadderStore
+from referee.store.database import read_only
+from referee.store.writer import LadderStore
 from referee.web.ladder import queries
 from referee.web.ladder.app import MAX_OPEN
 from referee.web.ladder.budget import Bucket
@@ -106,6 +106,7 @@ async def test_every_answer_carries_the_security_headers(view: View) -> None:
         assert headers[b"x-content-type-options"] == b"nosniff"
 
 
+@pytest.mark.process
 async def test_a_match_opens_the_verified_replay_of_its_log_and_no_other_file(db: Path, tmp_path: Path) -> None:
     logs = db.with_name("hostile-logs")
     logs.mkdir()

@@ -21,11 +21,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser import URL, chromium_page
 from tests.web.helpers import ROOT
+
+pytestmark = pytest.mark.browser
 
 PY = sys.executable
 CRASHER = """import os, sys

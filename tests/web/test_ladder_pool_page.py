@@ -14,9 +14,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.browser import URL, chromium_page
 from tests.web.helpers import ROOT
 from tests.web.test_ladder_page import version, wait_for
+
+pytestmark = pytest.mark.browser
 
 PY = sys.executable
 RANDOM = f"{PY} {ROOT}/sample_bots/python/random_bot.py"

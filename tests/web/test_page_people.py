@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import Page
 
 from referee.replay.reader import read_log
@@ -25,6 +26,8 @@ SAYINGS = """() => { window.said = []; const note = document.getElementById('not
   new MutationObserver(() => { if (note.textContent) window.said.push(note.textContent); })
     .observe(note, { childList: true, subtree: true, characterData: true }); }"""
 """Every text the page's note shows, kept in ``window.said``."""
+pytestmark = pytest.mark.browser
+
 MY_TURN = "document.querySelector('#hand .card.legal') !== null"
 TABLE = """() => ({
   status: document.getElementById('status').textContent,

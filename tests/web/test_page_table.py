@@ -157,6 +157,7 @@ GEOMETRY = """() => {
 }"""
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize(("width", "height"), [(1300, 800), (1024, 800), (390, 844)])
 @pytest.mark.parametrize("players", sorted(SHAPES))
 def test_tables_of_3_to_6_players_fit(tmp_path: Path, players: int, width: int, height: int) -> None:

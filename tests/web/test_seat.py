@@ -18,6 +18,8 @@ from tests.shared import verified
 from tests.web.client import Closed, Refused, WsClient
 from tests.web.helpers import ROOT, Person, answer, play_web
 
+pytestmark = pytest.mark.process
+
 
 async def test_a_person_plays_a_whole_round_and_the_log_verifies(tmp_path: Path) -> None:
     person = Person()

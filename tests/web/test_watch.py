@@ -21,6 +21,8 @@ from tests.web.client import Refused, WsClient
 from tests.web.helpers import RANDOM, ROOT
 from tests.web.test_seat import read_response
 
+pytestmark = pytest.mark.process
+
 
 def start_match(log: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(

@@ -17,6 +17,8 @@ from playwright.sync_api import Page
 from tests.browser import chromium_page
 from tests.web.test_watch_page import Watcher, cut, finished_log
 
+pytestmark = pytest.mark.browser
+
 PLACES = """() => {
   const box = (n) => n.getBoundingClientRect();
   const centre = (r) => [(r.left + r.right) / 2, (r.top + r.bottom) / 2];

@@ -18,8 +18,8 @@ from urllib.parse import quote
 
 import trio
 
-from referee.ladder.reader import LadderReader
 from referee.ladder.setup import logs_folder
+from referee.store.reader import LadderReader
 from referee.web.asgi import route, same_origin
 from referee.web.ladder import queries
 from referee.web.ladder.answers import (

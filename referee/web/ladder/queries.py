@@ -12,11 +12,10 @@ from dataclasses import dataclass, field
 from referee.duel.status import DuelStatus, duel_status
 from referee.duel.store import DuelReader
 from referee.ladder.order import TOP, format_order, order_of
-from referee.ladder.pool import BotVersion
-from referee.ladder.reader import LadderReader
-from referee.ladder.schedule import match_key
 from referee.ladder.standings import Standing, format_modes, standing, standings
 from referee.stats.ratings import INITIAL
+from referee.store.reader import LadderReader
+from referee.store.records import BotVersion, match_key
 from referee.web.ladder.versions import of_entrant, versions
 
 PAGE_SIZE = 50

@@ -15,10 +15,10 @@ from typing import TypeVar
 
 import trio
 
-from referee.ladder.database import read_only, snapshot
-from referee.ladder.errors import LadderError
-from referee.ladder.reader import LadderReader
-from referee.ladder.schema import SCHEMA_VERSION
+from referee.errors import LadderError
+from referee.store.database import read_only, snapshot
+from referee.store.reader import LadderReader
+from referee.store.schema import SCHEMA_VERSION
 
 T = TypeVar("T")
 

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.ladder.reader import LadderReader
+from referee.store.reader import LadderReader
 
 LIVE_SECONDS = 30.0
 LOG = re.compile(r"([0-9]{5,7})-([0-9]{1,2})\.jsonl")

@@ -5,8 +5,8 @@
 
 from __future__ import annotations
 
-from referee.ladder.pool import BotVersion
-from referee.ladder.reader import LadderReader
+from referee.store.reader import LadderReader
+from referee.store.records import BotVersion
 
 
 def versions(reader: LadderReader) -> dict[str, BotVersion]:

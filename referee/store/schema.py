@@ -1,18 +1,18 @@
 """The ladder database as this referee writes it: every table of a new ladder, the number of
 this schema, and how a seed is kept. A database written by an earlier referee is brought to
-this schema by ``referee.ladder.migrations`` when it is opened. The tables are described for
+this schema by ``referee.store.migrations`` when it is opened. The tables are described for
 users in docs/ladder.md ("The database")."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from referee.ladder.errors import LadderError
+from referee.errors import LadderError
 
 SCHEMA_VERSION = 6
 """The schema this referee writes and reads. The file keeps its own in SQLite's ``PRAGMA
 user_version`` (and, for anyone reading with plain SQL, in ``meta.schema``); the versions and
-what each added are listed in ``referee.ladder.migrations``."""
+what each added are listed in ``referee.store.migrations``."""
 
 SCHEMA = """
 CREATE TABLE meta (

@@ -29,7 +29,7 @@ of its change is already made and makes the rest.
 Each migration is one transaction together with the new version number, so a referee killed
 while upgrading leaves the database at the version before, and the next open goes on from
 there. A database of a newer version than this referee's is refused (``NewerLadderDatabase``).
-The migrations keep their own SQL as it was when they were written; ``referee.ladder.schema``
+The migrations keep their own SQL as it was when they were written; ``referee.store.schema``
 holds what a new database gets, and a test keeps the two in agreement."""
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.ladder.database import has_table, transaction
-from referee.ladder.errors import LadderError
-from referee.ladder.schema import SCHEMA_VERSION
+from referee.errors import LadderError
+from referee.store.database import has_table, transaction
+from referee.store.schema import SCHEMA_VERSION
 
 
 class NewerLadderDatabase(LadderError):

@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from referee.ladder.errors import LadderError
+from referee.errors import LadderError
 
 
 def connect(path: Path) -> sqlite3.Connection:
     """The database at ``path`` (an empty one, mode 0600, when there is no file), as it is:
-    not yet upgraded (``referee.ladder.migrations.upgraded``). Raises ``LadderError`` when
+    not yet upgraded (``referee.store.migrations.upgraded``). Raises ``LadderError`` when
     the file cannot be created, ``sqlite3.Error`` when it is not a database."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

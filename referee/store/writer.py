@@ -7,9 +7,9 @@ ratings of the bots at its table and their history rows, so a process killed at 
 (SIGKILL included) leaves either all of a match or none of it. ``record`` refuses a match that
 is already done, so a result is never counted twice.
 
-The tables are in ``referee.ladder.schema``; a database written by an earlier referee is
-upgraded to them when it is opened (``referee.ladder.migrations``), so every query here and in
-``LadderReader`` sees one schema. The file's creation and mode are ``referee.ladder.database``'s.
+The tables are in ``referee.store.schema``; a database written by an earlier referee is
+upgraded to them when it is opened (``referee.store.migrations``), so every query here and in
+``LadderReader`` sees one schema. The file's creation and mode are ``referee.store.database``'s.
 """
 
 from __future__ import annotations
@@ -23,15 +23,13 @@ from pathlib import Path
 
 import msgspec
 
-from referee.ladder import database
-from referee.ladder.errors import LadderError
-from referee.ladder.migrations import upgraded
-from referee.ladder.pool import BotVersion, PoolChange
-from referee.ladder.reader import LadderReader
-from referee.ladder.records import LadderSettings, MatchRecord
-from referee.ladder.schedule import DuplicateSet, ScheduledMatch
-from referee.ladder.schema import SCHEMA_VERSION, create_tables, seed_text
+from referee.errors import LadderError
 from referee.stats.ratings import INITIAL, Rating, rate_match
+from referee.store import database
+from referee.store.migrations import upgraded
+from referee.store.reader import LadderReader
+from referee.store.records import BotVersion, DuplicateSet, LadderSettings, MatchRecord, PoolChange, ScheduledMatch
+from referee.store.schema import SCHEMA_VERSION, create_tables, seed_text
 
 
 class LadderStore(LadderReader):

@@ -1,5 +1,5 @@
 """Reading a ladder database: its settings, its schedule, and every result, figure, drop and
-fault it holds. The database is at this referee's schema (``referee.ladder.schema``) when it
+fault it holds. The database is at this referee's schema (``referee.store.schema``) when it
 gets here, whichever referee wrote it: ``LadderStore`` upgrades it when it opens it."""
 
 from __future__ import annotations
@@ -13,15 +13,23 @@ from typing import Any
 import msgspec
 
 from protocol.ruleset import RuleSet
-from referee.ladder.database import has_table
-from referee.ladder.errors import LadderError
-from referee.ladder.pool import BotVersion
-from referee.ladder.records import BotFigures, Drop, LadderSettings, ResultModes, StoredFault
-from referee.ladder.schedule import DuplicateSet, ScheduledMatch, match_key
-from referee.ladder.schema import seed_value
+from referee.errors import LadderError
 from referee.match.outcome import FaultReport
 from referee.players.bot_config import BotEntry
 from referee.stats.ratings import Rating
+from referee.store.database import has_table
+from referee.store.records import (
+    BotFigures,
+    BotVersion,
+    Drop,
+    DuplicateSet,
+    LadderSettings,
+    ResultModes,
+    ScheduledMatch,
+    StoredFault,
+    match_key,
+)
+from referee.store.schema import seed_value
 
 OPEN_SETS = "(SELECT set_index FROM sets WHERE closed IS NULL)"
 """The sets whose pending matches are still to be played (a closed set's never will be)."""

@@ -1,0 +1,5 @@
+"""A ladder's SQLite database, a package of its own below the ladder that plays it: the file
+and its transactions (``database``), the tables (``schema``), the numbered upgrades of older
+databases (``migrations``), the queries (``reader``: ``LadderReader``), what they return and
+what a run hands it (``records``: versions, sets, matches, results) and every write, each in
+one transaction (``writer``: ``LadderStore``). The duel's and the web pages' readers build on it."""
