@@ -76,6 +76,12 @@ from referee.web.server import WebSeat, WebSeatServer
     "--connect-timeout", default=60.0, show_default=True, type=Seconds(), help="Seconds to wait for TCP bots (> 0)."
 )
 @click.option("--reconnect", is_flag=True, help="Let a TCP bot that disconnects connect again.")
+@click.option(
+    "--pace",
+    is_flag=True,
+    help="Make the card and trick pauses at a table of bots alone too: a match to watch (referee watch) at a"
+    " person's speed.",
+)
 @pause_options
 @bot_limit_options
 @SANDBOX_OPTION
@@ -98,6 +104,7 @@ def match(
     port: int,
     connect_timeout: float,
     reconnect: bool,
+    pace: bool,
     pauses: tuple[float, float],
     limits: BotLimits,
     sandbox_mode: str,
@@ -116,14 +123,8 @@ def match(
     rules = _rules(variant, pairs, len(bots), "bots")
     _can_write_and_listen(bots, log_path, host, port)
     clock = MatchConfig(per_decision=time_per_move, bank=time_bank, startup=startup)
-    config = msgspec.structs.replace(
-        clock,
-        policy=policy,
-        illegal_move_cap=illegal_move_cap,
-        reconnect=reconnect,
-        card_pause=pauses[0],
-        trick_pause=pauses[1],
-    )
+    config = msgspec.structs.replace(clock, policy=policy, illegal_move_cap=illegal_move_cap, reconnect=reconnect)
+    config = msgspec.structs.replace(config, card_pause=pauses[0], trick_pause=pauses[1], paced=pace)
     if not all(b.startswith((TCP_PREFIX, WEB_PREFIX)) for b in bots):  # a sandbox only for started bots
         limits = msgspec.structs.replace(limits, sandbox=sandbox_for(sandbox_mode, sandbox_binds, sandbox_loopback))
     refusals = RefusalReport(_to_stderr)

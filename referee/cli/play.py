@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import tempfile
 import webbrowser
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import click
+import trio
 
 from protocol.ruleset import RuleSet
 from referee.cli.options import (
@@ -22,9 +26,11 @@ from referee.cli.options import (
     sandbox_for,
 )
 from referee.match.config import POLICIES, MatchConfig
+from referee.match.outcome import MatchOutcome
 from referee.match.play import TableOptions, play_match
 from referee.match.text import format_outcome
 from referee.network import DEFAULT_HOST
+from referee.players.hosted import web_seat_name
 from referee.players.process import BotLimits
 from referee.players.tcp import Refusal, describe
 from referee.rules.errors import InvalidRuleSet
@@ -62,6 +68,12 @@ PERSON_BANK = 300.0
 @click.option(
     "--connect-timeout", default=600.0, show_default=True, type=Seconds(), help="Seconds to wait for the page (> 0)."
 )
+@click.option(
+    "--rematch/--no-rematch",
+    default=True,
+    show_default=True,
+    help="After a match, offer the page a rematch (waits up to --connect-timeout for it).",
+)
 @SANDBOX_OPTION
 def play(
     bots: tuple[str, ...],
@@ -79,6 +91,7 @@ def play(
     host: str,
     port: int,
     connect_timeout: float,
+    rematch: bool,
     sandbox_mode: str,
 ) -> None:
     """Play one seat yourself, in the browser, against BOTS (one command line per other seat,
@@ -103,20 +116,56 @@ def play(
         trick_pause=pauses[1],
     )
     server = _page_server(host, port, open_browser)
+    for index, spec in enumerate(seats):  # before it listens: its address is printed then
+        if (web_name := web_seat_name(spec, index)) is not None:
+            server.add_seat(index, web_name)
     limits = BotLimits(sandbox=sandbox_for(sandbox_mode, ()))
-    outcome = run_matches(
-        lambda: play_match(
-            seats,
-            rules,
-            seed=seed,
-            log_path=log_path,
-            options=TableOptions(
-                config=config, connect_timeout=connect_timeout, handle_signals=True, limits=limits, seat_host=server
-            ),
-        )
+    options = TableOptions(
+        config=config, connect_timeout=connect_timeout, handle_signals=True, limits=limits, seat_host=server
     )
+    with tempfile.TemporaryDirectory(prefix="referee-play-") as scratch:
+        logs = _logs(log_path, Path(scratch))
+
+        async def one(number: int) -> MatchOutcome:
+            first_seed = seed if number == 0 else None  # a rematch is a new deal
+            return await play_match(seats, rules, seed=first_seed, log_path=logs(number), options=options)
+
+        outcome = run_matches(lambda: _session(server, one, connect_timeout if rematch else 0.0, logs))
     click.echo(format_outcome(outcome))
     exit_if_interrupted(outcome)
+
+
+def _logs(log_path: str | None, scratch: Path) -> Callable[[int], Path]:
+    """Where the log of the table's match ``number`` goes: ``--log FILE`` for the first, then
+    ``FILE-2``, ``FILE-3``... for rematches; without ``--log`` a private scratch folder, so that
+    the page can still show the replay."""
+
+    def path(number: int) -> Path:
+        if log_path is None:
+            return scratch / f"match-{number + 1}.jsonl"
+        base = Path(log_path)
+        return base if number == 0 else base.with_name(f"{base.stem}-{number + 1}{base.suffix}")
+
+    return path
+
+
+async def _session(
+    server: WebSeatServer, one: Callable[[int], Awaitable[MatchOutcome]], wait: float, logs: Callable[[int], Path]
+) -> MatchOutcome:
+    """Matches at one table while the page asks for a rematch: the page's server (and its
+    address) outlives each match; each match's replay is offered to the page once it ends."""
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.serve)
+        number = 0
+        while True:
+            outcome = await one(number)
+            server.after.finished(logs(number))
+            if outcome.interrupted_by is not None or wait <= 0 or not await server.after.wait_for_rematch(wait):
+                break
+            click.echo(format_outcome(outcome))
+            number += 1
+        nursery.cancel_scope.cancel()
+    return outcome
 
 
 def _seats(bots: tuple[str, ...], rules: RuleSet, seat: int, name: str) -> list[str]:

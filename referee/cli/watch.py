@@ -7,7 +7,7 @@ import webbrowser
 import click
 import trio
 
-from referee.cli.options import PORT, check_listen, resolvable_host
+from referee.cli.options import PORT, Seconds, check_listen, resolvable_host
 from referee.cli.serving import serve_until_signal
 from referee.network import DEFAULT_HOST
 from referee.web.watch import WatchServer
@@ -18,7 +18,15 @@ from referee.web.watch import WatchServer
 @click.option("--host", default=DEFAULT_HOST, show_default=True, callback=resolvable_host, help="Address to listen on.")
 @click.option("--port", default=0, show_default=True, type=PORT, help="Port of the page (0..65535; 0: any free).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in your browser.")
-def watch(log: str, host: str, port: int, open_browser: bool) -> None:
+@click.option(
+    "--pace",
+    default=0.0,
+    show_default=True,
+    type=Seconds(allow_zero=True, maximum=10.0),
+    help="Seconds between two moves shown, a finished trick 2.5 times and a round's score 5 times longer"
+    " (0: as fast as the log is written). A finished log is then replayed at a person's speed.",
+)
+def watch(log: str, host: str, port: int, open_browser: bool, pace: float) -> None:
     """Serve a page that follows the match log LOG as it is written (by `referee match --log`,
     `play` or `serve`): every hand, the trick in play, the score sheet, faults as they happen
     and the result. LOG may not exist yet. LOG may also be a folder of logs, such as a
@@ -36,7 +44,7 @@ def watch(log: str, host: str, port: int, open_browser: bool) -> None:
         if open_browser:
             webbrowser.open(url)
 
-    server = WatchServer(log, host, port, on_listening=listening)
+    server = WatchServer(log, host, port, pace=pace, on_listening=listening)
 
     async def start(nursery: trio.Nursery) -> None:
         nursery.start_soon(server.serve)

@@ -49,6 +49,10 @@ class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
     trick_pause: float = 0.0
     """As ``card_pause``, after the last card of a trick: the finished trick and its winner
     stay in view before the next lead."""
+    paced: bool = False
+    """Make ``card_pause`` and ``trick_pause`` also at a table of bots alone (``referee match
+    --pace``): a match people watch (``referee watch``) at a person's speed. No clock runs
+    during a pause, so it costs no bot anything."""
 
     def time_control(self) -> TimeControl:
         return TimeControl(

@@ -39,9 +39,11 @@ def bounded(message: RefereeMessage) -> bytes:
 class Outbox:
     """The lines queued for each seat of one match, and their writing."""
 
-    def __init__(self, seats: Sequence[SeatState], recorder: MatchRecorder) -> None:
+    def __init__(self, seats: Sequence[SeatState], recorder: MatchRecorder, *, paced: bool = False) -> None:
         self._seats = seats
         self._recorder = recorder
+        self._paced = paced
+        """Pause even with no person at the table (a match being watched)."""
 
     def post(self, seat: SeatState, message: RefereeMessage, force: bool = False) -> None:
         """Queue a message for a seat (and log it); it is written with the seat's next flush.
@@ -86,10 +88,10 @@ class Outbox:
         """Write what a person's seat (``link.live``) has queued now, each within
         ``LIVE_GRACE``: a person sees each card as it is played, not with their next request.
         Then wait ``pause`` seconds if a person's seat is still at the table, so the next card
-        is not shown in the same instant (a table of bots alone never waits)."""
+        is not shown in the same instant (a table of bots alone waits only when ``paced``)."""
         live = [s for s in self._seats if s.active and s.connection.link.live]
         await self._flush_each(live, LIVE_GRACE)
-        if live and pause > 0:
+        if (live or self._paced) and pause > 0:
             await trio.sleep(pause)
 
     async def _flush_each(self, seats: Sequence[SeatState], grace: float) -> None:

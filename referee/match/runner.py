@@ -60,7 +60,7 @@ class MatchRunner:
         self.seats = [SeatState(i, c, config.bank) for i, c in enumerate(connections)]
         self.clock = DecisionClock(config)
         self.recorder = MatchRecorder(log, self.clock, config)
-        self.outbox = Outbox(self.seats, self.recorder)
+        self.outbox = Outbox(self.seats, self.recorder, paced=config.paced)
         self.faults_ = Faults(config, self.outbox, self.recorder, nursery)
         self.asker = Asker(
             config=config,

@@ -178,3 +178,16 @@ def query_token(scope: dict[str, Any]) -> bytes | None:
 
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "::1", "localhost"})
+
+
+def query_flag(scope: dict[str, Any], name: str) -> bool:
+    """Whether a request's query says ``name=1`` (once; a query over 1 KiB or of more than
+    four fields says nothing)."""
+    raw = scope.get("query_string", b"")
+    if not isinstance(raw, bytes) or len(raw) > 1024:
+        return False
+    try:
+        values = parse_qs(raw.decode("latin-1"), max_num_fields=4).get(name, [])
+    except ValueError:
+        return False
+    return values == ["1"]

@@ -12,6 +12,7 @@ need the file-descriptor fast path).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -45,6 +46,12 @@ class WebLink(BotLink):
         """The peer disconnected (or the link was closed): a new connection may take the seat."""
         self.closed = trio.Event()
         """Set when the referee closes the link: the connection task ends the socket."""
+        self.superseded = False
+        """Another page took the seat over: the connection task tells this page so and ends."""
+        self.told: Callable[[WebLink, bytes], Awaitable[None]] | None = None
+        """Called with every write of the match, even to a page that has gone: the seat keeps
+        its transcript and passes the events on to a page that took the seat since."""
+        self._writing = trio.Lock()
 
     @property
     def description(self) -> str:
@@ -61,12 +68,35 @@ class WebLink(BotLink):
         self.gone = True
         self._inbox_in.close()
 
+    def supersede(self) -> None:
+        """Another page takes the seat: this one is gone for the match (a waiting read ends)
+        and its connection task tells it why and closes it."""
+        self.superseded = True
+        self.peer_left()
+        self.closed.set()
+
+    async def relay(self, lines: list[bytes]) -> None:
+        """Write lines the match wrote to the seat's earlier page (events only, after the
+        transcript): the page sees the table as it goes before the match next asks it. Never
+        raises; a page that does not read costs at most a second."""
+        with trio.move_on_after(1.0), contextlib.suppress(Exception):
+            await self._write(lines)
+
+    async def _write(self, lines: list[bytes]) -> None:
+        async with self._writing:  # one writer at a time: the server's relays and the match
+            for line in lines:
+                await self._asgi_send({"type": "websocket.send", "text": line.decode("utf-8")})
+
     # -- the match's side ---------------------------------------------------------------------
+    async def send(self, data: bytes) -> None:
+        if self.told is not None:
+            await self.told(self, data)
+        await super().send(data)
+
     async def _send_all(self, data: bytes) -> None:
         if self.gone:
             raise trio.ClosedResourceError("the page has disconnected")
-        for line in data.removesuffix(b"\n").split(b"\n"):
-            await self._asgi_send({"type": "websocket.send", "text": line.decode("utf-8")})
+        await self._write(data.removesuffix(b"\n").split(b"\n"))
 
     async def _receive_message(self) -> AsgiMessage:
         try:

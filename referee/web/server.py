@@ -35,14 +35,17 @@ from typing import Any
 import trio
 from starlette.staticfiles import StaticFiles
 
-from protocol.codec import MAX_LINE
-from protocol.messages import BotHello
+from protocol.codec import MAX_LINE, encode
+from protocol.messages import BotHello, Error
 from referee.network import DEFAULT_HOST
 from referee.players.channel import Failure
 from referee.players.connection import BotConnection, handshake, send_error
 from referee.players.tcp import DEFAULT_HELLO_TIMEOUT, ClaimedSeat, Refusal
-from referee.web.asgi import hypercorn_config, listen, query_token, route, same_origin, static_files
+from referee.web.after import PATHS as AFTER_PATHS
+from referee.web.after import AfterMatch
+from referee.web.asgi import hypercorn_config, listen, query_flag, query_token, route, same_origin, static_files
 from referee.web.link import AsgiReceive, AsgiSend, WebLink
+from referee.web.transcript import SeatTranscript
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_MESSAGE_BYTES = 2 * MAX_LINE
@@ -60,6 +63,18 @@ class WebSeat(ClaimedSeat):
     """Whether a new page (a reload) may take the seat once its page has disconnected."""
     seated: list[BotConnection] = field(default_factory=list)
     """Every connection that took the seat."""
+    transcript: SeatTranscript = field(default_factory=SeatTranscript)
+    """What the seat has been told in the match in play: a page that takes the seat is shown
+    the whole table from it."""
+
+    def take_over(self) -> bool:
+        """Free the seat from the page that holds it (another page of the same person takes
+        it); whether a page was holding it."""
+        link = self.connection.link if self.connection is not None else None
+        if not self.reconnect or not isinstance(link, WebLink) or self.free:
+            return False
+        link.supersede()
+        return True
 
     @property
     def free(self) -> bool:
@@ -101,22 +116,42 @@ class WebSeatServer:
         self.url = ""
         self.open_sockets = 0
         self._files = StaticFiles(directory=static, html=True)
+        self._serving = False
+        self.after = AfterMatch()
+        """A finished match's replay and a rematch, for the seats' pages."""
 
     # -- SeatHost ------------------------------------------------------------------------------
     def add_seat(self, seat: int, name: str) -> None:
-        self.seats[seat] = WebSeat(seat=seat, name=name, reconnect=self.reconnect)
+        """Take ``seat``; at the server's next match (a rematch) the seat keeps its token, so its
+        page's address stays valid, and a page already back with it stays seated."""
+        old = self.seats.get(seat)
+        if old is None or old.name != name:
+            self.seats[seat] = WebSeat(seat=seat, name=name, reconnect=self.reconnect)
+            return
+        link = old.connection.link if old.connection is not None else None
+        if not (isinstance(link, WebLink) and not link.gone and old.connection is not None and old.connection.alive):
+            old.connection, old.arrived = None, trio.Event()
 
     def seat_url(self, seat: WebSeat) -> str:
         """The address a person opens to play ``seat`` (its token in the fragment)."""
         return f"{self.url}/#token={seat.token}"
 
     async def serve(self, *, task_status: trio.TaskStatus[Any] = trio.TASK_STATUS_IGNORED) -> None:
-        config = hypercorn_config(self.host, self.port, MAX_MESSAGE_BYTES)
-        async with trio.open_nursery() as nursery:
-            self.url = await listen(self._app, config, nursery)
-            if self.on_listening is not None:
-                self.on_listening(self.url, list(self.seats.values()))
+        """Listen until cancelled. A server that already listens (``referee play`` keeps its
+        page's server across a rematch) only says so."""
+        if self._serving:
             task_status.started(self.url)
+            await trio.sleep_forever()
+        config = hypercorn_config(self.host, self.port, MAX_MESSAGE_BYTES)
+        self._serving = True
+        try:
+            async with trio.open_nursery() as nursery:
+                self.url = await listen(self._app, config, nursery)
+                if self.on_listening is not None:
+                    self.on_listening(self.url, list(self.seats.values()))
+                task_status.started(self.url)
+        finally:
+            self._serving = False
 
     async def wait_for_all(self, timeout: float) -> None:
         with trio.move_on_after(timeout):
@@ -145,7 +180,20 @@ class WebSeatServer:
 
     # -- ASGI ----------------------------------------------------------------------------------
     async def _app(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
-        await route(scope, receive, send, websocket=self._websocket, http=partial(static_files, self._files))
+        await route(scope, receive, send, websocket=self._websocket, http=self._http)
+
+    async def _http(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
+        if scope.get("path") in AFTER_PATHS:
+            await self.after.answer(scope, send, self._seat_asks)
+        else:
+            await static_files(self._files, scope, receive, send)
+
+    def _seat_asks(self, scope: dict[str, Any]) -> bool:
+        """A request of a seat's page: the server's own origin, a seat's token in ``X-Seat-Token``."""
+        tokens = [value for key, value in scope.get("headers", []) if key.lower() == b"x-seat-token"]
+        if not same_origin(scope, self.url) or len(tokens) != 1 or len(tokens[0]) > 256:
+            return False
+        return any(secrets.compare_digest(s.token.encode(), tokens[0]) for s in self.seats.values())
 
     def _refuse(self, peer: str, reason: str, message: str) -> None:
         refusal = Refusal(peer, reason, message)
@@ -183,13 +231,17 @@ class WebSeatServer:
         try:
             await send({"type": "websocket.accept"})
             link = WebLink(send, peer, MAX_LINE)
+            link.told = partial(_told, seat)
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._pump, receive, link)
-                if await self._admit(seat, link):
+                if await self._admit(seat, link, takeover=query_flag(scope, "takeover")):
                     await link.closed.wait()
                 else:
                     await link.close()
                 nursery.cancel_scope.cancel()
+            if link.superseded:  # told why, past the link (it is gone for the match)
+                with contextlib.suppress(Exception):
+                    await send({"type": "websocket.send", "text": TAKEN_OVER_LINE})
             with contextlib.suppress(Exception):
                 await send({"type": "websocket.close", "code": 1000})
         finally:
@@ -210,17 +262,19 @@ class WebSeatServer:
             link.peer_left()
             link.closed.set()
 
-    async def _admit(self, seat: WebSeat, link: WebLink) -> bool:
-        """The protocol's handshake; seat the page if it passes and its seat is free."""
+    async def _admit(self, seat: WebSeat, link: WebLink, *, takeover: bool = False) -> bool:
+        """The protocol's handshake; seat the page if it passes and its seat is free (or the
+        page asks to take it over from another page of the same token). The page is then
+        sent the seat's transcript: the whole table as the seat was told it."""
         connection = BotConnection(link=link, command=f"web:{seat.name} ({link.peer})", reconnects=seat.reconnect)
+        message = f"seat {seat.seat} ({seat.name}) is open in another tab or device"
 
         def check(hello: BotHello) -> Failure | None:
-            if not seat.free:
-                return Failure("seat_taken", f"seat {seat.seat} ({seat.name}) is being played in another page")
+            if not seat.free and not (takeover and seat.take_over()):
+                return Failure("seat_taken", message)
             return None
 
-        if not seat.free:  # tell the page at once, without a handshake
-            message = f"seat {seat.seat} ({seat.name}) is being played in another page"
+        if not seat.free and not (takeover and seat.reconnect):  # tell the page at once, without a handshake
             self._refuse(link.peer, "seat_taken", message)
             await send_error(link, "seat_taken", message, fatal=True)
             return False
@@ -237,4 +291,19 @@ class WebSeatServer:
         seat.connection = connection
         seat.seated.append(connection)
         seat.arrived.set()
+        await link.relay(seat.transcript.lines())  # first, before any event relayed since
         return True
+
+
+TAKEN_OVER = "this seat is now played in another tab or device"
+TAKEN_OVER_LINE = encode(Error(code="seat_taken", message=TAKEN_OVER, fatal=True)).decode().strip()
+"""What a page is told when another page of the seat's token takes the seat over."""
+
+
+async def _told(seat: WebSeat, link: WebLink, data: bytes) -> None:
+    """What the match wrote to one of the seat's pages: kept in the seat's transcript and,
+    when another page has taken the seat since, passed on to it."""
+    kept = seat.transcript.record(data)
+    current = seat.connection.link if seat.connection is not None else None
+    if kept and isinstance(current, WebLink) and current is not link and not current.gone:
+        await current.relay(kept)

@@ -41,7 +41,7 @@ import trio
 from starlette.staticfiles import StaticFiles
 
 from protocol.codec import MAX_DEPTH, clip, nesting_depth
-from referee.log_format import Header, LogEntry, Result
+from referee.log_format import Fallback, Header, LogEntry, Received, Result, RoundScored, Sent
 from referee.network import DEFAULT_HOST, new_token
 from referee.replay.reader import Line, LogError, LogMatch, parse_log
 from referee.replay.record import MatchRecord
@@ -108,6 +108,10 @@ class Push(msgspec.Struct, kw_only=True):
 _encode = msgspec.json.Encoder().encode
 
 
+TRICK_PACE = 2.5
+"""With ``--pace``: a finished trick stays this many paces before the next lead."""
+ROUND_PACE = 5.0
+"""With ``--pace``: a round's score stays this many paces before the next deal."""
 STALE = 30.0
 """Seconds without a line after which a followed log in a folder counts as ended (its run was
 killed mid-match): the page moves on to a match in play."""
@@ -146,6 +150,12 @@ class LogTail:
     names: tuple[str, ...] | None = None
     """The seats' names to show instead of the bots' own ``hello`` names (a ladder's names:
     two entries of one program say the same ``hello``)."""
+    pace: float = 0.0
+    """Seconds between two moves shown (``referee watch --pace``; 0: as fast as the log grows):
+    a log is shown move by move at a person's speed, a finished trick and a round's score
+    longer, however fast it was written."""
+    _shown: int = 0
+    """With a pace: the match's entries shown so far."""
     _seen: set[str] = field(default_factory=set)
     _over: bool = False
     """In folder mode: the match followed has ended (its ``result`` was read)."""
@@ -179,7 +189,8 @@ class LogTail:
     def _finished(self) -> bool:
         """Whether the match followed has ended, or its log has not grown for ``STALE`` seconds
         (a match whose run was killed)."""
-        return self._over or not self.exists or time.time() - _written(self.path) > STALE
+        caught_up = self.match is None or self._shown >= len(self.match.entries) or self.pace <= 0
+        return caught_up and (self._over or not self.exists or time.time() - _written(self.path) > STALE)
 
     def _reset(self) -> None:
         self._over = False
@@ -221,6 +232,7 @@ class LogTail:
                 self.generation += 1
                 self._over = False
             self.match = LogMatch(header=checked.header, header_line=number)
+            self._shown = 0
         elif self.match is None:
             self._flag(number, f"a {entry.__struct_config__.tag!r} entry before any header")
             return False
@@ -286,9 +298,8 @@ class LogTail:
         if self.match is None:
             self.record = None
             return
-        snapshot = LogMatch(
-            header=self.match.header, header_line=self.match.header_line, entries=list(self.match.entries)
-        )
+        entries = self.match.entries[: self._shown] if self.pace > 0 else self.match.entries
+        snapshot = LogMatch(header=self.match.header, header_line=self.match.header_line, entries=list(entries))
         try:
             record: MatchRecord = await trio.to_thread.run_sync(verify, snapshot)
             if self.names is not None:
@@ -301,12 +312,35 @@ class LogTail:
 
     async def follow(self, poll: float = POLL) -> None:
         while True:
-            if self.poll():
+            changed = self.poll()
+            pause = self._reveal() if self.pace > 0 else None
+            if changed or pause is not None:
                 await self.replay()
                 self.version += 1
                 self.changed.set()
                 self.changed = trio.Event()
-            await trio.sleep(poll)
+            await trio.sleep(poll if pause is None else pause)
+
+    def _reveal(self) -> float | None:
+        """With a pace: show the match's entries up to its next move (a reply or a move the
+        referee made); the pause before the next (longer after a trick's end and a round's
+        score), or ``None`` when everything is shown."""
+        if self.match is None or self._shown >= len(self.match.entries):
+            return None
+        entries = self.match.entries
+        pause, moved = self.pace, False
+        while self._shown < len(entries):  # one move and what follows it, up to the next move
+            entry = entries[self._shown].entry
+            if isinstance(entry, Received | Fallback):
+                if moved:
+                    break
+                moved = True
+            self._shown += 1
+            if isinstance(entry, Sent) and b'"trick_end"' in bytes(entry.msg):
+                pause = max(pause, TRICK_PACE * self.pace)
+            elif isinstance(entry, RoundScored):
+                pause = max(pause, ROUND_PACE * self.pace)
+        return pause
 
     def push(self, kind: str, since_entries: int, since_bad: int) -> bytes:
         message = Push(
@@ -333,10 +367,11 @@ class WatchServer:
         *,
         token: str | None = None,
         poll: float = POLL,
+        pace: float = 0.0,
         on_listening: Callable[[str], None] | None = None,
     ) -> None:
         path = Path(log)
-        self.tail = LogTail(path, folder=path) if path.is_dir() else LogTail(path)
+        self.tail = LogTail(path, folder=path, pace=pace) if path.is_dir() else LogTail(path, pace=pace)
         self.host = host
         self.port = port
         self.token = token or new_token()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
+import msgspec
 import pytest
 import trio
 import trio.testing
@@ -68,3 +69,14 @@ async def test_a_table_of_bots_never_waits(autojump_clock: trio.testing.MockCloc
     outcome = await run(bots, config=PACED)
     assert outcome.reason == "rounds_played"
     assert trio.current_time() == start  # bots that answer at once: no time passed at all
+
+
+async def test_a_paced_table_of_bots_waits_for_its_watchers(autojump_clock: trio.testing.MockClock) -> None:
+    """`referee match --pace`: a table of bots alone makes the pauses too (a match to watch at a
+    person's speed): a card's pause after each card, a trick's after each trick; no clock runs
+    meanwhile."""
+    bots = [Timed() for _ in range(4)]
+    start = trio.current_time()
+    outcome = await run(bots, config=msgspec.structs.replace(PACED, paced=True))
+    assert [s.status for s in outcome.seats] == ["ok"] * 4  # bank 0: no clock ran during a pause
+    assert trio.current_time() - start >= 39 * 0.5 + 13 * 2.0  # one round: 39 cards, then 13 trick ends

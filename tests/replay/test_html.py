@@ -310,3 +310,40 @@ def screenshot(out: Path) -> None:
 
 if __name__ == "__main__":
     screenshot(Path(sys.argv[1] if len(sys.argv) > 1 else "replay-viewer.png"))
+
+
+PHONE_FIT = """() => ({ scroll: document.documentElement.scrollWidth, width: document.documentElement.clientWidth,
+  off: [...document.querySelectorAll('.seat, #trick .card, #caption, .controls button')]
+    .filter((n) => { const r = n.getBoundingClientRect();
+      return r.width && (r.left < 0 || r.right > window.innerWidth); })
+    .map((n) => n.className),
+  names: [...document.querySelectorAll('.seat .name')].map((n) => n.firstChild.textContent),
+  takers: [...document.querySelectorAll('ol.history .to')].map((n) => n.textContent) })"""
+
+
+@pytest.mark.parametrize("name", ["american", "double_deck"])
+def test_the_viewer_fits_a_phone(browser_page: Page, match_log: MatchLogs, tmp_path: Path, name: str) -> None:
+    """At 390 x 844 (issue 34: the viewer was 654 px wide): every step of the first trick and
+    of the end without sideways scroll, seats, trick cards and buttons on the screen; seats
+    named as the seat and watch pages name them (``random #2`` when names repeat)."""
+    html = html_of(match_log(name), tmp_path / f"{name}.html")
+    seen: list[dict[str, Any]] = []
+    page = browser_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        viewer = Viewer(page, html)
+        for _ in range(12):
+            seen.append(page.evaluate(PHONE_FIT))
+            page.keyboard.press("ArrowRight")
+        page.keyboard.press("End")
+        seen.append(page.evaluate(PHONE_FIT))
+        assert viewer.errors == []
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 860})
+    for sample in seen:
+        assert sample["scroll"] <= sample["width"] and not sample["off"], sample
+    names, takers = seen[0]["names"], seen[-1]["takers"]
+    assert len(set(names)) == len(names), names
+    if name == "double_deck":  # six bots of one name: numbered on the table and in the tricks' list
+        assert all("#" in n for n in names) and takers, (names, takers)
+        assert all("#" in t for t in takers if t != "cancelled"), takers

@@ -43,15 +43,17 @@ class WsClient:
         """Every message read, decoded."""
 
     @classmethod
-    async def connect(cls, url: str, token: str, path: str = "/ws", origin: str | None = None) -> WsClient:
-        """Open ``path`` with ``token``; ``origin``: the ``Origin`` header a browser would send
-        (none, as from a program that is not a browser, by default)."""
+    async def connect(
+        cls, url: str, token: str, path: str = "/ws", origin: str | None = None, query: str = ""
+    ) -> WsClient:
+        """Open ``path`` with ``token`` (and ``query`` after it); ``origin``: the ``Origin``
+        header a browser would send (none, as from a program that is not a browser, by default)."""
         host_port = url.removeprefix("http://")
         host, _, port = host_port.rpartition(":")
         stream = await trio.open_tcp_stream(host, int(port))
         client = cls(stream)
         headers = [(b"origin", origin.encode())] if origin is not None else []
-        request = Request(host=host_port, target=f"{path}?token={token}", extra_headers=headers)
+        request = Request(host=host_port, target=f"{path}?token={token}{query}", extra_headers=headers)
         await client._write(client.ws.send(request))
         while True:
             for event in await client._events():

@@ -138,27 +138,41 @@ GEOMETRY = """() => {
     return near[0][1] !== n.dataset.seat;
   }).map((n) => n.dataset.seat);
   const cards = [...document.querySelectorAll('#trick .played')].map((n) => box(n));
-  const overlap = cards.some((a, i) => cards.some((b, j) => i < j && !(a.right <= b.left || b.right <= a.left
-    || a.bottom <= b.top || b.bottom <= a.top)));
-  return { players: seats.length, inside, apart, wrong, overlap, played: cards.length,
-    scroll: document.documentElement.scrollWidth, width: document.documentElement.clientWidth };
+  const apartFrom = (a, b) => a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+  const overlap = cards.some((a, i) => cards.some((b, j) => i < j && !apartFrom(a, b)))
+    || cards.some((a) => seats.some((s) => !apartFrom(a, s.r)));  // a card on a seat's box hides it
+  const width = document.documentElement.clientWidth;
+  // every card of the hand on the screen and the one a tap at its middle reaches
+  const untappable = [...document.querySelectorAll('#hand .card')].filter((n) => {
+    const r = box(n);
+    const [x, y] = centre(r);
+    const hit = document.elementFromPoint(x - window.scrollX, y - window.scrollY);
+    return r.left < 0 || r.right > width || !hit || hit.closest('.card') !== n;
+  }).map((n) => n.dataset.card);
+  const hand = box(document.getElementById('hand'));
+  return { players: seats.length, inside, apart, wrong, overlap, played: cards.length, untappable,
+    onscreen: table.left >= 0 && table.right <= width && hand.left >= 0 && hand.right <= width
+      && hand.bottom <= window.innerHeight + window.scrollY,
+    scroll: document.documentElement.scrollWidth, width };
 }"""
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("width", [1300, 1024])
+@pytest.mark.parametrize(("width", "height"), [(1300, 800), (1024, 800), (390, 844)])
 @pytest.mark.parametrize("players", sorted(SHAPES))
-def test_tables_of_3_to_6_players_fit(tmp_path: Path, players: int, width: int) -> None:
+def test_tables_of_3_to_6_players_fit(tmp_path: Path, players: int, width: int, height: int) -> None:
     """Every seat box on the table and clear of the others, each card of a trick nearest the
-    seat that played it and clear of the other cards, and no sideways scrolling, while a round
-    is played (sampled until a full trick has been on the table)."""
+    seat that played it and clear of the other cards, no sideways scrolling, the table and the
+    hand on the screen and every card of the hand reached by a tap at its middle, while a
+    round is played (sampled until a full trick has been on the table), on a desktop and on a
+    phone (390 x 844: the page was 654 px wide there, the 9th card could not be tapped)."""
     variant = SHAPES[players]
     referee = Referee(
         tmp_path / "match.jsonl", seed=3, extra=("--variant", variant, "--trick-pause", "1"), bots=players - 1
     )
     seen: list[dict[str, Any]] = []
     try:
-        with chromium_page(width, 800) as page:
+        with chromium_page(width, height) as page:
             page.goto(referee.url)
             page.wait_for_function(WAITING, timeout=30_000)
             for _ in range(400):
@@ -176,6 +190,7 @@ def test_tables_of_3_to_6_players_fit(tmp_path: Path, players: int, width: int) 
         assert sample["inside"] and sample["apart"], sample
         assert not sample["wrong"] and not sample["overlap"], sample
         assert sample["scroll"] <= sample["width"], sample
+        assert sample["onscreen"] and not sample["untappable"], {k: v for k, v in sample.items() if k != "wrong"}
 
 
 def test_a_spectator_sees_cards_on_the_table_while_a_slow_match_plays(page: Page, tmp_path: Path) -> None:

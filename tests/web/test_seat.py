@@ -16,7 +16,7 @@ from referee.match.config import MatchConfig
 from referee.web.server import WebSeat
 from tests.shared import verified
 from tests.web.client import Closed, Refused, WsClient
-from tests.web.helpers import ROOT, Person, play_web
+from tests.web.helpers import ROOT, Person, answer, play_web
 
 pytestmark = pytest.mark.process
 
@@ -200,7 +200,8 @@ async def test_a_reload_mid_trick_resumes_the_seat(tmp_path: Path) -> None:
     assert outcome.seats[0].status == "ok"
     assert person.plays == 13
     kinds = [m["type"] for m in person.seen]
-    assert kinds.count("match_start") == 2 and kinds.count("round_start") == 2
+    # told; then on the reload shown again from the seat's transcript, and told again by the match
+    assert kinds.count("match_start") == 3 and kinds.count("round_start") == 3
     again = [m for m in person.seen if m["type"] == "play_request"][6]
     assert again["trick"] == rounds[0]["trick"] and again["id"] != rounds[0]["id"]
     assert [f.action for f in outcome.faults] == ["reconnect"]
@@ -243,6 +244,84 @@ async def test_a_second_page_for_a_seat_in_play_is_told_seat_taken(tmp_path: Pat
     outcome, _, _ = await play_web(tmp_path, person, players=players)
     assert codes == ["seat_taken"]
     assert outcome.seats[0].status == "ok"
+
+
+async def test_the_after_match_answers_want_the_seat_s_token_in_a_header(tmp_path: Path) -> None:
+    """``/after``, ``/replay`` and ``/rematch``: refused (403) without the seat's token in
+    ``X-Seat-Token``, with a wrong one, with the token only in the address or from another
+    origin; with it: what is on offer, no replay while the match is in play (404) and no rematch
+    when none is offered (409)."""
+    answers: dict[str, bytes] = {}
+
+    async def ask(url: str, name: str, request: bytes) -> None:
+        host, _, port = url.removeprefix("http://").rpartition(":")
+        stream = await trio.open_tcp_stream(host, int(port))
+        await stream.send_all(request + b"Host: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        answers[name] = await read_response(stream)
+        await stream.aclose()
+
+    async def players(url: str, seat: WebSeat, person: Person) -> None:
+        token = seat.token.encode()
+        port = url.rpartition(":")[2].encode()
+        await ask(url, "none", b"GET /after HTTP/1.1\r\n")
+        await ask(url, "wrong", b"GET /after HTTP/1.1\r\nX-Seat-Token: " + token[:-1] + b"x\r\n")
+        await ask(url, "address", b"GET /replay?token=" + token + b" HTTP/1.1\r\n")
+        evil = b"Origin: http://evil.example:" + port + b"\r\n"
+        await ask(url, "origin", b"POST /rematch HTTP/1.1\r\n" + evil + b"X-Seat-Token: " + token + b"\r\n")
+        await ask(url, "after", b"GET /after HTTP/1.1\r\nX-Seat-Token: " + token + b"\r\n")
+        await ask(url, "replay", b"GET /replay HTTP/1.1\r\nX-Seat-Token: " + token + b"\r\n")
+        await ask(url, "rematch", b"POST /rematch HTTP/1.1\r\nX-Seat-Token: " + token + b"\r\n")
+        client = await person.join()
+        await person.play(client)
+
+    person = Person()
+    outcome, _, _ = await play_web(tmp_path, person, players=players)
+    status = {name: answer.split(b"\r\n", 1)[0][9:12] for name, answer in answers.items()}
+    assert status == {
+        "none": b"403", "wrong": b"403", "address": b"403", "origin": b"403",
+        "after": b"200", "replay": b"404", "rematch": b"409",
+    }  # fmt: skip
+    assert answers["after"].endswith(b'{"replay": false, "rematch": false}')
+    assert outcome.seats[0].status == "ok"
+
+
+async def test_a_page_that_takes_the_seat_over_is_shown_the_table_and_nothing_more(tmp_path: Path) -> None:
+    """A second page asks to take the seat over (``takeover=1``) in the middle of the round:
+    the first page is told the seat is now played elsewhere; the second is sent the seat's
+    transcript (the match, the round, the pass, every card played so far, in order, and no
+    request), in which no card the seat may not know appears, then plays the round to its end."""
+    told: list[dict[str, Any]] = []
+    shown: list[dict[str, Any]] = []
+
+    async def players(url: str, seat: WebSeat, person: Person) -> None:
+        first = await person.join()
+        while True:  # the first page plays until the sixth card has been played
+            message = await first.receive()
+            person.check(message)
+            if message["type"].endswith("_request"):
+                await answer(first, message, person)
+            if sum(1 for line in seat.transcript.lines() if b'"card_played"' in line) >= 6:
+                break
+        second = await WsClient.connect(url, seat.token, path="/ws", query="&takeover=1")
+        await second.hello()
+        while not told or told[-1]["type"] != "error":  # events written before it went, then why
+            told.append(await first.receive())
+        taker = Person()
+        while len(shown) < len(seat.transcript.lines()):
+            shown.append(await second.receive())
+            taker.check(shown[-1])
+        person.leaks += taker.leaks
+        await taker.play(second)
+
+    person = Person()
+    outcome, log, _ = await play_web(tmp_path, person, players=players)
+    assert told[-1]["code"] == "seat_taken" and "now played" in told[-1]["message"], told
+    kinds = [m["type"] for m in shown]
+    assert kinds[:2] == ["match_start", "round_start"] and "passed" in kinds, kinds
+    assert kinds.count("card_played") >= 6 and not [k for k in kinds if k.endswith("_request") or k == "error"]
+    assert person.leaks == []
+    assert outcome.seats[0].status == "ok"
+    assert verified(log) == "verified"
 
 
 async def test_nobody_comes_the_seat_is_played_by_the_fallback(tmp_path: Path) -> None:

@@ -32,9 +32,9 @@ def finished_log(path: Path, seed: int = 4) -> list[bytes]:
 class Watcher:
     """`referee watch` in a subprocess: its page address."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, *extra: str) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "referee", "watch", str(log)],
+            [sys.executable, "-m", "referee", "watch", str(log), *extra],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         self.url = page_address(self.process)
@@ -65,6 +65,8 @@ def test_the_page_follows_a_log_to_the_result(page: Page, tmp_path: Path) -> Non
         at = cut(lines, 6)
         log.write_bytes(b"".join(lines[:at]) + b"garbage\n")
         page.wait_for_selector("#trick .card", timeout=10_000)
+        # the finished first trick is held with its winner a moment, then the second is shown
+        page.wait_for_function("document.querySelectorAll('#trick .card').length === 2", timeout=10_000)
         assert page.locator("#seats .seat").count() == 4
         # every hand is shown: 52 cards less the 6 played (the second trick has 2 cards)
         assert page.locator("#seats .card").count() == 52 - 6
@@ -114,22 +116,23 @@ def test_a_wrong_token_shows_nothing(page: Page, tmp_path: Path) -> None:
 
 
 def screenshot(out: Path) -> None:
-    """The live view mid-round, for docs/watch.png."""
+    """The live view mid-round, for docs/watch.png, and at a phone's width (docs/watch-phone.png)."""
     folder = Path("/tmp/watch-shot")
     folder.mkdir(exist_ok=True)
     lines = finished_log(folder / "done.jsonl", seed=8)
     log = folder / "live.jsonl"
-    log.unlink(missing_ok=True)
-    watcher = Watcher(log)
-    try:
-        with chromium_page(1300, 820) as page:
-            page.goto(watcher.url)
-            log.write_bytes(b"".join(lines[: cut(lines, 22)]))
-            page.wait_for_selector("#trick .card", timeout=10_000)
-            page.wait_for_timeout(300)
-            page.screenshot(path=str(out))
-    finally:
-        watcher.stop()
+    for width, height, name in ((1300, 820, out), (390, 844, out.with_name(f"{out.stem}-phone{out.suffix}"))):
+        log.unlink(missing_ok=True)
+        watcher = Watcher(log)
+        try:
+            with chromium_page(width, height) as page:
+                page.goto(watcher.url)
+                log.write_bytes(b"".join(lines[: cut(lines, 22)]))
+                page.wait_for_selector("#trick .card", timeout=10_000)
+                page.wait_for_timeout(300)
+                page.screenshot(path=str(name), full_page=width < 600)
+        finally:
+            watcher.stop()
 
 
 if __name__ == "__main__":

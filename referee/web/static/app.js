@@ -11,16 +11,25 @@ const HOLD_MS = (() => {
   return match ? Number(match[1]) : 1500;
 })();
 
-const state = {
-  ws: null, seat: 0, players: [], rules: null, hand: [], request: null, selected: new Set(),
-  cursor: 0, trick: [], leader: 0, taken: [], scores: [], lastTrick: [], deadline: 0, bankEnd: 0,
-  sheet: [], matchId: null, received: [], passedRound: null, held: null, declarations: [],
-  ended: false, round: -1, phase: 1,
-};
+function freshState() {
+  return {
+    ws: null, seat: 0, players: [], rules: null, hand: [], request: null, selected: new Set(),
+    cursor: 0, trick: [], leader: 0, taken: [], scores: [], lastTrick: null, deadline: 0, bankEnd: 0,
+    sheet: [], matchId: null, received: [], passedRound: null, passInfo: null, held: null, declarations: [],
+    ended: false, round: -1, roundStart: null, phase: 1, tricks: [], summary: null, note: "", result: null,
+    elsewhere: null, dropped: false, closed: false, retelling: false,
+  };
+}
+let state = freshState();
 
-function connect() {
+// A page that opens the seat while another page holds it is told so (seat_taken) and may take
+// the seat over (takeover=1): the other page is then told, and this one is sent the whole table.
+function connect(takeover = false) {
+  if (state.ws) { state.ws.onclose = null; state.ws.close(); }
+  state = freshState();
+  render();
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(`${scheme}//${location.host}/ws?token=${encodeURIComponent(token())}`);
+  const ws = new WebSocket(`${scheme}//${location.host}/ws?token=${encodeURIComponent(token())}${takeover ? "&takeover=1" : ""}`);
   state.ws = ws;
   ws.onmessage = (event) => {
     if (typeof event.data !== "string") return;
@@ -28,17 +37,29 @@ function connect() {
     try { message = JSON.parse(event.data); } catch (err) { return; }
     if (message && typeof message.type === "string") handle(message);
   };
-  ws.onclose = () => {
-    if (state.dropped) setStatus("dropped: the referee plays your seat until the match ends");
-    else if (!state.ended) setStatus("disconnected: reload the page to take your seat again");
-  };
+  ws.onclose = () => { state.closed = true; render(); };
 }
 
 function send(message) {
   if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(message));
 }
 
-function setStatus(text) { $("status").textContent = text; }
+// The status line, from the table's state (a reload rebuilds the state, so the line follows).
+function statusText() {
+  if (!token()) return "no token in the address: open the address the referee printed";
+  if (state.elsewhere) return state.elsewhere;
+  if (state.dropped) return "dropped: the referee plays your seat until the match ends";
+  if (state.ended) return "the match is over";
+  if (state.closed) return "disconnected: reload the page to take your seat again";
+  if (!state.players.length) return state.ws && state.ws.readyState === WebSocket.OPEN ? "connected: waiting for the match" : "connecting…";
+  if (state.round < 0) return "match started";
+  const number = state.round + 1;
+  if (state.summary && state.summary.round === state.round) return `round ${number} over`;
+  const r = state.roundStart;
+  if (r && r.pass_count && state.passedRound !== state.round && !state.tricks.length && !state.trick.length)
+    return `round ${number}: pass ${r.pass_count} ${direction(r.pass_to)} to ${nameOf(r.pass_to)}`;
+  return `round ${number}: trick ${state.tricks.length + (state.trick.length || !state.tricks.length ? 1 : 0)}`;
+}
 function say(text, refused = false) {
   const node = $("message");
   node.textContent = text;
@@ -61,14 +82,9 @@ function cardNode(code) {
   node.dataset.card = code;
   return node;
 }
-// A seat's name, with its number when another seat has the same name ("random #2"): three
-// bots called "random" must be told apart in the prompts, the table and the score sheet.
-function nameOf(seat) {
-  const player = state.players.find((p) => p.seat === seat);
-  if (!player) return `seat ${seat}`;
-  const twins = state.players.filter((p) => p.name === player.name).length;
-  return twins > 1 ? `${player.name} #${seat}` : player.name;
-}
+// A seat's name, with its number when another seat has the same name ("random #2"): the same
+// rule on every page (cards.js), in the prompts, the table, the logs, the sheet and the result.
+function nameOf(seat) { return seatName(state.players, seat); }
 
 // Where a pass goes, in words (the rules' offset clockwise: left 1, right n-1, across n/2).
 function direction(toSeat) {
@@ -80,43 +96,23 @@ function direction(toSeat) {
   return offset < n / 2 ? `${offset} seats left` : `${n - offset} seats right`;
 }
 
+// Whether a double deck's twin cards cancel each other in a trick.
+function cancels() { return Boolean(state.rules && state.rules.copies > 1 && state.rules.identical_cards === "cancel"); }
+
 function handle(m) {
   switch (m.type) {
     case "hello":
       send({ type: "hello", version: 1, name: "person", bot_version: "web" });
-      setStatus("connected: waiting for the match");
       break;
-    case "match_start":
-      state.seat = m.seat; state.players = m.players; state.rules = m.rules;
-      $("variant").textContent = m.rules.name || "";
-      $("my-name").textContent = `${nameOf(m.seat)} (seat ${m.seat})`;
-      if (!state.scores.length) state.scores = m.players.map(() => 0);
-      scoreHeader();
-      state.matchId = m.match_id;
-      state.sheet = loadSheet(); // a reload keeps the rounds already scored
-      document.querySelector("#scores tbody").textContent = "";
-      state.sheet.forEach(scoreRow);
-      setStatus("match started");
-      break;
-    case "round_start":
-      state.toAct = null; // passing is everyone's at once; the first lead is not known yet
-      if (m.round !== state.round) {
-        state.taken = state.players.map(() => 0); state.trick = []; state.lastTrick = []; state.declarations = [];
-      }
-      state.round = m.round; state.hand = m.hand; state.scores = m.scores; state.phase = m.match_phase;
-      state.selected.clear(); state.request = null;
-      if (m.round !== state.passedRound) { state.received = []; $("passed").textContent = ""; }
-      setStatus(`round ${m.round + 1}` + (m.pass_count ? `: pass ${m.pass_count} to ${nameOf(m.pass_to)}` : ": no passing"));
-      break;
+    case "match_start": matchStart(m); break;
+    case "round_start": roundStart(m); break;
     case "pass_request":
       ask(m, `Choose ${m.count} cards to pass ${direction(m.to_seat)}, to ${nameOf(m.to_seat)}`);
       break;
     case "passed":
-      state.hand = m.hand;
-      setStatus(`round ${state.round + 1}: tricks`);
-      state.received = [...m.received]; state.passedRound = state.round; // marked until the first card
-      $("passed").textContent = `You passed ${m.given.map(label).join(" ")} to ${nameOf(m.to_seat)}` +
-        ` and received ${m.received.map(label).join(" ")} from ${nameOf(m.from_seat)}.`;
+      state.hand = m.hand; state.selected.clear();
+      // the cards received stay marked until each is played
+      state.received = [...m.received]; state.passedRound = state.round; state.passInfo = m;
       break;
     case "play_request":
       state.trick = m.trick.map((card, i) => ({ seat: (m.leader + i) % state.players.length, card }));
@@ -134,44 +130,89 @@ function handle(m) {
       // every declaration of the round stays listed, not only the last
       state.declarations = [...state.declarations.filter((d) => d.seat !== m.seat), { seat: m.seat, declared: m.declared }];
       break;
-    case "card_played":
-      state.held = null; // the next trick has begun: the last one is gathered at once
-      if (!state.trick.length) state.leader = m.seat;
-      state.received = []; // the received cards are marked until the first card of the round
-      state.trick.push({ seat: m.seat, card: m.card });
-      if (m.seat === state.seat) removeOne(m.card); // a double deck holds two of a card: one goes
-      state.toAct = (m.seat + 1) % (state.players.length || 4); // clockwise, until the trick ends
-      break;
-    case "trick_end":
-      // the whole trick stays on the table a moment, its winner marked, before it is gathered
-      state.held = { trick: state.trick, winner: m.winner ?? null, until: performance.now() + HOLD_MS };
-      if (m.winner !== null && m.winner !== undefined) say(`${nameOf(m.winner)} takes the trick (${m.points} points).`);
-      state.lastTrick = state.trick; state.trick = [];
-      setStatus(`round ${state.round + 1}: trick ${m.trick_number + 2}`);
-      if (m.winner !== null && m.winner !== undefined) state.taken[m.winner] += m.points;
-      state.toAct = m.winner ?? null; // the winner leads the next trick
-      break;
+    case "card_played": cardPlayed(m); break;
+    case "trick_end": trickEnd(m); break;
     case "round_end":
-      state.toAct = null;
-      state.scores = m.scores;
-      setStatus(`round ${m.round + 1} over`);
-      scoreRow(m);
-      state.sheet.push(m); saveSheet();
+      state.toAct = null; state.scores = m.scores;
+      state.sheet.push(m);
+      state.summary = { ...m, pass: state.roundStart, tricks: state.tricks };
       break;
     case "match_end":
-      state.ended = true; endScreen(m);
+      state.ended = true; state.result = m; state.summary = null;
+      afterMatch(m.match_id);
       break;
     case "error":
+      if (m.code === "seat_taken") { // another page holds the seat, or took it from this one
+        state.elsewhere = m.message.includes("now played") ? "This seat is now played in another tab or device."
+          : "This seat is open in another tab or device.";
+        state.request = null;
+        break;
+      }
       say(`The referee says (${m.code}${m.rule ? ", " + m.rule : ""}): ${m.message}`, true);
-      if (m.fatal) { state.request = null; state.dropped = true; setStatus("dropped: the referee plays your seat now"); }
+      if (m.fatal) { state.request = null; state.dropped = true; }
       break;
     case "goodbye":
-      state.ended = true; setStatus("the match is over");
+      state.ended = true;
       break;
     default:
       return; // protocol v1: unknown messages are ignored
   }
   render();
+}
+
+function matchStart(m) {
+  if (m.match_id === state.matchId) { state.retelling = true; return; } // told again after a reconnection
+  const seat = state.seat;
+  Object.assign(state, freshState(), { ws: state.ws, seat }); // a new match at the same table
+  state.seat = m.seat; state.players = m.players; state.rules = m.rules; state.matchId = m.match_id;
+  $("variant").textContent = m.rules.name || "";
+  $("my-name").textContent = `${nameOf(m.seat)} (seat ${m.seat})`;
+  state.scores = m.players.map(() => 0);
+  $("result").hidden = true;
+}
+
+function roundStart(m) {
+  const retold = state.retelling && m.round === state.round;
+  state.retelling = false;
+  state.hand = m.hand; state.scores = m.scores; state.phase = m.match_phase;
+  state.selected.clear(); state.request = null;
+  if (retold) return; // the same round told again: the page keeps what it saw of it
+  state.toAct = null; // passing is everyone's at once; the first lead is not known yet
+  state.round = m.round; state.roundStart = m;
+  state.taken = state.players.map(() => 0); state.trick = []; state.lastTrick = null; state.tricks = [];
+  state.declarations = []; state.received = []; state.passInfo = null; state.note = ""; state.held = null;
+}
+
+function cardPlayed(m) {
+  state.held = null; // the next trick has begun: the last one is gathered at once
+  if (!state.trick.length) state.leader = m.seat;
+  if (state.summary && state.summary.round !== state.round) state.summary = null; // the next round is in play
+  const twin = cancels() ? state.trick.find((p) => p.card === m.card) : null;
+  state.note = twin ? `${label(m.card)} of ${nameOf(m.seat)} cancels ${label(twin.card)} of ${nameOf(twin.seat)}: two identical cards, neither can take the trick.` : "";
+  state.trick.push({ seat: m.seat, card: m.card });
+  if (m.seat === state.seat) { // a double deck holds two of a card: one goes
+    removeOne(m.card);
+    const at = state.received.indexOf(m.card);
+    if (at >= 0) state.received.splice(at, 1); // a received card is marked until it is played
+  }
+  state.toAct = (m.seat + 1) % (state.players.length || 4); // clockwise, until the trick ends
+}
+
+function trickEnd(m) {
+  // the whole trick stays on the table a moment, its winner marked, before it is gathered
+  const plays = m.cards.map((card, i) => ({ seat: (m.leader + i) % state.players.length, card }));
+  const done = { number: m.trick_number, leader: m.leader, plays, winner: m.winner ?? null, points: m.points };
+  state.held = { trick: plays, winner: done.winner, until: performance.now() + HOLD_MS };
+  state.tricks = [...state.tricks.filter((t) => t.number !== done.number), done];
+  state.lastTrick = done; state.trick = [];
+  if (done.winner !== null) {
+    say(`${nameOf(done.winner)} takes the trick (${m.points} points).`);
+    state.taken[done.winner] = state.tricks.filter((t) => t.winner === done.winner).reduce((sum, t) => sum + t.points, 0);
+  } else {
+    say("Every card of the led suit was cancelled by its twin: the trick's cards go to the winner of the next trick.");
+  }
+  state.note = "";
+  state.toAct = done.winner ?? m.leader; // the winner leads the next trick
 }
 
 function label(code) { return (rankOf(code) === "T" ? "10" : rankOf(code)) + (SUITS[suitOf(code)] || ""); }
@@ -244,7 +285,7 @@ function confirmPass() {
   const r = state.request;
   if (!r || r.type !== "pass_request" || state.selected.size !== r.count) return;
   send({ type: "pass", id: r.id, cards: chosenCards() });
-  state.request = null; say("");
+  state.request = null; state.selected.clear(); say(""); // the selection held places, not cards
   render();
 }
 
@@ -256,14 +297,39 @@ function choose(reply) {
   render();
 }
 
+// Where each seat sits, in % of the table, from your seat (bottom) clockwise.
+function spots(n) {
+  return n === 3 ? [[50, 86], [16, 28], [84, 28]] : n === 5 ? [[50, 88], [12, 58], [24, 12], [76, 12], [88, 58]]
+    : n === 6 ? [[50, 88], [12, 66], [12, 24], [50, 10], [88, 24], [88, 66]] : [[50, 86], [14, 50], [50, 12], [86, 50]];
+}
+
+// Where each seat's card of the trick lies: halfway from the table's middle to the seat; on a
+// phone nearer the middle (the seat boxes take more of the narrow table), six seats placed by hand.
+function trickSpots(n) {
+  if (!window.matchMedia("(max-width: 600px)").matches) return spots(n).map(([x, y]) => [50 + (x - 50) * 0.5, 50 + (y - 50) * 0.52]);
+  if (n === 6) return [[50, 68], [32, 63], [32, 33], [50, 28], [68, 33], [68, 63]];
+  return spots(n).map(([x, y]) => [50 + (x - 50) * 0.36, 50 + (y - 50) * 0.52]);
+}
+
 function render() {
+  $("status").textContent = statusText();
+  renderSeats();
+  renderTrick();
+  renderHand();
+  renderChoices();
+  renderSheet();
+  renderLog();
+  renderSummary();
+  renderResult();
+}
+
+function renderSeats() {
   const n = state.players.length || 4;
   const seats = $("seats");
   seats.textContent = "";
-  // where each seat sits, in % of the table, from your seat (bottom) clockwise
-  const spots = n === 3 ? [[50, 86], [16, 28], [84, 28]] : n === 5 ? [[50, 88], [12, 58], [24, 12], [76, 12], [88, 58]]
-    : n === 6 ? [[50, 88], [12, 66], [12, 24], [50, 10], [88, 24], [88, 66]] : [[50, 86], [14, 50], [50, 12], [86, 50]];
-  const half = n >= 5 ? 80 : 105; // half a seat box (px): a box never leaves the table's edge
+  const at = spots(n);
+  // half a seat box (px), so a box never leaves the table's edge (a phone's boxes are narrower)
+  const half = Number.parseFloat(getComputedStyle($("table")).getPropertyValue(n >= 5 ? "--seat-many" : "--seat")) / 2 || (n >= 5 ? 80 : 105);
   const turn = state.request ? state.seat : state.toAct ?? null; // whoever is to act, not only you
   $("table").dataset.players = String(n);
   state.players.forEach((p, i) => {
@@ -271,7 +337,7 @@ function render() {
     const node = document.createElement("div");
     node.className = "seat" + (p.seat === state.seat ? " me" : "") + (turn === p.seat ? " turn" : "");
     node.dataset.seat = String(p.seat);
-    const [x, y] = spots[rel] || [50, 50];
+    const [x, y] = at[rel] || [50, 50];
     node.style.left = `clamp(${half}px, ${x}%, calc(100% - ${half}px))`; node.style.top = `${y}%`;
     const who = document.createElement("div");
     who.className = "who";
@@ -284,15 +350,21 @@ function render() {
     node.append(who);
     seats.append(node);
   });
+}
+
+function renderTrick() {
+  const n = state.players.length || 4;
   const trick = $("trick");
   trick.textContent = "";
   // each card in front of the seat that played it: halfway from the table's middle to the seat
-  const at = spots.map(([x, y]) => [50 + (x - 50) * 0.5, 50 + (y - 50) * 0.52]);
+  const at = trickSpots(n);
   const held = !state.trick.length && state.held && performance.now() < state.held.until ? state.held : null;
-  for (const { seat, card } of held ? held.trick : state.trick) {
+  const plays = held ? held.trick : state.trick;
+  for (const { seat, card } of plays) {
     const rel = (seat - state.seat + n) % n;
     const spot = document.createElement("div");
-    spot.className = "played" + (held && seat === held.winner ? " won" : "");
+    const twin = cancels() && plays.filter((p) => p.card === card).length > 1;
+    spot.className = "played" + (held && seat === held.winner ? " won" : "") + (twin ? " cancelled" : "");
     spot.dataset.seat = String(seat);
     const [x, y] = at[rel] || [50, 50];
     spot.style.left = `${x}%`; spot.style.top = `${y}%`;
@@ -301,10 +373,15 @@ function render() {
     spot.append(cardNode(card), by);
     trick.append(spot);
   }
-  if (!state.request) $("prompt").textContent = state.ended ? "" : "waiting for the others…";
+  $("note").textContent = state.note;
+}
+
+function renderHand() {
+  if (!state.request) $("prompt").textContent = state.ended || state.elsewhere ? "" : "waiting for the others…";
   const hand = $("hand");
   hand.textContent = "";
   const legal = legalCards();
+  const passing = state.request && state.request.type === "pass_request";
   const sorted = sortHand(state.hand);
   hand.classList.toggle("many", sorted.length > 13); // 16 or 17 cards (3 players) on one row
   const receivedLeft = {}; // a double deck may pass you a copy of a card you hold: mark one
@@ -313,7 +390,7 @@ function render() {
   sorted.forEach((code, i) => {
     const node = cardNode(code);
     if (legal.has(code)) node.classList.add("legal");
-    if (state.selected.has(i)) node.classList.add("selected");
+    if (passing && state.selected.has(i)) node.classList.add("selected");
     if (receivedLeft[code] > 0) { node.classList.add("received"); receivedLeft[code] -= 1; node.title = "received"; }
     if (i === state.cursor && state.request) node.classList.add("cursor");
     if (i > 0 && suitOf(sorted[i - 1]) !== suitOf(code)) node.classList.add("gap");
@@ -321,6 +398,17 @@ function render() {
     node.addEventListener("click", () => { state.cursor = i; clickCard(code, i); });
     hand.append(node);
   });
+  const p = state.passInfo;
+  $("passed").textContent = p ? `You passed ${p.given.map(label).join(" ")} to ${nameOf(p.to_seat)}` +
+    ` and received ${p.received.map(label).join(" ")} from ${nameOf(p.from_seat)}.` : "";
+  $("declarations").textContent = state.declarations.length ? "Declarations: " + state.declarations
+    .map((d) => `${d.seat === state.seat ? "you" : nameOf(d.seat)} ${d.declared ? "declared" : "did not declare"}`).join(", ") + "." : "";
+  const banner = $("elsewhere");
+  banner.hidden = !state.elsewhere;
+  $("elsewhere-text").textContent = state.elsewhere || "";
+}
+
+function renderChoices() {
   const choices = $("choices");
   choices.textContent = "";
   const r = state.request;
@@ -337,71 +425,169 @@ function render() {
   }
   if (r && r.type === "moon_request")
     for (const option of r.options) button(option.replaceAll("_", " "), () => choose({ type: "moon", choice: option }));
-  $("declarations").textContent = state.declarations.length ? "Declarations: " + state.declarations
-    .map((d) => `${d.seat === state.seat ? "you" : nameOf(d.seat)} ${d.declared ? "declared" : "did not declare"}`).join(", ") + "." : "";
+}
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// A trick as a line of the log: its number, who led, the cards by seat, who took it.
+function trickLine(t) {
+  const line = el("li", "trick-line");
+  line.dataset.trick = String(t.number);
+  line.append(el("span", "num", `${t.number + 1}.`));
+  const cards = el("span", "cards");
+  for (const { seat, card } of t.plays) {
+    const play = el("span", "play" + (seat === t.winner ? " won" : ""));
+    play.title = nameOf(seat);
+    play.append(cardNode(card), el("span", "by", nameOf(seat)));
+    cards.append(play);
+  }
+  line.append(cards);
+  line.append(el("span", "what", `led by ${nameOf(t.leader)} · ` + (t.winner === null
+    ? "cancelled: carried to the next trick" : `${nameOf(t.winner)} took it` + (t.points ? ` (${t.points})` : ""))));
+  return line;
+}
+
+function renderLog() {
   const last = $("last-trick");
   last.textContent = "";
-  for (const { card } of state.lastTrick) last.append(cardNode(card));
+  if (state.lastTrick) last.append(trickLine(state.lastTrick));
+  const log = $("tricks");
+  log.textContent = "";
+  for (const t of state.tricks) log.append(trickLine(t));
+  $("tricks-title").textContent = state.round >= 0 ? `Round ${state.round + 1}: tricks (${state.tricks.length})` : "Tricks";
 }
 
-function loadSheet() {
-  try { return JSON.parse(sessionStorage.getItem(`sheet:${state.matchId}`) || "[]"); } catch { return []; }
-}
-
-function saveSheet() {
-  try { sessionStorage.setItem(`sheet:${state.matchId}`, JSON.stringify(state.sheet)); } catch { /* private mode */ }
-}
-
-function scoreHeader() {
+function renderSheet() {
   const head = document.querySelector("#scores thead");
   head.textContent = "";
   const row = document.createElement("tr");
   const many = state.players.length > 4; // six names and the round fit the sheet's width
   $("scores").classList.toggle("many", many);
-  for (const text of [many ? "#" : "round", ...state.players.map((p) => nameOf(p.seat))]) {
-    const th = document.createElement("th"); th.textContent = text; row.append(th);
-  }
+  for (const text of [many ? "#" : "round", ...state.players.map((p) => nameOf(p.seat))]) row.append(el("th", "", text));
   row.firstElementChild.title = "round";
   head.append(row);
-}
-
-function scoreRow(m) {
   const body = document.querySelector("#scores tbody");
-  const row = document.createElement("tr");
-  if (body.lastElementChild && body.lastElementChild.dataset.phase !== String(m.match_phase)) row.className = "phase";
-  row.dataset.phase = String(m.match_phase);
-  const cells = [`${m.round + 1}${m.match_phase === 2 ? " (phase 2)" : ""}${m.moon !== null ? " 🌙" : ""}`,
-    ...m.scores.map(String)];
-  cells.forEach((text, i) => {
-    const td = document.createElement("td"); td.textContent = text;
-    if (i > 0) { // the round's change under the score: six seats still fit the sheet's width
-      const change = document.createElement("span");
-      change.className = "change"; change.textContent = `${m.score_changes[i - 1] >= 0 ? "+" : ""}${m.score_changes[i - 1]}`;
-      td.append(change);
-    }
-    row.append(td);
-  });
-  body.append(row);
+  body.textContent = "";
+  let phase = 1;
+  for (const m of state.sheet) {
+    const line = document.createElement("tr");
+    if (m.match_phase !== phase) line.className = "phase";
+    phase = m.match_phase;
+    line.dataset.phase = String(m.match_phase);
+    const cells = [`${m.round + 1}${m.match_phase === 2 ? " (phase 2)" : ""}${m.moon !== null ? " 🌙" : ""}`, ...m.scores.map(String)];
+    cells.forEach((text, i) => {
+      const td = el("td", "", text);
+      if (i > 0) { // the round's change under the score: six seats still fit the sheet's width
+        const change = m.score_changes[i - 1];
+        td.append(el("span", "change", `${change >= 0 ? "+" : ""}${change}`));
+      }
+      line.append(td);
+    });
+    body.append(line);
+  }
 }
 
-function endScreen(m) {
+function passWords(r) {
+  if (!r || !r.pass_count) return "no passing";
+  return `${r.pass_count} passed ${direction(r.pass_to)}` + (state.seat !== r.pass_to ? ` (you to ${nameOf(r.pass_to)})` : "");
+}
+
+// The round's score before the next: points taken, the change, the totals, the moon, the pass.
+function renderSummary() {
+  const box = $("summary");
+  const m = state.summary;
+  box.hidden = !m;
+  if (!m) return;
+  $("summary-title").textContent = `Round ${m.round + 1} over` + (m.next_match_phase !== m.match_phase ? ` · phase ${m.next_match_phase} next` : "");
+  const lines = [`Pass: ${passWords(m.pass)}.`];
+  if (m.moon !== null) lines.push(`🌙 ${nameOf(m.moon)} shot the moon` + (m.moon_scoring ? ` (${m.moon_scoring.replaceAll("_", " ")})` : "") + ".");
+  if (m.revoke !== null) lines.push(`Revoke: ${nameOf(m.revoke)} takes the penalty.`);
+  const cancelled = m.tricks.filter((t) => t.winner === null).length;
+  if (cancelled) lines.push(`${cancelled} trick${cancelled > 1 ? "s" : ""} cancelled by twin cards, carried to the next.`);
+  $("summary-text").textContent = lines.join(" ");
+  const table = $("summary-table");
+  table.textContent = "";
+  const head = el("tr");
+  for (const text of ["", "took", "change", "total"]) head.append(el("th", "", text));
+  table.append(head);
+  state.players.forEach((p) => {
+    const row = el("tr");
+    row.dataset.seat = String(p.seat);
+    const change = m.score_changes[p.seat];
+    for (const text of [nameOf(p.seat), String(m.points_taken[p.seat]), `${change >= 0 ? "+" : ""}${change}`, String(m.scores[p.seat])])
+      row.append(el("td", "", text));
+    table.append(row);
+  });
+}
+
+function renderResult() {
+  const m = state.result;
+  if (!m) { $("result").hidden = true; return; }
+  if (!state.resultShown) { state.resultShown = true; $("result").hidden = false; }
   const text = $("result-text");
   text.textContent = "";
   const winners = m.winners.map(nameOf).join(", ") || "nobody";
-  const head = document.createElement("p");
-  head.textContent = `${m.winners.includes(state.seat) ? "You win!" : "Winner: " + winners} (${m.reason.replaceAll("_", " ")}, ${m.rounds} rounds)`;
-  text.append(head);
-  for (const s of m.seats) {
-    const p = document.createElement("p");
-    p.textContent = `${s.name}: ${m.scores[s.seat]}${s.status !== "ok" ? " (" + s.status + ")" : ""}`;
-    text.append(p);
+  text.append(el("p", "", `${m.winners.includes(state.seat) ? "You win!" : "Winner: " + winners} (${m.reason.replaceAll("_", " ")}, ${m.rounds} rounds)`));
+  const list = el("ol");
+  [...m.seats].sort((a, b) => m.scores[a.seat] - m.scores[b.seat]).forEach((s) => {
+    const item = el("li", "", `${nameOf(s.seat)}: ${m.scores[s.seat]}${s.status !== "ok" ? " (" + s.status + ")" : ""}`);
+    item.dataset.seat = String(s.seat);
+    list.append(item);
+  });
+  text.append(list);
+  $("show-result").hidden = false;
+}
+
+// Once the match is over: its replay (fetched with the seat's token in a header, opened from
+// this page) and, while `referee play` offers one, a rematch at the same table.
+async function afterMatch(matchId) {
+  const headers = { "X-Seat-Token": token() };
+  for (let tries = 0; tries < 120 && state.matchId === matchId; tries++) {
+    let offer = null;
+    try { offer = await (await fetch("after", { headers, cache: "no-store" })).json(); } catch { offer = null; }
+    if (offer && offer.replay) {
+      let link = null;
+      try {
+        const answer = await fetch("replay", { headers, cache: "no-store" });
+        if (answer.ok) link = URL.createObjectURL(new Blob([await answer.text()], { type: "text/html" }));
+      } catch { link = null; }
+      if (state.matchId === matchId) offerAfter(link, offer.rematch);
+      return;
+    }
+    await new Promise((done) => setTimeout(done, 500));
   }
-  $("result").hidden = false;
-  setStatus("the match is over");
+}
+
+function offerAfter(replay, rematch) {
+  const actions = $("result-actions");
+  actions.textContent = "";
+  if (replay) {
+    const a = el("a", "", "Replay");
+    a.href = replay; a.target = "_blank"; a.rel = "noopener"; a.id = "replay-link";
+    actions.append(a);
+  }
+  if (rematch) {
+    const b = el("button", "", "Rematch");
+    b.id = "rematch";
+    b.addEventListener("click", async () => {
+      b.disabled = true;
+      try {
+        const answer = await fetch("rematch", { method: "POST", headers: { "X-Seat-Token": token() } });
+        if (!answer.ok) { b.textContent = "no rematch now"; return; }
+      } catch { b.textContent = "no rematch now"; return; }
+      connect(); // the next match at the same table, with the same address
+    });
+    actions.append(b);
+  }
 }
 
 function tick() {
-  if (state.held && performance.now() >= state.held.until) { state.held = null; render(); } // gather it
+  if (state.held && performance.now() >= state.held.until) { state.held = null; renderTrick(); } // gather it
   const clock = $("clock");
   if (!state.request) { clock.textContent = ""; clock.className = "clock"; return; }
   const now = performance.now();
@@ -416,6 +602,7 @@ function tick() {
 
 document.addEventListener("keydown", (event) => {
   const sorted = sortHand(state.hand);
+  if (event.key === "Escape") { $("result").hidden = true; state.summary = null; render(); return; }
   if (!state.request || !sorted.length) return;
   if (event.key === "ArrowRight") state.cursor = (state.cursor + 1) % sorted.length;
   else if (event.key === "ArrowLeft") state.cursor = (state.cursor - 1 + sorted.length) % sorted.length;
@@ -428,7 +615,10 @@ document.addEventListener("keydown", (event) => {
   render();
 });
 
+$("take-seat").addEventListener("click", () => connect(true));
+$("summary-close").addEventListener("click", () => { state.summary = null; render(); });
+$("result-close").addEventListener("click", () => { $("result").hidden = true; });
+$("show-result").addEventListener("click", () => { $("result").hidden = false; });
 setInterval(tick, 200);
-if (!token()) setStatus("no token in the address: open the address the referee printed");
-else connect();
+if (token()) connect();
 render();

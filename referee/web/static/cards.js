@@ -15,3 +15,12 @@ function token() {
 
 function suitOf(code) { return code.slice(-1); }
 function rankOf(code) { return code.slice(0, -1); }
+
+// A seat's name as every page writes it: the bot's name, with "#seat" when another seat has the
+// same name ("random #2"), so three bots called "random" are told apart the same way everywhere.
+function seatName(players, seat) {
+  const player = players.find((p) => p.seat === seat);
+  if (!player) return `seat ${seat}`;
+  const twins = players.filter((p) => p.name === player.name).length;
+  return twins > 1 ? `${player.name} #${seat}` : player.name;
+}

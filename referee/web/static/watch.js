@@ -7,7 +7,14 @@
 "use strict";
 // cards.js, loaded first: SUITS, SUIT_ORDER, RANKS, $, token, suitOf, rankOf.
 
-const view = { record: null, entries: 0, bad: [], badCount: 0, log: "", waiting: false, error: null, closed: false };
+const view = { record: null, entries: 0, bad: [], badCount: 0, log: "", waiting: false, error: null, closed: false, held: null, heldKey: "" };
+
+// How long a finished trick stays on the table with its winner (ms), as on the seat page, even
+// when the next lead comes at once (bots do not wait for spectators); #hold=MS changes it.
+const HOLD_MS = (() => {
+  const match = /(?:^|[#&])hold=([0-9]{1,5})/.exec(location.hash);
+  return match ? Number(match[1]) : 1500;
+})();
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -99,7 +106,7 @@ function current(record) {
     state.caption = record.result ? "" : "Waiting for the first deal";
     return state;
   }
-  const names = record.seats.map((s) => `${s.seat} ${s.name}`);
+  const names = record.seats.map((s) => seatName(record.seats, s.seat));
   const base = round.hands_after_passing || round.hands;
   const played = base.map(() => []);
   round.tricks.forEach((trick) => {
@@ -121,6 +128,17 @@ function current(record) {
     }
   }
   const number = round.round + 1;
+  hold(round, completed);
+  const held = view.held && performance.now() < view.held.until ? view.held : null;
+  if (held) {
+    const t = held.trick;
+    state.trick = t.plays; state.winner = t.winner; state.turn = null;
+    const before = completed.filter((c) => c.number < t.number);
+    state.last = before.length ? before[before.length - 1] : null;
+    state.caption = t.winner === null ? `Round ${held.round + 1}, trick ${t.number + 1}: every card of the led suit cancelled`
+      : `Round ${held.round + 1}, trick ${t.number + 1}: ${names[t.winner]} takes it` + (t.points ? ` (${t.points})` : "");
+    return state;
+  }
   if (round.result) {
     const r = round.result;
     state.taken = r.points_taken.slice();
@@ -141,6 +159,18 @@ function current(record) {
   return state;
 }
 
+// A trick that finished since the last drawing is held on the table with its winner for
+// HOLD_MS (or until a later trick finishes), whatever came after it in the log.
+function hold(round, completed) {
+  const last = completed.length ? completed[completed.length - 1] : null;
+  if (!last) return;
+  const key = `${view.record.match_id}:${round.round}:${last.number}`;
+  if (key === view.heldKey) return;
+  view.heldKey = key;
+  view.held = { round: round.round, trick: last, until: performance.now() + HOLD_MS };
+  setTimeout(() => { try { draw(); } catch (err) { /* drawn at the next update */ } }, HOLD_MS + 20);
+}
+
 function draw() {
   status();
   const record = view.record;
@@ -153,7 +183,7 @@ function draw() {
     return;
   }
   const n = record.rules.players;
-  const names = record.seats.map((s) => s.name);
+  const names = record.seats.map((s) => seatName(record.seats, s.seat)); // as every page names them
   $("variant").textContent = `${record.rules.name} · match ${record.match_id} · seed ${record.seed}`;
   const badge = $("badge");
   const v = record.verification;
@@ -170,12 +200,12 @@ function draw() {
   seats.replaceChildren();
   for (let seat = 0; seat < n; seat++) {
     const { x, y } = position(seat, n);
-    const node = el("div", { class: "seat", "data-seat": String(seat), title: names[seat] });
+    const node = el("div", { class: "seat", "data-seat": String(seat), title: record.seats[seat].name });
     node.style.left = `${50 + x * 34}%`;
     node.style.top = `${50 + y * 37}%`;
     if (state.turn === seat) node.classList.add("turn");
     if (dropped.has(seat)) node.classList.add("dropped");
-    const name = el("span", { class: "name", text: `${seat} ${names[seat]}` });
+    const name = el("span", { class: "name", text: names[seat] });
     if (round && round.dealer === seat) name.append(el("span", { class: "tag", text: "D" }));
     if (dropped.has(seat)) name.append(el("span", { class: "tag fault", text: dropped.get(seat) }));
     node.append(el("div", { class: "who" }, name, el("span", { class: "stats", text: `score ${scores[seat]} · taken ${state.taken[seat]}` })));
@@ -191,7 +221,7 @@ function draw() {
     const holder = el("div", { class: "played", "data-seat": String(play.seat) });
     holder.style.left = `${50 + x * 36}%`;
     holder.style.top = `${50 + y * 30}%`;
-    holder.append(cardNode(play.card, state.winner === play.seat ? ["winner"] : []), el("span", { class: "by", text: `${play.seat} ${names[play.seat]}` }));
+    holder.append(cardNode(play.card, state.winner === play.seat ? ["winner"] : []), el("span", { class: "by", text: names[play.seat] }));
     trick.append(holder);
   }
   $("last-trick").replaceChildren(...(state.last ? state.last.plays.map((p) => cardNode(p.card, state.last.winner === p.seat ? ["winner"] : [])) : []));
@@ -246,10 +276,10 @@ function drawResult(record, names) {
   const box = $("result");
   if (!record.result) { box.hidden = true; resultShown = false; return; }
   const r = record.result;
-  const won = r.winners.map((w) => `${w} ${names[w]}`).join(", ") || "nobody";
+  const won = r.winners.map((w) => names[w]).join(", ") || "nobody";
   const list = el("ol");
   r.scores.map((score, seat) => ({ score, seat })).sort((a, b) => a.score - b.score)
-    .forEach(({ score, seat }) => list.append(el("li", { "data-seat": String(seat), text: `${seat} ${names[seat]}: ${score}${r.winners.includes(seat) ? " (won)" : ""}` })));
+    .forEach(({ score, seat }) => list.append(el("li", { "data-seat": String(seat), text: `${names[seat]}: ${score}${r.winners.includes(seat) ? " (won)" : ""}` })));
   $("result-text").replaceChildren(el("p", { text: `${won} won (${r.reason}) after ${r.rounds} round${r.rounds === 1 ? "" : "s"}` }), list);
   if (!resultShown) { box.hidden = false; resultShown = true; }
 }
