@@ -219,7 +219,9 @@ def test_a_spectator_sees_cards_on_the_table_while_a_slow_match_plays(page: Page
     assert len(samples) >= 20, samples
     # most samples: the table is empty only while a trick's leader thinks (a quarter of the time)
     assert sum(1 for s in samples if s) / len(samples) > 0.6, samples
-    assert len(set(samples)) >= 3, samples  # the trick grows card by card, not a trick at a time
+    # the trick grows card by card, not a trick at a time: some sample shows a trick in play (the
+    # page holds each finished trick with its winner, so full tricks are the commonest sight)
+    assert any(0 < s < 4 for s in samples), samples
 
 
 def screenshots(folder: Path) -> None:
