@@ -10,6 +10,7 @@ import msgspec
 
 from referee.bench.channels import CHANNELS, PERIODS, bench_channels
 from referee.bench.cluster import bench_cluster
+from referee.bench.duel_feed import bench_duel_feed
 from referee.bench.engine import bench_engine, bench_playouts
 from referee.bench.fairness import SCENARIOS, FairnessCase, bench_fairness
 from referee.bench.hostile import bench_hostile
@@ -476,6 +477,20 @@ def bench_ladder_pool_command(matches: int, repeats: int, as_json: bool) -> None
     text = (
         f"{found.matches} matches: drawing the next set {found.draw_ms:.1f} ms (max {found.draw_max_ms:.1f}),"
         f" taking an edited bot list {found.change_ms:.1f} ms (max {found.change_max_ms:.1f})"
+    )
+    _report(found, as_json, text)
+
+
+@bench.command("duel-feed")
+@click.option("--sets", default=1000, show_default=True, type=click.IntRange(10, 100_000), help="Sets played.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_duel_feed_command(sets: int, as_json: bool) -> None:
+    """A duel's choice of its next set as it grows: a call of its feed, early and late."""
+    with tempfile.TemporaryDirectory() as folder:
+        found = bench_duel_feed(Path(folder) / "duel.db", sets)
+    text = (
+        f"{found.sets} sets: a call of the feed {found.first_ms:.2f} ms over the first tenth,"
+        f" {found.last_ms:.2f} ms over the last; {found.total_s:.2f} s in all"
     )
     _report(found, as_json, text)
 

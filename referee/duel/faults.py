@@ -71,12 +71,17 @@ class SeatFaults:
 
 
 def duel_faults(
-    store: DuelStore, names: Iterable[str], unstarted: Mapping[str, FaultReport] | None = None
+    store: DuelStore,
+    names: Iterable[str],
+    unstarted: Mapping[str, FaultReport] | None = None,
+    seats: Mapping[str, Counter[str]] | None = None,
 ) -> dict[str, SeatFaults]:
     """Every bot's faults over the run's done matches (``names``: the bots of the run), with
-    the failed starts of this run (``unstarted``)."""
+    the failed starts of this run (``unstarted``); ``seats``: every bot's seats by status, when
+    already counted (``referee.duel.tally``), else read from ``store``."""
     unstarted = unstarted or {}
-    seats = store.seat_statuses()
+    if seats is None:
+        seats, _ = store.seat_statuses()
     found = {}
     for bot in names:
         statuses = seats.get(bot, Counter())

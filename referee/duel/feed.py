@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from referee.duel.faults import duel_faults
 from referee.duel.settings import DuelSettings
-from referee.duel.status import DuelStatus, duel_status
+from referee.duel.status import DuelStatus
 from referee.duel.store import DuelStore
 from referee.duel.tables import PairedSet, duel_table
+from referee.duel.tally import DuelTally
 from referee.ladder.runner import pending_sets
 from referee.ladder.schedule import set_seed
 from referee.match.outcome import FaultReport
@@ -35,6 +35,8 @@ class DuelFeed:
         self.unstarted = dict(unstarted or {})
         """The bots that failed to start before the first set (``referee.ladder.roll_call``)."""
         self.settings = store.settings()
+        self.tally = DuelTally(duel, self.settings.rules)
+        """The tests, fed each set once as it completes."""
         self.unfinished = pending_sets(store)
         """The sets a run before this one scheduled and did not finish, handed out first."""
 
@@ -68,5 +70,4 @@ class DuelFeed:
 
     def status(self) -> DuelStatus:
         """Where the duel stands now, its bots' faults counted."""
-        faults = duel_faults(self.store, self.duel.names, self.unstarted)
-        return duel_status(self.duel, self.settings.rules, self.store.differences(), self.store.scheduled(), faults)
+        return self.tally.status(self.store, self.unstarted)

@@ -20,6 +20,7 @@ from referee.duel.settings import DuelSettings
 from referee.duel.setup import check_same_duel, open_duel
 from referee.duel.status import DuelStatus, duel_status
 from referee.duel.store import DuelStore
+from referee.duel.tally import DuelTally
 from referee.errors import LadderError
 from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, LiveView, RunOutput, play_ladder
 from referee.ladder.roll_call import roll_call
@@ -69,7 +70,12 @@ class DuelRun:
 
     def view(self, store: LadderStore, console: Console | None, workers: Callable[[], int] | None) -> LiveView:
         duel_store = _duel_store(store)
-        return DuelProgress(lambda: status_of(duel_store, self.duel, self.unstarted), self.max_sets, console, workers)
+        tally = DuelTally(self.duel, duel_store.settings().rules)  # each refresh reads the new sets only
+
+        def now() -> DuelStatus:
+            return tally.status(duel_store, self.unstarted)
+
+        return DuelProgress(now, self.max_sets, console, workers)
 
 
 def _duel_store(store: LadderStore) -> DuelStore:

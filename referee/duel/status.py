@@ -23,8 +23,8 @@ from referee.duel.faults import SeatFaults
 from referee.duel.settings import DuelSettings
 from referee.duel.tables import matches_per_set
 from referee.stats.betting import SET_BOUND, rules_bound
-from referee.stats.estimate import Estimate, estimate
-from referee.stats.sequential import SprtState, Verdict, confidence_sequence, sprt
+from referee.stats.estimate import Estimate
+from referee.stats.sequential import ConfidenceRun, RunningMoments, SprtRun, SprtState, Verdict
 
 LEVEL = 0.95
 """The level of the intervals and of the confidence sequence."""
@@ -48,8 +48,6 @@ class PairingStatus:
     estimate: Estimate
     """The mean difference (points a match, positive: NEW better) and its spread, over the
     complete sets."""
-    interval: tuple[float, float]
-    """The fixed-sample ``LEVEL`` interval of the mean (valid at one look chosen in advance)."""
     sequence: tuple[float, float]
     """The ``LEVEL`` confidence sequence of the mean (valid at every look)."""
     sprt: SprtState | None
@@ -61,6 +59,12 @@ class PairingStatus:
     @property
     def sets(self) -> int:
         return self.estimate.n
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The fixed-sample ``LEVEL`` interval of the mean (valid at one look chosen in advance):
+        worked out when shown, not at every set the feed schedules."""
+        return self.estimate.interval(LEVEL)
 
     @property
     def verdict(self) -> Answer | None:
@@ -140,6 +144,40 @@ class DuelStatus:
         return {"H1": EXIT_H1, "H0": EXIT_H0, "broken": EXIT_BROKEN}.get(self.verdict or "", EXIT_UNDECIDED)
 
 
+class PairingTally:
+    """NEW against one bot, one complete set at a time (O(1) a set): the running mean and spread,
+    the confidence sequence and the sequential test, read as a ``PairingStatus`` whenever asked.
+    What the duel's feed keeps between sets instead of reading every set again
+    (``referee.duel.tally``)."""
+
+    def __init__(self, old: str, duel: DuelSettings, bound: float = SET_BOUND) -> None:
+        self.old = old
+        self.moments = RunningMoments()
+        self.sequence = ConfidenceRun(1 - LEVEL, bound=bound)
+        self.test = None if duel.sprt is None else SprtRun(duel.sprt, bound=bound)
+
+    def add(self, difference: float) -> None:
+        """One more complete set's difference, in the order the sets were completed."""
+        self.moments.add(difference)
+        self.sequence.add(difference)
+        if self.test is not None:
+            self.test.add(difference)
+
+    def status(self, scheduled: int, broken: bool = False) -> PairingStatus:
+        """Where the pairing stands (``scheduled``: its sets, complete or not; ``broken``: the
+        bot it is measured against is)."""
+        moments = self.moments
+        found = Estimate(moments.n, moments.mean, math.sqrt(moments.variance))
+        return PairingStatus(
+            old=self.old,
+            scheduled=scheduled,
+            estimate=found,
+            sequence=self.sequence.interval,
+            sprt=None if self.test is None else self.test.state,
+            broken=broken,
+        )
+
+
 def pairing_status(
     old: str,
     differences: Sequence[float],
@@ -152,16 +190,24 @@ def pairing_status(
     """NEW against ``old`` from its set differences, in the order the sets were completed
     (``broken``: ``old`` is; ``bound``: of a set difference under the duel's rules, for the
     confidence sequence and the SPRT's prior spread)."""
-    found = estimate(differences)
-    return PairingStatus(
-        old=old,
-        scheduled=scheduled,
-        estimate=found,
-        interval=found.interval(LEVEL),
-        sequence=confidence_sequence(differences, 1 - LEVEL, bound=bound),
-        sprt=None if duel.sprt is None else sprt(differences, duel.sprt, bound=bound),
-        broken=broken,
-    )
+    tally = PairingTally(old, duel, bound)
+    for difference in differences:
+        tally.add(difference)
+    return tally.status(scheduled, broken)
+
+
+def pairings_status(
+    duel: DuelSettings,
+    rules: RuleSet,
+    pairings: Mapping[str, PairingTally],
+    scheduled: Mapping[str, int],
+    faults: Mapping[str, SeatFaults] | None = None,
+) -> DuelStatus:
+    """The duel's status from a tally per bot NEW is measured against (in the order of
+    ``duel.olds``; ``faults``: every bot's)."""
+    faults = faults or {}
+    found = [pairings[old].status(scheduled.get(old, 0), old in faults and faults[old].broken) for old in duel.olds]
+    return DuelStatus(duel=duel, rules=rules, pairings=found, faults=faults)
 
 
 def duel_status(
@@ -171,21 +217,15 @@ def duel_status(
     scheduled: Mapping[str, int],
     faults: Mapping[str, SeatFaults] | None = None,
 ) -> DuelStatus:
-    """Every pairing's status, in the order of ``duel.olds`` (``faults``: every bot's)."""
-    faults = faults or {}
+    """Every pairing's status from all its set differences, in the order of ``duel.olds``
+    (``faults``: every bot's)."""
     bound = rules_bound(rules)
-    pairings = [
-        pairing_status(
-            old,
-            differences.get(old, []),
-            scheduled.get(old, 0),
-            duel,
-            old in faults and faults[old].broken,
-            bound=bound,
-        )
-        for old in duel.olds
-    ]
-    return DuelStatus(duel=duel, rules=rules, pairings=pairings, faults=faults)
+    tallies = {}
+    for old in duel.olds:
+        tallies[old] = tally = PairingTally(old, duel, bound)
+        for difference in differences.get(old, []):
+            tally.add(difference)
+    return pairings_status(duel, rules, tallies, scheduled, faults)
 
 
 def overall(pairings: Sequence[PairingStatus]) -> Overall | None:

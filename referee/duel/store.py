@@ -8,16 +8,26 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import msgspec
 
 from referee.duel.settings import META_KEY, DuelSettings, decode_settings, encode_settings
 from referee.duel.tables import PairedSet
 from referee.errors import LadderError
-from referee.ladder.pairs import COMPLETE, per_match
+from referee.ladder.pairs import per_match
 from referee.store.reader import LadderReader
 from referee.store.records import LadderSettings, ScheduledMatch
 from referee.store.writer import LadderStore
+
+
+class CompletedSet(NamedTuple):
+    """One complete set of a duel: the bot it measured NEW against, the ``seq`` of its last
+    match, and its difference (points a match, positive: NEW better)."""
+
+    old: str
+    last: int
+    difference: float
 
 
 class DuelReader(LadderReader):
@@ -40,38 +50,56 @@ class DuelReader(LadderReader):
         rows = self.db.execute("SELECT old, COUNT(*) FROM pairings GROUP BY old")
         return Counter({str(old): int(n) for old, n in rows})
 
-    def differences(self) -> dict[str, list[float]]:
-        """For each bot NEW was measured against: one difference per complete set (every match
-        done), in the order the sets were completed (by the last match's ``seq``). A set's
-        difference is OLD's final score minus NEW's, a match, averaged over its matches: points
-        a match NEW is better by on the same cards (scores count penalty points: lower is
-        better), as the ladder defines a pair's difference (``referee.ladder.pairs.per_match``)."""
+    def completed_sets(self, after: int = 0) -> list[CompletedSet]:
+        """The sets completed (every match done) after the match numbered ``after`` in the order
+        results were recorded (``matches.seq``), in the order they were completed (by their last
+        match's ``seq``): what a running test reads after each set (``referee.duel.tally``),
+        the same on every reading. Each set's difference is OLD's final score minus NEW's, a
+        match, averaged over its matches: points a match NEW is better by on the same cards
+        (scores count penalty points: lower is better), as the ladder defines a pair's
+        difference (``referee.ladder.pairs.per_match``). A set completed later has a later last
+        match, so reading after the last ``seq`` seen never misses one."""
         rows = self.db.execute(
             f"""
-            WITH pair(a, b, set_index) AS (SELECT new, old, set_index FROM pairings),
-            per_match AS ({per_match("pair", keep="set_index")})
-            SELECT pm.set_index, pm.b, m.seq, pm.difference
-            FROM per_match pm JOIN matches m ON m.id = pm.match AND m.set_index = pm.set_index
-            WHERE pm.set_index IN ({COMPLETE})
-            """
+            WITH done(set_index, last) AS (
+                SELECT set_index, MAX(seq) FROM matches
+                WHERE set_index IN (SELECT set_index FROM matches WHERE seq > ?)
+                GROUP BY set_index HAVING COUNT(seq) = COUNT(*)),
+            pair(a, b, set_index, match) AS (
+                SELECT p.new, p.old, p.set_index, m.id
+                FROM done JOIN pairings p USING (set_index) JOIN matches m USING (set_index)),
+            per_match AS ({per_match("pair", keep="set_index", match="match")})
+            SELECT pm.b, done.last, AVG(pm.difference)
+            FROM per_match pm JOIN done USING (set_index)
+            GROUP BY pm.set_index ORDER BY done.last
+            """,
+            (after,),
         )
-        per_set: dict[int, tuple[str, list[int], list[float]]] = {}
-        for set_index, old, seq, difference in rows:
-            _, seqs, differences = per_set.setdefault(int(set_index), (str(old), [], []))
-            seqs.append(int(seq))
-            differences.append(float(difference))
+        return [CompletedSet(str(old), int(last), float(difference)) for old, last, difference in rows]
+
+    def differences(self) -> dict[str, list[float]]:
+        """For each bot NEW was measured against: one difference per complete set, in the order
+        the sets were completed (``completed_sets``)."""
         found: dict[str, list[float]] = {}
-        for old, _, differences in sorted(per_set.values(), key=lambda entry: max(entry[1])):
-            found.setdefault(old, []).append(sum(differences) / len(differences))
+        for done in self.completed_sets():
+            found.setdefault(done.old, []).append(done.difference)
         return found
 
-    def seat_statuses(self) -> dict[str, Counter[str]]:
-        """For each bot: its seats in done matches by status (``ok``, or why it was dropped)."""
-        rows = self.db.execute("SELECT bot, status, COUNT(*) FROM results GROUP BY bot, status")
+    def seat_statuses(self, after: int = 0) -> tuple[dict[str, Counter[str]], int]:
+        """For each bot: its seats by status (``ok``, or why it was dropped) in the matches done
+        after the one numbered ``after`` (``matches.seq``: through its unique index, so a running
+        tally reads only the new ones); and the last ``seq`` read (``after`` when none is new)."""
+        rows = self.db.execute(
+            """SELECT r.bot, r.status, COUNT(*), MAX(m.seq) FROM results r JOIN matches m ON m.id = r.match
+            WHERE r.match IN (SELECT id FROM matches WHERE seq > ?) GROUP BY r.bot, r.status""",
+            (after,),
+        )
         found: dict[str, Counter[str]] = {}
-        for bot, status, n in rows:
+        last = after
+        for bot, status, n, seq in rows:
             found.setdefault(str(bot), Counter())[str(status)] = int(n)
-        return found
+            last = max(last, int(seq))
+        return found, last
 
     def set_count(self) -> int:
         """Complete sets, against every bot."""

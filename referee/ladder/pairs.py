@@ -22,19 +22,24 @@ def complete_sets(store: LadderReader) -> int:
     return int(store.db.execute(f"SELECT COUNT(*) FROM ({COMPLETE})").fetchone()[0])
 
 
-def per_match(pairs: str, keep: str = "") -> str:
+def per_match(pairs: str, keep: str = "", match: str = "") -> str:
     """The one definition of a pair's difference in a match, as the body of a SQL common table
     expression: for each row ``(a, b[, keep])`` of the table ``pairs`` and each match that seats
     both, ``b``'s score minus ``a``'s, each the mean over the seats it held (positive: ``a``
     took fewer points on the same cards). The ladder's compare, the order of its top N and the
     duel's test all read their set differences through it. ``keep``: one more column of
-    ``pairs`` to carry along (the duel's set)."""
+    ``pairs`` to carry along (the duel's set); ``match``: a column of ``pairs`` naming the one
+    match of the row (the duel's pairs hold for one set's matches: without it each pair would be
+    joined to every match of both bots, a cost that grows with the square of the sets)."""
     extra = f", p.{keep}" if keep else ""
+    # with the match known, the match's seats are found by its key; ``+`` keeps SQLite from
+    # reading every seat of the bot through its index instead
+    seat, other = (f"ra.match = p.{match} AND +ra.bot = p.a", "+rb.bot") if match else ("ra.bot = p.a", "rb.bot")
     return f"""
         SELECT p.a, p.b{extra}, ra.match, AVG(rb.score) - AVG(ra.score) AS difference
         FROM {pairs} p
-        JOIN results ra ON ra.bot = p.a
-        JOIN results rb ON rb.match = ra.match AND rb.bot = p.b
+        JOIN results ra ON {seat}
+        JOIN results rb ON rb.match = ra.match AND {other} = p.b
         GROUP BY p.a, p.b{extra}, ra.match"""
 
 

@@ -12,10 +12,9 @@ them. The same ``FORMAT`` and rules give the same bytes.
 
 from __future__ import annotations
 
-import itertools
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Final, TypeAlias
 
 import msgspec
@@ -23,6 +22,7 @@ import msgspec
 from protocol.messages import (
     Declare,
     DeclareRequest,
+    MatchEnd,
     Moon,
     MoonRequest,
     Pass,
@@ -30,16 +30,15 @@ from protocol.messages import (
     Play,
     PlayRequest,
     RefereeMessage,
-    SeatOutcome,
     TimeControl,
     TimeLeft,
 )
 from protocol.ruleset import RuleSet
-from referee.rules import telling
 from referee.rules.match import Match
 from referee.rules.presets import ruleset
 from referee.rules.round import Round
-from referee.rules.turns import Ask, AskAll, Fallback, Illegal, Reply, RoundTurns, Tell
+from referee.rules.scripted import play_scripted
+from referee.rules.turns import Ask, Reply
 from referee.rules.view import seat_view
 
 FORMAT: Final = 1
@@ -216,59 +215,34 @@ def seat_state(round_: Round, seat: int, scores: list[int]) -> SeatState:
 
 
 def match_lines(rules: RuleSet, game: Game, match_id: str) -> Iterator[Line]:
-    """Every line of one match of ``rules`` played by the policy."""
-    n = rules.players
+    """Every line of one match of ``rules`` played by the policy (``scripted.play_scripted``)."""
     match = Match(rules, game.seed)
-    policy = Policy(game.seed, n)
-    ids = itertools.count(1)
-    names = [f"seat-{s}" for s in range(n)]
-    yield MatchBegins(match_id=match_id, seed=game.seed, max_rounds=game.rounds)
-    for seat in range(n):
-        yield Told(seat=seat, message=telling.match_start(match_id, seat, names, rules, CLOCK))
-    number = 0
-    while not match.over and number < game.rounds:
-        round_ = match.next_round()
-        scores = list(match.scores)
-        for seat in range(n):
-            yield Told(seat=seat, message=telling.round_start(round_, seat, number, scores))
-        yield from _round_lines(round_, policy, ids, scores)
-        result = match.record(round_)
-        yield Told(seat=None, message=telling.round_end(number, result, match.scores, match.phase))
-        number += 1
-    outcomes = [SeatOutcome(seat=s, name=name, status="ok") for s, name in enumerate(names)]
-    end = telling.match_end(match, match_id, outcomes)
-    yield Told(seat=None, message=end)
+    policy = Policy(game.seed, rules.players)
+    lines: list[Line] = [MatchBegins(match_id=match_id, seed=game.seed, max_rounds=game.rounds)]
+
+    def answer(ask: Ask, rid: int, round_: Round) -> Reply:
+        request = ask.request(rid, TIME)
+        assert isinstance(request, (PassRequest, DeclareRequest, PlayRequest, MoonRequest))
+        state = seat_state(round_, ask.seat, list(match.scores))
+        asked = Asked(seat=ask.seat, request=request, state=state, reply=policy.reply(ask.seat, request))
+        lines.append(asked)
+        return asked.reply
+
+    def tell(seat: int | None, message: RefereeMessage) -> None:
+        lines.append(Told(seat=seat, message=message))
+
+    names = [f"seat-{s}" for s in range(rules.players)]
+    play_scripted(match, names, match_id, answer, tell, clock=CLOCK, max_rounds=game.rounds)
+    yield from lines
+    end = match_end_of(lines)
     yield MatchOver(scores=end.scores, winners=end.winners, rounds=end.rounds, reason=end.reason)
 
 
-def _round_lines(round_: Round, policy: Policy, ids: Iterator[int], scores: list[int]) -> Iterator[Line]:
-    """One round through the machine: each request answered by the policy, each message told."""
-    turns = RoundTurns(round_, lambda seat: True, records=False)
-    while (event := turns.event) is not None:
-        if isinstance(event, (Ask, AskAll)):
-            asked = [_asked(one, round_, policy, next(ids), scores) for one in _asks(event)]
-            yield from asked
-            if isinstance(event, AskAll):
-                turns.answer({line.seat: line.reply for line in asked})
-            else:
-                turns.answer(asked[0].reply)
-        elif isinstance(event, Tell):
-            yield Told(seat=event.seat, message=event.message)
-            turns.next()
-        else:
-            assert not isinstance(event, (Illegal, Fallback)), f"the policy's move was refused: {event}"
-            turns.next()
-
-
-def _asks(event: Ask | AskAll) -> tuple[Ask, ...]:
-    return event.asks if isinstance(event, AskAll) else (event,)
-
-
-def _asked(ask: Ask, round_: Round, policy: Policy, rid: int, scores: list[int]) -> Asked:
-    request = ask.request(rid, TIME)
-    assert isinstance(request, (PassRequest, DeclareRequest, PlayRequest, MoonRequest))
-    state = seat_state(round_, ask.seat, scores)
-    return Asked(seat=ask.seat, request=request, state=state, reply=policy.reply(ask.seat, request))
+def match_end_of(lines: Sequence[Line]) -> MatchEnd:
+    """The ``match_end`` message told last."""
+    last = lines[-1]
+    assert isinstance(last, Told) and isinstance(last.message, MatchEnd)
+    return last.message
 
 
 def preset_lines(preset: str) -> Iterator[Line]:

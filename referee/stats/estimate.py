@@ -3,6 +3,7 @@ distribution (for confidence intervals from a handful of duplicate sets)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -91,13 +92,18 @@ def t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t > 0 else tail
 
 
+@functools.lru_cache(maxsize=4096)
 def t_quantile(p: float, df: float) -> float:
-    """The ``t`` with ``t_cdf(t, df) == p`` (by bisection)."""
+    """The ``t`` with ``t_cdf(t, df) == p``, to 12 significant digits (by bisection: about 55
+    evaluations of ``t_cdf``, each slower as ``df`` grows, so the answer is kept for each
+    ``(p, df)`` asked: a live view asks the same ones again)."""
     if not 0.0 < p < 1.0:
         raise ValueError("p must be strictly between 0 and 1")
     low, high = -1e4, 1e4
-    for _ in range(200):
+    while high - low > 1e-12 * max(1.0, abs(low)):  # about 55 halvings
         middle = (low + high) / 2
+        if middle in (low, high):
+            break
         if t_cdf(middle, df) < p:
             low = middle
         else:

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from referee.stats.betting import SET_BOUND, betting_sequence, bound_for
+from referee.stats.betting import SET_BOUND, BettingSequence, betting_sequence, bound_for
 
 MIN_SETS = 30
 """No verdict, and no finite confidence sequence, on fewer sets. Both divide by the sample
@@ -154,6 +154,45 @@ def prior_variance(moments: RunningMoments, prior_sets: float = PRIOR_SETS, boun
     return (moments.squares + prior_sets * bound * bound) / weight
 
 
+class SprtRun:
+    """The test fed one set at a time (O(1) a set): ``add`` a difference, read ``state``. The
+    state stays at the set where the test first decided: sets played after a decision (tables
+    still busy) are not judged. ``prior_sets`` and ``bound``: the prior on the spread
+    (``PRIOR_SETS``; 0 for the plain sample variance)."""
+
+    __slots__ = ("bound", "bounds", "min_sets", "moments", "prior_sets", "state")
+
+    def __init__(
+        self, bounds: SprtBounds, min_sets: int = MIN_SETS, *, prior_sets: float = PRIOR_SETS, bound: float = SET_BOUND
+    ) -> None:
+        self.bounds, self.min_sets, self.prior_sets, self.bound = bounds, min_sets, prior_sets, bound
+        self.moments = RunningMoments()
+        self.state = SprtState(0, 0.0, 0.0, 0.0, bounds.lower, bounds.upper, "continue")
+
+    def step(self, x: float) -> SprtState:
+        """The state after one more set, judged on every set so far (whether or not the test
+        had decided before)."""
+        moments, bounds = self.moments, self.bounds
+        moments.add(x)
+        n = moments.n
+        llr = _llr(n, moments.mean, prior_variance(moments, self.prior_sets, self.bound), bounds)
+        return SprtState(
+            sets=n,
+            mean=moments.mean,
+            sd=math.sqrt(moments.variance),
+            llr=llr,
+            lower=bounds.lower,
+            upper=bounds.upper,
+            verdict=_verdict(n, llr, bounds, self.min_sets),
+        )
+
+    def add(self, x: float) -> None:
+        """One more set; ``state`` moves only while the test has not decided."""
+        state = self.step(x)
+        if self.state.verdict == "continue":
+            self.state = state
+
+
 def sprt_steps(
     differences: Iterable[float],
     bounds: SprtBounds,
@@ -165,20 +204,9 @@ def sprt_steps(
     """The test's state after each set of ``differences`` (in order, read lazily, so an endless
     stream can be tested until it decides), each prefix judged on its own. ``prior_sets`` and
     ``bound``: the prior on the spread (``PRIOR_SETS``; 0 for the plain sample variance)."""
-    moments = RunningMoments()
+    run = SprtRun(bounds, min_sets, prior_sets=prior_sets, bound=bound)
     for x in differences:
-        moments.add(x)
-        n, variance = moments.n, moments.variance
-        llr = _llr(n, moments.mean, prior_variance(moments, prior_sets, bound), bounds)
-        yield SprtState(
-            sets=n,
-            mean=moments.mean,
-            sd=math.sqrt(variance),
-            llr=llr,
-            lower=bounds.lower,
-            upper=bounds.upper,
-            verdict=_verdict(n, llr, bounds, min_sets),
-        )
+        yield run.step(x)
 
 
 def sprt_path(
@@ -205,11 +233,12 @@ def sprt(
     """The sequential test run on ``differences`` in order: the state at the first set where it
     decided (sets played after a decision, e.g. by tables still busy, do not change it), or,
     without a decision, the state after every set."""
-    state = SprtState(0, 0.0, 0.0, 0.0, bounds.lower, bounds.upper, "continue")
-    for state in sprt_steps(differences, bounds, min_sets, prior_sets=prior_sets, bound=bound):
-        if state.verdict != "continue":
+    run = SprtRun(bounds, min_sets, prior_sets=prior_sets, bound=bound)
+    for x in differences:
+        run.add(x)
+        if run.state.verdict != "continue":
             break
-    return state
+    return run.state
 
 
 def _llr(n: int, mean: float, variance: float, bounds: SprtBounds) -> float:
@@ -234,6 +263,36 @@ def _verdict(n: int, llr: float, bounds: SprtBounds, min_sets: int) -> Verdict:
     if llr <= bounds.lower:
         return "H0"
     return "continue"
+
+
+class ConfidenceRun:
+    """:func:`confidence_sequence` fed one set at a time: ``add`` a value (O(1), but for a value
+    beyond the bound, which starts the sequence again at the wider bound), read ``interval``."""
+
+    __slots__ = ("alpha", "betting", "min_values", "values")
+
+    def __init__(self, alpha: float = 0.05, min_values: int = MIN_SETS, *, bound: float = SET_BOUND) -> None:
+        if not 0.0 < alpha < 1.0:
+            raise ValueError(f"alpha must be strictly between 0 and 1 (got {alpha})")
+        self.alpha, self.min_values = alpha, min_values
+        self.values: list[float] = []
+        """Every value so far: the sequence is built again from them if one widens the bound."""
+        self.betting = BettingSequence(alpha, bound)
+
+    def add(self, x: float) -> None:
+        self.values.append(x)
+        if abs(x) <= self.betting.bound:
+            self.betting.add(x)
+            return
+        self.betting = BettingSequence(self.alpha, abs(x))  # bound_for: the widest value so far
+        for value in self.values:
+            self.betting.add(value)
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        if len(self.values) < max(self.min_values, 2):
+            return (-math.inf, math.inf)
+        return self.betting.interval
 
 
 def confidence_sequence(

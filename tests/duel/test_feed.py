@@ -104,3 +104,24 @@ def test_a_gauntlet_plays_the_undecided_bot_with_fewest_sets(tmp_path: Path) -> 
     assert [p.verdict for p in status.pairings] == ["H1", "continue"]
     assert [p.sets for p in status.pairings] == [MIN_SETS, cap]
     assert status.verdict == "continue" and status.exit_status == 3
+
+
+def test_the_feeds_running_tests_agree_with_a_full_read_after_every_set(tmp_path: Path) -> None:
+    """The feed reads each set once, as it completes (``referee.duel.tally``); with three tables
+    finishing their sets out of order, against two bots, what it says after every set is what
+    reading every set again says."""
+    duel = duel_settings(olds=("old", "old2"))
+    store = duel_store(tmp_path / "gauntlet.db", duel)
+    feed = DuelFeed(store, duel, max_sets=12)
+    busy = [feed(), feed(), feed()]
+    index = 0
+    while any(group is not None for group in busy):
+        table = index % len(busy)
+        group = busy[table]
+        index += 1
+        if group is None:
+            continue
+        play_set(store, group, scored(new=5, old=5 + index % 7, other=3 + index % 4))
+        assert feed.status() == status_of(store)
+        busy[table] = feed()
+    assert [p.sets for p in feed.status().pairings] == [12, 12]

@@ -46,6 +46,9 @@ def test_the_differences_come_in_the_order_the_sets_were_completed(tmp_path: Pat
     play_set(store, third, scored(new=0, old=3))
     assert store.differences() == {"old": [2.0, 1.0, 3.0]}
     assert [m.set_index for m in store.pending()] == []
+    done = store.completed_sets()
+    assert [d.difference for d in store.completed_sets(after=done[0].last)] == [1.0, 3.0]
+    assert store.completed_sets(after=done[-1].last) == []
 
 
 def test_each_set_is_stored_with_its_pairing_and_seed(tmp_path: Path) -> None:

@@ -15,9 +15,11 @@ from referee.stats.betting import SET_BOUND, betting_sequence
 from referee.stats.sequential import (
     MARGIN,
     MIN_SETS,
+    ConfidenceRun,
     RunningMoments,
     SprtBounds,
     SprtBoundsError,
+    SprtRun,
     SprtState,
     confidence_radius,
     confidence_sequence,
@@ -103,6 +105,23 @@ def test_path_and_verdict_agree(values: list[float]) -> None:
             assert s.verdict == "continue"
     decided = [s for s in path if s.verdict != "continue"]
     assert sprt(values, bounds) == (decided[0] if decided else path[-1] if path else sprt([], bounds))
+
+
+WIDE = st.floats(min_value=-400, max_value=400, allow_nan=False, allow_infinity=False)
+"""Set differences, some beyond ``SET_BOUND`` (rules with no bound: the sequence widens)."""
+
+
+@given(st.lists(WIDE, min_size=0, max_size=70))
+def test_the_running_tests_agree_with_the_tests_over_every_set(values: list[float]) -> None:
+    """Fed one set at a time (what the duel's feed keeps between sets), the test and the
+    confidence sequence say after each set what they say when run over every set so far."""
+    bounds = SprtBounds(0.0, 2.0)
+    test, sequence = SprtRun(bounds), ConfidenceRun()
+    for n, value in enumerate(values, start=1):
+        test.add(value)
+        sequence.add(value)
+        assert test.state == sprt(values[:n], bounds)
+        assert sequence.interval == confidence_sequence(values[:n])
 
 
 @given(

@@ -11,7 +11,6 @@ program on pipes, or ``random_seat(rng)`` for a seat the engine plays at random.
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -29,13 +28,14 @@ from protocol.messages import (
     Play,
     PlayRequest,
     RefereeMessage,
-    SeatOutcome,
     TimeControl,
     TimeLeft,
 )
 from protocol.ruleset import MoonChoice, RuleSet
-from referee.rules import Match, Round, telling
-from referee.rules.turns import Ask, AskAll, Fallback, Illegal, RoundTurns, Tell
+from referee.rules import Match, Round
+from referee.rules.scoring import RoundResult
+from referee.rules.scripted import play_scripted
+from referee.rules.turns import Ask
 
 Seat = Callable[[RefereeMessage], BotMessage | None]
 Inspect = Callable[[int, Round, list[int]], None]
@@ -130,21 +130,17 @@ def play_match(
     n = rules.players
     assert len(seats) == n
     match = Match(rules, seed)
-    ids = itertools.count(1)
     outcome = Outcome(scores=[], winners=[], rounds=0, points=[0] * n, decisions=[0] * n)
 
-    def tell(seat: int, message: RefereeMessage) -> None:
-        assert seats[seat](message) is None, f"seat {seat} replied to {type(message).__name__}"
+    def tell(seat: int | None, message: RefereeMessage) -> None:
+        for one in range(n) if seat is None else (seat,):
+            assert seats[one](message) is None, f"seat {one} replied to {type(message).__name__}"
 
-    def tell_all(message: RefereeMessage) -> None:
-        for seat in range(n):
-            tell(seat, message)
-
-    def reply(event: Ask, round_: Round) -> BotMessage:
+    def reply(event: Ask, rid: int, round_: Round) -> BotMessage:
         """The seat's reply to the machine's request, checked (``inspect``: before a card is
         played)."""
         outcome.decisions[event.seat] += 1
-        request = event.request(next(ids), TIME)
+        request = event.request(rid, TIME)
         answer = seats[event.seat](request)
         CHECKS[type(request)](answer, request)
         if inspect is not None and isinstance(request, PlayRequest):
@@ -152,41 +148,15 @@ def play_match(
         assert answer is not None
         return answer
 
-    names = [f"p{s}" for s in range(n)]
-    for seat in range(n):
-        tell(seat, telling.match_start(match_id, seat, names, rules, CLOCK))
-    number = 0
-    while not match.over and (max_rounds is None or number < max_rounds):
-        round_ = match.next_round()
-        for seat in range(n):
-            tell(seat, telling.round_start(round_, seat, number, match.scores))
-        turns = RoundTurns(round_, lambda seat: True)
-        while (event := turns.event) is not None:
-            if isinstance(event, AskAll):
-                turns.answer({one.seat: reply(one, round_) for one in event.asks})
-            elif isinstance(event, Ask):
-                turns.answer(reply(event, round_))
-            elif isinstance(event, Tell) and event.seat is None:
-                tell_all(event.message)
-                turns.next()
-            elif isinstance(event, Tell):
-                tell(event.seat, event.message)
-                turns.next()
-            else:
-                assert not isinstance(event, (Illegal, Fallback)), f"a checked reply cannot lead to {event}"
-                turns.next()
-        result = match.record(round_)
+    def taken(result: RoundResult) -> None:
         for seat, points in enumerate(result.points_taken):
             outcome.points[seat] += points
-        tell_all(telling.round_end(number, result, match.scores, match.phase))
-        number += 1
-    outcome.rounds = number
+
+    names = [f"p{s}" for s in range(n)]
+    outcome.rounds = play_scripted(
+        match, names, match_id, reply, tell, clock=CLOCK, max_rounds=max_rounds, on_round=taken
+    )
     outcome.scores = list(match.scores)
     if match.result is not None:
         outcome.winners = list(match.result.winners)
-    tell_all(
-        telling.match_end(
-            match, match_id, [SeatOutcome(seat=s, name=name, status="ok") for s, name in enumerate(names)]
-        )
-    )
     return outcome
