@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import webbrowser
 from collections.abc import Awaitable, Callable
@@ -123,8 +124,9 @@ def play(
     options = TableOptions(
         config=config, connect_timeout=connect_timeout, handle_signals=True, limits=limits, seat_host=server
     )
-    with tempfile.TemporaryDirectory(prefix="referee-play-") as scratch:
-        logs = _logs(log_path, Path(scratch))
+    with contextlib.ExitStack() as stack:  # a scratch folder only for logs not asked for
+        scratch = None if log_path else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="referee-play-")))
+        logs = _logs(log_path, scratch)
 
         async def one(number: int) -> MatchOutcome:
             first_seed = seed if number == 0 else None  # a rematch is a new deal
@@ -135,13 +137,14 @@ def play(
     exit_if_interrupted(outcome)
 
 
-def _logs(log_path: str | None, scratch: Path) -> Callable[[int], Path]:
+def _logs(log_path: str | None, scratch: Path | None) -> Callable[[int], Path]:
     """Where the log of the table's match ``number`` goes: ``--log FILE`` for the first, then
     ``FILE-2``, ``FILE-3``... for rematches; without ``--log`` a private scratch folder, so that
     the page can still show the replay."""
 
     def path(number: int) -> Path:
         if log_path is None:
+            assert scratch is not None
             return scratch / f"match-{number + 1}.jsonl"
         base = Path(log_path)
         return base if number == 0 else base.with_name(f"{base.stem}-{number + 1}{base.suffix}")

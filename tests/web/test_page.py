@@ -52,9 +52,15 @@ class Referee:
         return out
 
     def stop(self) -> None:
+        """Stop it as a person would (SIGTERM: it ends its bots and its scratch folder), killed
+        if it does not end within 10 s."""
         if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+            self.process.terminate()
+            try:
+                self.process.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.communicate()
 
 
 def act(page: Page) -> bool:
