@@ -13,11 +13,25 @@ from referee.rules import ruleset
 from referee.stats.sequential import SprtBounds
 from referee.store.records import LadderSettings, ScheduledMatch
 from tests.ladder.helpers import ROOT, record_of
+from tests.shared import quick_bot
 
 PY = sys.executable
 RANDOM = f"{PY} {ROOT}/sample_bots/python/random_bot.py"
 HEURISTIC = f"{PY} {ROOT}/sample_bots/python/heuristic_bot.py"
 FIRST = f"{PY} {ROOT}/tests/bots/first_legal_bot.py"
+
+
+def quick_first() -> str:
+    """``FIRST`` as a quick process (``tests.shared.quick_bot``; asked when a test runs, once
+    the C bot is built): for runs whose bots' language does not matter."""
+    return quick_bot(FIRST)
+
+
+def quick_random() -> str:
+    """``RANDOM`` as a quick process (see ``quick_first``)."""
+    return quick_bot(RANDOM, random_seed=1)
+
+
 SHORT = ["--set", "end=rounds", "--set", "rounds=1"]
 """One round a match: a duel's matches as quick as they come."""
 

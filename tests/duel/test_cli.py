@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 from referee.cli import main
 from referee.duel.store import DuelStore
 from referee.stats.sequential import MIN_SETS
-from tests.duel.helpers import FIRST, HEURISTIC, RANDOM, SHORT
+from tests.duel.helpers import FIRST, HEURISTIC, RANDOM, SHORT, quick_first, quick_random
 from tests.ladder.helpers import check_consistent
 
 QUICK = [*SHORT, "--sandbox", "off", "-k", "2"]
@@ -36,7 +36,8 @@ def test_the_heuristic_bot_is_accepted_as_better_than_the_random_bot(tmp_path: P
     db = tmp_path / "duel.db"
     # one round a match: sets of a few points, which the prior spread (a set could be worth
     # ±125 in a match to 100) outweighs only after about 75 sets
-    args = ["duel", HEURISTIC, RANDOM, "--opponents", FIRST, "--sprt", "0,2", "--max-sets", "150", "--db", str(db)]
+    old, opponent = quick_random(), quick_first()  # the Python heuristic bot against C bots
+    args = ["duel", HEURISTIC, old, "--opponents", opponent, "--sprt", "0,2", "--max-sets", "150", "--db", str(db)]
     result = referee(*args, *QUICK, "--seed", "11", "--json")
     assert result.exit_code == 0, result.output
     found = as_json(result)
@@ -56,7 +57,8 @@ def test_the_heuristic_bot_is_accepted_as_better_than_the_random_bot(tmp_path: P
 def test_a_bot_against_itself_under_another_name_is_never_better(tmp_path: Path) -> None:
     db = tmp_path / "duel.db"
     # --sprt 0,20: equal sets outweigh the prior spread by the first look (at 0,2 it takes 170)
-    result = referee("duel", FIRST, FIRST, "--opponents", FIRST, "--sprt", "0,20", "--db", str(db), *QUICK)
+    first = quick_first()
+    result = referee("duel", first, first, "--opponents", first, "--sprt", "0,20", "--db", str(db), *QUICK)
     assert result.exit_code == 1, result.output
     assert "verdict: H0 accepted: new is better than old by at most 0 points a match" in result.output
     assert "exit status 1" in result.output

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.duel.helpers import FIRST, RANDOM, SHORT
+from tests.duel.helpers import SHORT, quick_first, quick_random
 from tests.ladder.helpers import ROOT, check_consistent
 from tests.ladder.test_resume import count, done_count, result_rows, stray, wait_for
 
@@ -28,9 +28,10 @@ MATCHES = SETS * 4
 
 
 def duel_command(db: Path, marker: str) -> list[str]:
+    first, random = quick_first(), quick_random()  # quick processes: the language adds nothing here
     return [
-        sys.executable, "-c", "from referee.cli import main; main()", "duel", f"{FIRST} {marker}",
-        f"{RANDOM} {marker}", "--opponents", f"{FIRST} {marker}", "--max-sets", str(SETS), "--db", str(db),
+        sys.executable, "-c", "from referee.cli import main; main()", "duel", f"{first} {marker}",
+        f"{random} {marker}", "--opponents", f"{first} {marker}", "--max-sets", str(SETS), "--db", str(db),
         "--seed", "17", "-k", "2", *SHORT, "--quiet",
     ]  # fmt: skip
 
