@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.ladder.helpers import BOTS, ROOT, bot_list, check_consistent
-from tests.shared import stray
+from tests.shared import quick_bot, stray
 
 pytestmark = pytest.mark.process
 
@@ -47,9 +47,14 @@ def marked_ladder(tmp_path: Path) -> tuple[str, Path, Path]:
     """Four bots whose commands carry a new marker (to find what a run left behind): the
     marker, their bot list and the ladder's database."""
     marker = f"marker-{uuid.uuid4().hex}"
-    names = ["first", "random", "heuristic", "random2"]
-    commands = {n: f"{BOTS[n.rstrip('2')]} {marker}" for n in names}
-    return marker, bot_list(tmp_path, names, **commands), tmp_path / "ladder.db"
+    players = {  # one Python bot, three quick processes: the language adds nothing here
+        "first": quick_bot(BOTS["first"]),
+        "random": quick_bot(BOTS["random"], random_seed=1),
+        "heuristic": BOTS["heuristic"],
+        "random2": quick_bot(BOTS["random"], random_seed=2),
+    }
+    commands = {name: f"{command} {marker}" for name, command in players.items()}
+    return marker, bot_list(tmp_path, list(players), **commands), tmp_path / "ladder.db"
 
 
 def run_to_the_end(config: Path, db: Path) -> None:

@@ -1,6 +1,7 @@
 """The table as a person sees it, in a real headless Chromium against `referee play` running
-for real: a whole match of every preset played through the page to its result screen (3 to 6
-players, the double deck, Dutch's two phases, Achterhoeks' declarations, the shooter's choice);
+for real: a whole match of every kind of table the presets make played through the page to its
+result screen (3 to 6 players, the double deck, Dutch's two phases, Achterhoeks' declarations,
+the shooter's choice, cards worth minus points, no passing);
 the others' cards seen one by one as they are played; layouts of 3 to 6 players that stay
 on the table and the page; and a spectator of `referee watch` who sees cards on the table
 while a slow match plays.
@@ -71,8 +72,31 @@ def play_to_the_end(page: Page, notes: dict[str, Any]) -> None:
     raise AssertionError("the match did not end")
 
 
-@pytest.mark.parametrize("variant", sorted(PRESETS))
-def test_a_whole_match_of_every_preset_through_the_page(page: Page, tmp_path: Path, variant: str) -> None:
+def page_kind(variant: str) -> tuple[object, ...]:
+    """What in a preset's rules the page shows differently: the seats, the deck's copies,
+    declarations, the shooter's choice, how the match ends, passing, cards worth minus points.
+    Presets alike in all of these (American, no-hold, Argentine; Black Maria and American for
+    three; Dutch and Dutch modern) differ only in numbers the page prints as they come."""
+    rules = ruleset(variant)
+    return (
+        rules.players,
+        rules.copies,
+        rules.declarations,
+        rules.moon == "shooter_choice",
+        rules.end,
+        rules.pass_count > 0,
+        any(points < 0 for points in rules.card_points.values()),
+    )
+
+
+KINDS = sorted({page_kind(v): v for v in sorted(PRESETS, reverse=True)}.values())
+"""One preset of each kind (the first by name): a whole match through a browser takes about
+10 s, and a second preset of the same kind tests nothing more of the page (its rules are played
+through the machine in tests/rules, and by real bots in tests/match)."""
+
+
+@pytest.mark.parametrize("variant", KINDS)
+def test_a_whole_match_of_every_kind_of_table_through_the_page(page: Page, tmp_path: Path, variant: str) -> None:
     players = ruleset(variant).players
     referee = Referee(
         tmp_path / "match.jsonl",
