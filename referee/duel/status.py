@@ -190,10 +190,15 @@ def pairing_status(
     """NEW against ``old`` from its set differences, in the order the sets were completed
     (``broken``: ``old`` is; ``bound``: of a set difference under the duel's rules, for the
     confidence sequence and the SPRT's prior spread)."""
+    return _tally(old, duel, bound, differences).status(scheduled, broken)
+
+
+def _tally(old: str, duel: DuelSettings, bound: float, differences: Sequence[float]) -> PairingTally:
+    """A pairing's tally fed every one of its set differences, in order."""
     tally = PairingTally(old, duel, bound)
     for difference in differences:
         tally.add(difference)
-    return tally.status(scheduled, broken)
+    return tally
 
 
 def pairings_status(
@@ -220,11 +225,7 @@ def duel_status(
     """Every pairing's status from all its set differences, in the order of ``duel.olds``
     (``faults``: every bot's)."""
     bound = rules_bound(rules)
-    tallies = {}
-    for old in duel.olds:
-        tallies[old] = tally = PairingTally(old, duel, bound)
-        for difference in differences.get(old, []):
-            tally.add(difference)
+    tallies = {old: _tally(old, duel, bound, differences.get(old, [])) for old in duel.olds}
     return pairings_status(duel, rules, tallies, scheduled, faults)
 
 
