@@ -1,10 +1,17 @@
 """A headless Chromium page for the browser tests (Playwright driving Debian's Chromium): the
 replay viewer, the person's seat and the watch page, and the scripts that remake the docs'
 screenshots, all open their page here, with the same flags (no sandbox inside the test
-machine's container, no background network)."""
+machine's container, no background network).
+
+One Chromium serves every test of a process (a pytest worker), started on first use: starting
+it costs about 2 s of CPU in its several processes, and the browser tests are over sixty. Each
+page is in a browser context of its own (its own cookies, storage and cache: what a fresh
+browser gives, as pytest-playwright does), closed after its test. A browser that died is
+started again for the next page; ``close_shared`` ends it (the session's end, tests/conftest.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import subprocess
@@ -13,7 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -35,18 +43,47 @@ def chromium() -> Path | None:
     return Path(found) if found else None
 
 
+class _Shared:
+    """The process's one Playwright driver and Chromium, while they run."""
+
+    playwright: Playwright | None = None
+    browser: Browser | None = None
+
+
+def _shared_browser(executable: Path) -> Browser:
+    if _Shared.browser is not None and _Shared.browser.is_connected():
+        return _Shared.browser
+    close_shared()
+    _Shared.playwright = sync_playwright().start()
+    _Shared.browser = _Shared.playwright.chromium.launch(executable_path=str(executable), args=ARGS)
+    return _Shared.browser
+
+
+def close_shared() -> None:
+    """End the shared Chromium and its driver, if started (safe to call twice)."""
+    browser, playwright = _Shared.browser, _Shared.playwright
+    _Shared.browser = _Shared.playwright = None
+    try:
+        if browser is not None and browser.is_connected():
+            browser.close()
+    finally:
+        if playwright is not None:
+            playwright.stop()
+
+
 @contextmanager
 def chromium_page(width: int, height: int) -> Iterator[Page]:
-    """A fresh page of a headless Chromium; in a test, a skip where Chromium is missing."""
+    """A fresh page (in a context of its own) of the shared headless Chromium; in a test, a
+    skip where Chromium is missing."""
     executable = chromium()
     if executable is None:
         pytest.skip("Chromium is not installed (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(executable), args=ARGS)
-        try:
-            yield browser.new_page(viewport={"width": width, "height": height})
-        finally:
-            browser.close()
+    context = _shared_browser(executable).new_context(viewport={"width": width, "height": height})
+    try:
+        yield context.new_page()
+    finally:
+        with contextlib.suppress(PlaywrightError):  # the browser died under the test: said there
+            context.close()
 
 
 def page_address(process: subprocess.Popen[str]) -> str:

@@ -18,6 +18,7 @@ import fcntl
 import hashlib
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -45,3 +46,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX)
         # a failed build is left to the tests that use the bot, which say why
         subprocess.run(["make", "-s", "-C", str(C_BOT)], capture_output=True, timeout=300, check=False)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    browser = sys.modules.get("tests.browser")  # imported only where a browser test ran
+    if browser is not None:
+        browser.close_shared()

@@ -70,6 +70,8 @@ from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, free_port
 from tests.sample_bots.vectors_feed import assert_vector_states, feed_probe, sorted_passed, sorted_received
 from tests.tiers import starts
 
+pytestmark = pytest.mark.xdist_group("kit-cpp")
+"""One worker runs the file's tests, so the kit is built once a run (pyproject.toml: --dist loadgroup)."""
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "sample_bots" / "cpp"
 BUILD = ["g++", "-std=c++17", "-O2", "-Wall", "-Wextra", "-o", "bot", "bot.cpp"]

@@ -70,6 +70,8 @@ from tests.sample_bots.vectors_feed import assert_vector_states, feed_probe, sor
 from tests.shared import verified
 from tests.tiers import starts
 
+pytestmark = pytest.mark.xdist_group("kit-go")
+"""One worker runs the file's tests, so the kit is built once a run (pyproject.toml: --dist loadgroup)."""
 ROOT = Path(__file__).resolve().parents[2]
 GO_FOLDER = ROOT / "sample_bots" / "go"
 BUILD_TIMEOUT = 600.0
@@ -618,7 +620,8 @@ def test_the_kit_retries_until_the_referee_seats_it(tcp_bot: LaunchTcp) -> None:
             serve_one_decision(connection, "t0k", "go-ducker")
         assert bot.wait() == 0
     stderr = bot.stderr
-    assert stderr.count("trying again in") == 3, stderr
+    refused = stderr.count("cannot connect to")  # once at least; more on a busy machine before listen()
+    assert refused >= 1 and stderr.count("trying again in") == refused + 2, stderr
     assert "the referee is busy (too many)" in stderr
     assert "the referee closed the connection; trying again" in stderr
 

@@ -81,10 +81,13 @@ COMMAND = "java -jar bot.jar"
 TIMEOUT = 60.0
 """Seconds to wait for a reply, an exit or a connection: a hang guard, not a verdict on speed."""
 
-pytestmark = pytest.mark.skipif(
-    any(shutil.which(tool) is None for tool in ("javac", "jar", "java")),
-    reason="no JDK here (javac, jar and java are needed)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        any(shutil.which(tool) is None for tool in ("javac", "jar", "java")),
+        reason="no JDK here (javac, jar and java are needed)",
+    ),
+    pytest.mark.xdist_group("kit-java"),  # one worker: the kit is built once a run (pyproject: --dist loadgroup)
+]
 
 
 # ---------------------------------------------------------------------------------------------

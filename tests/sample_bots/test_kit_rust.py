@@ -56,6 +56,8 @@ from tests.sample_bots.vectors_feed import assert_vector_states, feed_probe, sor
 from tests.shared import verified
 from tests.tiers import starts
 
+pytestmark = pytest.mark.xdist_group("kit-rust")
+"""One worker runs the file's tests, so the kit is built once a run (pyproject.toml: --dist loadgroup)."""
 ROOT = Path(__file__).resolve().parents[2]
 KIT_FOLDER = ROOT / "sample_bots" / "rust"
 COMMAND = "./target/release/hearts-bot"

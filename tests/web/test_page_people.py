@@ -53,11 +53,14 @@ def step(page: Page) -> bool:
     return False
 
 
-def play_until(page: Page, condition: str, limit: int = 400) -> None:
-    """Act until ``condition`` (JavaScript) holds while the person is to play a card."""
+def play_until(page: Page, condition: str, limit: int = 400, *, card_turn: bool = True) -> None:
+    """Act until ``condition`` (JavaScript) holds while the person is to play a card (or, with
+    ``card_turn=False``, to do anything): checked before each act, never only after one, since
+    what an act lets the bots do next may undo the condition at once."""
+    turn = f"({MY_TURN}) && " if card_turn else ""
     for _ in range(limit):
         page.wait_for_function(WAITING, timeout=30_000)
-        if page.evaluate(f"() => ({MY_TURN}) && ({condition})"):
+        if page.evaluate(f"() => {turn}({condition})"):
             return
         assert not page.locator("#result:not([hidden])").count(), "the match ended first"
         act_once(page, declare=False)
@@ -182,8 +185,8 @@ def test_round_summary_trick_log_result_replay_and_rematch(page: Page, tmp_path:
         page.goto(referee.url)
         play_until(page, "document.querySelectorAll('#tricks li').length >= 4")
         log_lines = page.locator("#tricks li").all_inner_texts()
-        while not page.locator("#summary:not([hidden])").count():
-            step(page)
+        # round 2's pass at the latest: the summary stays until the round's first card
+        play_until(page, "!document.getElementById('summary').hidden", card_turn=False)
         summary = page.locator("#summary").inner_text()
         rows = page.locator("#summary-table tr[data-seat]").count()
         page.locator("#summary-close").click()
