@@ -11,6 +11,7 @@ started again for the next page; ``close_shared`` ends it (the session's end, te
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import shutil
@@ -44,10 +45,12 @@ def chromium() -> Path | None:
 
 
 class _Shared:
-    """The process's one Playwright driver and Chromium, while they run."""
+    """The process's one Playwright driver and Chromium, while they run, and the asyncio loop
+    Playwright's sync API runs them on."""
 
     playwright: Playwright | None = None
     browser: Browser | None = None
+    loop: asyncio.AbstractEventLoop | None = None
 
 
 def _shared_browser(executable: Path) -> Browser:
@@ -55,20 +58,39 @@ def _shared_browser(executable: Path) -> Browser:
         return _Shared.browser
     close_shared()
     _Shared.playwright = sync_playwright().start()
+    _Shared.loop = asyncio.get_running_loop()  # its loop, marked running between its calls
     _Shared.browser = _Shared.playwright.chromium.launch(executable_path=str(executable), args=ARGS)
     return _Shared.browser
+
+
+@contextmanager
+def _in_use() -> Iterator[None]:
+    """Playwright's loop marked as this thread's running loop only while a page is in use.
+
+    Between its calls Playwright's sync API leaves its asyncio loop marked running in the thread
+    (its dispatcher is suspended inside it), so a later test of the worker could not call
+    ``asyncio.run``. Between pages no Playwright call runs, so the mark is taken off after a
+    page and put back before the next (``asyncio._set_running_loop``, as Playwright does)."""
+    if _Shared.loop is not None:
+        asyncio._set_running_loop(_Shared.loop)
+    try:
+        yield
+    finally:
+        asyncio._set_running_loop(None)
 
 
 def close_shared() -> None:
     """End the shared Chromium and its driver, if started (safe to call twice)."""
     browser, playwright = _Shared.browser, _Shared.playwright
     _Shared.browser = _Shared.playwright = None
-    try:
-        if browser is not None and browser.is_connected():
-            browser.close()
-    finally:
-        if playwright is not None:
-            playwright.stop()
+    with _in_use():
+        try:
+            if browser is not None and browser.is_connected():
+                browser.close()
+        finally:
+            if playwright is not None:
+                playwright.stop()
+    _Shared.loop = None
 
 
 @contextmanager
@@ -78,12 +100,13 @@ def chromium_page(width: int, height: int) -> Iterator[Page]:
     executable = chromium()
     if executable is None:
         pytest.skip("Chromium is not installed (apt-get install chromium)")
-    context = _shared_browser(executable).new_context(viewport={"width": width, "height": height})
-    try:
-        yield context.new_page()
-    finally:
-        with contextlib.suppress(PlaywrightError):  # the browser died under the test: said there
-            context.close()
+    with _in_use():
+        context = _shared_browser(executable).new_context(viewport={"width": width, "height": height})
+        try:
+            yield context.new_page()
+        finally:
+            with contextlib.suppress(PlaywrightError):  # the browser died under the test: said there
+                context.close()
 
 
 def page_address(process: subprocess.Popen[str]) -> str:

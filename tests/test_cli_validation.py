@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -287,7 +288,9 @@ def test_ladder_run_refuses_bad_rules_before_building(files: Path) -> None:
 
 @pytest.mark.parametrize("value", ["-1", "0", str(2**70)])
 def test_any_integer_seed_is_accepted(value: str) -> None:
-    context = main.commands["match"].make_context("match", ["--seed", value, *BOTS])
+    command = main.get_command(click.Context(main), "match")
+    assert command is not None
+    context = command.make_context("match", ["--seed", value, *BOTS])
     assert context.params["seed"] == int(value)
 
 

@@ -1,8 +1,14 @@
 """The ``referee`` command group: each command group lives in its own module and is joined
-here, so no command module imports another."""
+here, so no command module imports another.
+
+The modules are imported when their command runs, not before (click's "lazily loading
+subcommands"): ``referee match`` must not pay for the benchmarks' imports (the web server, Dask's
+client, every bench module: about three quarters of what importing them all costs), and every bot
+a ladder starts through ``referee`` and every test that runs the command line starts faster."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -12,28 +18,46 @@ import click
 import msgspec
 
 from referee import __version__
-from referee.cli.bench import bench
-from referee.cli.check import check
-from referee.cli.duel import duel, gauntlet
 from referee.cli.failures import internal_error_line
-from referee.cli.ladder import ladder
-from referee.cli.match import demo, match, serve
-from referee.cli.new import new
 from referee.cli.options import (
     parse_options,
 )
-from referee.cli.play import play
-from referee.cli.replay import replay
-from referee.cli.vectors import vectors
-from referee.cli.watch import watch
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, PRESETS, ruleset
+
+COMMANDS: dict[str, str] = {
+    "match": "referee.cli.match:match",
+    "serve": "referee.cli.match:serve",
+    "demo": "referee.cli.match:demo",
+    "play": "referee.cli.play:play",
+    "watch": "referee.cli.watch:watch",
+    "bench": "referee.cli.bench:bench",
+    "ladder": "referee.cli.ladder:ladder",
+    "duel": "referee.cli.duel:duel",
+    "gauntlet": "referee.cli.duel:gauntlet",
+    "replay": "referee.cli.replay:replay",
+    "check": "referee.cli.check:check",
+    "new": "referee.cli.new:new",
+    "vectors": "referee.cli.vectors:vectors",
+}
+"""Each command's module and name, imported on first use."""
 
 
 class RefereeGroup(click.Group):
     """The ``referee`` group, with a last safety net: an exception that no check turned into a
     usage error becomes one line on stderr and exit status 1, not a traceback (unless
     ``REFEREE_DEBUG`` is set). Bad input is caught earlier, with a message naming the option."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS and cmd_name not in self.commands:
+            module, name = COMMANDS[cmd_name].split(":")
+            command = getattr(importlib.import_module(module), name)
+            assert isinstance(command, click.Command), COMMANDS[cmd_name]
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -73,7 +97,3 @@ def variants(name: str | None, pairs: tuple[str, ...], as_json: bool) -> None:
         click.echo(f"{n:<{width}}  {rules.players}p  {rules.description}")
         if name:
             click.echo(f"{'':<{width}}  follows seeds {PRESETS[n].sources}")
-
-
-for command in (match, serve, demo, play, watch, bench, ladder, duel, gauntlet, replay, check, new, vectors):
-    main.add_command(command)

@@ -65,7 +65,6 @@ from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import SandboxUnavailable
 from referee.store.writer import LadderStore
 from referee.web.ladder.reading import Reading
-from referee.web.ladder.server import serve_apart, serve_ladder_web, stop_when_stdin_closes
 
 DB_OPTION = click.option(
     "--db",
@@ -265,6 +264,8 @@ async def _serve_beside(db: Path, port: int, ready: Callable[[], None]) -> None:
         click.echo(f"ladder pages: open {url}", err=True)
         ready()
 
+    from referee.web.ladder.server import serve_apart  # noqa: PLC0415  (the web server: only with --web)
+
     await serve_apart(db, port, on_listening=listening, on_line=_warn)
 
 
@@ -460,6 +461,8 @@ def web_command(db: str, host: str, port: int, open_browser: bool, until_stdin: 
         click.echo(f"ladder {Path(db).name}: open {url}", err=True)
         if open_browser:
             webbrowser.open(url)
+
+    from referee.web.ladder.server import serve_ladder_web, stop_when_stdin_closes  # noqa: PLC0415  (see cli/group.py)
 
     async def start(nursery: trio.Nursery) -> None:
         await nursery.start(partial(serve_ladder_web, Path(db), host, port, on_listening=listening))

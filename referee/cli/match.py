@@ -4,6 +4,7 @@ bots, and a demo of the sample bots."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import msgspec
@@ -46,7 +47,9 @@ from referee.players.tcp import RefusalReport, TcpSeat
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.seeds import random_seed, series_seed
-from referee.web.server import WebSeat, WebSeatServer
+
+if TYPE_CHECKING:  # the web server (hypercorn, starlette) is imported only for a web seat
+    from referee.web.server import WebSeat, WebSeatServer
 
 
 @click.command()
@@ -129,7 +132,7 @@ def match(
         limits = msgspec.structs.replace(limits, sandbox=sandbox_for(sandbox_mode, sandbox_binds, sandbox_loopback))
     refusals = RefusalReport(_to_stderr)
     has_web = any(b.startswith(WEB_PREFIX) for b in bots)
-    web = WebSeatServer(host, on_listening=announce_web_seats, on_refusal=refusals) if has_web else None
+    web = _web_seats(host, refusals) if has_web else None
     try:
         outcome = run_matches(
             lambda: play_match(
@@ -200,6 +203,13 @@ def _report(outcome: MatchOutcome, as_json: bool) -> None:
 
 def _to_stderr(line: str) -> None:
     click.echo(line, err=True)
+
+
+def _web_seats(host: str, refusals: RefusalReport) -> WebSeatServer:
+    """The server of the match's browser seats (its modules imported only when one is asked for)."""
+    from referee.web.server import WebSeatServer  # noqa: PLC0415
+
+    return WebSeatServer(host, on_listening=announce_web_seats, on_refusal=refusals)
 
 
 def announce_tcp_seats(address: tuple[str, int], seats: list[TcpSeat]) -> None:

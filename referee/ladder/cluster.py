@@ -107,7 +107,7 @@ def play_task(task_bytes: bytes) -> bytes:
             task.sandbox_mode, lambda line: None, task.sandbox_binds, loopback=task.sandbox_loopback
         )
         built = _build_once(task, sandbox)
-        with tempfile.TemporaryDirectory(prefix="hearts-match-") as folder:
+        with tempfile.TemporaryDirectory(prefix="hearts-match-", dir=_scratch()) as folder:
             path = Path(folder) / "match.jsonl"
             limits = BotLimits(sandbox=sandbox.hiding(folder) if sandbox is not None else None, cwd=task.cwd)
             outcome = trio.run(_play, task, path, limits, built)
@@ -116,6 +116,16 @@ def play_task(task_bytes: bytes) -> bytes:
             )
     except (BotStartError, BotConfigError, SandboxUnavailable, LadderError) as err:
         return msgspec.json.encode(msgspec.structs.replace(done, error=f"on worker {worker}: {err}"))
+
+
+def _scratch() -> str | None:
+    """Where a match's temporary folder goes: inside the Dask worker's own local directory,
+    which Dask purges once its worker is gone, so a worker killed mid-match (SIGKILL runs no
+    clean-up) leaves nothing behind for long; the system's temporary folder outside a worker."""
+    try:
+        return str(dask_distributed().get_worker().local_directory)
+    except (ValueError, LadderError):  # not in a worker
+        return None
 
 
 def _build_once(task: MatchTask, sandbox: Any) -> dict[str, BuiltBot]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import click
 import pytest
 import trio
 from click.testing import CliRunner
@@ -211,7 +212,8 @@ def test_a_check_with_a_shorter_clock_says_which_clock() -> None:
 def test_the_clock_options_default_to_the_match_clock() -> None:
     result = CliRunner().invoke(main, ["check", "--help"])
     assert "--time-bank SECONDS" in result.output
-    check = main.commands["check"]  # type: ignore[attr-defined]
+    check = main.get_command(click.Context(main), "check")
+    assert check is not None
     defaults = {p.name: p.default for p in check.params}
     clock = MatchConfig()
     assert (defaults["time_per_move"], defaults["time_bank"], defaults["startup"]) == (

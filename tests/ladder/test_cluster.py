@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -141,8 +142,12 @@ def test_a_worker_killed_mid_match_has_its_match_played_elsewhere(tmp_path: Path
     store, db = new_store(tmp_path, ["first", "heuristic"], games=3)
     bots = read_bots(str(tmp_path / "bots.toml"))
     killed: list[int] = []
+    scratch = tmp_path / "scratch"
+    left_before = set(Path(tempfile.gettempdir()).glob("hearts-match-*"))
     with (
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=50) as cluster,
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=50, local_directory=str(scratch)
+        ) as cluster,
         distributed.Client(cluster) as client,
     ):
 
@@ -169,6 +174,9 @@ def test_a_worker_killed_mid_match_has_its_match_played_elsewhere(tmp_path: Path
     assert check_consistent(db) == {"done": 12, "total": 12}
     assert len(result_rows(db)) == 12 * 4
     assert len(list(logs_folder(db).glob("*.jsonl"))) == 12
+    # the killed worker's match folder is in its own scratch space (Dask purges it), not in /tmp
+    assert set(Path(tempfile.gettempdir()).glob("hearts-match-*")) <= left_before
+    assert all(scratch in folder.parents for folder in scratch.rglob("hearts-match-*"))
 
 
 @pytest.mark.process
