@@ -87,38 +87,55 @@ class BotLimits(msgspec.Struct, frozen=True, kw_only=True):
         base = {k: os.environ[k] for k in ("PATH", "HOME") if k in os.environ} if self.clean_env else dict(os.environ)
         return {**base, **(self.env or {})}
 
-    def apply(self) -> None:
-        """Set the resource limits; runs in the child between fork and exec."""
+    def apply_to(self, pid: int) -> None:
+        """Set the resource limits of the process ``pid`` (``prlimit``), before its program runs
+        (``referee.players.spawn``'s gate); its children inherit them."""
         if self.cpu_seconds is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds + 1))
+            resource.prlimit(pid, resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds + 1))
         if self.memory_mb is not None:
             size = self.memory_mb * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+            resource.prlimit(pid, resource.RLIMIT_AS, (size, size))
         if self.open_files is not None:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
+            resource.prlimit(pid, resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
         processes = self.processes
         if processes is None and self.sandbox is not None:
             processes = self.sandbox.process_limit
         if processes is not None:
-            resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+            resource.prlimit(pid, resource.RLIMIT_NPROC, (processes, processes))
 
 
-def grouped(limits: BotLimits, name: str) -> tuple[BotGroup | None, Callable[[], None]]:
+def grouped(limits: BotLimits, name: str) -> tuple[BotGroup | None, Callable[[int], None]]:
     """The bot's control group (made now, when the machine has groups and ``limits`` asks for
-    one) and what its child runs before exec: join the group first (as root, before any limit
-    could stop it), then set the resource limits."""
+    one) and what is done to its process before the program runs: put it in the group first,
+    then set the resource limits."""
     host = bot_groups() if limits.group is not None else None
     if limits.group is None or not isinstance(host, CgroupHost):
-        return None, limits.apply
+        return None, limits.apply_to
     group = host.create(name, limits.group)
-    join = group.preexec()
-    apply = limits.apply
 
-    def preexec() -> None:
-        join()
-        apply()
+    def place(pid: int) -> None:
+        group.place(pid)
+        limits.apply_to(pid)
 
-    return group, preexec
+    return group, place
+
+
+def _missing_interpreter(program: str) -> str | None:
+    """The interpreter a ``#!`` line of ``program`` names, when it is not there to run: the
+    kernel would refuse the program (``ENOENT``), which the gate's shell could only report as an
+    exit, so it is said before the start as any other program that cannot run. ``None`` when
+    there is no such line, it names a program, or ``program`` cannot be read (exec may not
+    need to)."""
+    try:
+        with open(program, "rb") as file:
+            head = file.read(256)
+    except OSError:
+        return None
+    words = head[2:].split(b"\n", 1)[0].split() if head.startswith(b"#!") else []
+    if not words:
+        return None
+    interpreter = os.fsdecode(words[0])
+    return None if os.access(interpreter, os.X_OK) and not os.path.isdir(interpreter) else interpreter
 
 
 class BotStartError(RefereeError):
@@ -176,14 +193,18 @@ class ProcessLink(FdLink):
             raise BotStartError("empty bot command")
         folder = limits.cwd or cwd or os.getcwd()
         env = limits.environment()
+        program = args[0]
+        path = (env if env is not None else os.environ).get("PATH", os.defpath)
+        found = os.path.join(folder, program) if "/" in program else shutil.which(program, path=path)
+        if found is not None and limits.sandbox is not None:
+            found = limits.sandbox.host_path(os.path.abspath(found))  # a build's copy
+        if found is None or not os.access(found, os.X_OK) or os.path.isdir(found):
+            # the gate's shell (or bwrap) would start and then fail to run it: say so now
+            raise BotStartError(f"cannot start bot {text!r}: no program {program!r} to run")
+        if limits.sandbox is None and (missing := _missing_interpreter(found)) is not None:
+            raise BotStartError(f"cannot start bot {text!r}: its #! line names {missing!r}, no program to run")
         if limits.sandbox is not None:
             assert env is not None
-            program = args[0]
-            found = os.path.join(folder, program) if "/" in program else shutil.which(program, path=env.get("PATH"))
-            found = limits.sandbox.host_path(os.path.abspath(found)) if found is not None else None  # a build's copy
-            if found is None or not os.access(found, os.X_OK) or os.path.isdir(found):
-                # bwrap would start and then fail to run it: say so now, as without a sandbox
-                raise BotStartError(f"cannot start bot {text!r}: no program {program!r} to run")
             launch = limits.sandbox.wrap(args, folder, env)
             args, pass_fds = launch.argv, launch.pass_fds
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # bwrap's own; the bot's is set inside
@@ -191,11 +212,11 @@ class ProcessLink(FdLink):
             launch, pass_fds = None, ()
         group = meter = freeze = None
         try:
-            group, preexec = grouped(limits, os.path.basename(args[0]))
+            group, place = grouped(limits, os.path.basename(args[0]))
             if group is not None:  # opened before the bot runs: nothing can fail once it does
                 meter = group.cpu_meter()
                 freeze = group.freezer() if limits.freeze_idle else None
-            process = await spawn(args, cwd=folder, env=env, preexec_fn=preexec, nursery=nursery, pass_fds=pass_fds)
+            process = await spawn(args, cwd=folder, env=env, place=place, nursery=nursery, pass_fds=pass_fds)
         except (OSError, CgroupError, subprocess.SubprocessError) as err:
             if group is not None:
                 with contextlib.suppress(CgroupError, OSError):
@@ -205,8 +226,6 @@ class ProcessLink(FdLink):
         finally:
             if launch is not None:
                 launch.close()
-            if group is not None:
-                group.close_join_fds()
         link = cls(process, text, max_line, group=group, limits=limits, meter=meter, freeze=freeze)
         nursery.start_soon(link._drain_stderr)
         nursery.start_soon(link._watch_exit)

@@ -4,7 +4,9 @@ Resource limits (``setrlimit``) count per process: a bot that forks, ``setsid``s
 gets a fresh allowance in every child, a ``memfd`` or ``/dev/shm`` file escapes ``RLIMIT_AS``, and
 the CPU time of children nobody waits for is never counted. A control group counts every process
 the bot ever makes: children start in their parent's group and cannot leave it without write
-access to the root-owned cgroup files. The bot joins *before* it execs (``BotGroup.preexec``).
+access to the root-owned cgroup files. A bot is put in its group *before* its program runs
+(``BotGroup.place``, while its process waits at the spawner's gate); a build joins between fork
+and exec (``BotGroup.preexec``).
 
 - **v1 / hybrid**: ``cpu``, ``cpuacct``, ``memory``, ``pids``, ``freezer`` are hierarchies of their
   own under ``ROOT/<controllers>`` (``cpu,cpuacct`` when joint). In each, a bot's group is
@@ -187,7 +189,8 @@ def _safe_name(name: str) -> str:
 
 class BotGroup:
     """One bot's control group: a folder in each hierarchy (one on v2). Made by
-    ``CgroupHost.create``; the bot joins it between fork and exec (``preexec``)."""
+    ``CgroupHost.create``; a bot is put in it before its program runs (``place``), a build
+    joins it between fork and exec (``preexec``)."""
 
     def __init__(self, name: str, version: int, folders: dict[str, Path]) -> None:
         self.name, self.version, self.removed = name, version, False
@@ -245,6 +248,13 @@ class BotGroup:
                 os.write(fd, b"0")
 
         return join
+
+    def place(self, pid: int) -> None:
+        """Move the process ``pid`` (with its threads) into the group, from the parent: the bot
+        spawner's way (``referee.players.spawn``), its child waiting at a gate meanwhile, so the
+        group holds it before the bot's program runs. Raises ``CgroupError``."""
+        for folder in self.paths:
+            _write(folder / "cgroup.procs", pid)
 
     def close_join_fds(self) -> None:
         """Close what ``preexec`` opened (in the parent, after the fork)."""

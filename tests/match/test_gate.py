@@ -1,0 +1,87 @@
+"""A bot's group and limits are set before its program runs, from outside (``spawn``'s gate):
+the child waits in ``/bin/sh`` until the referee has placed it; if placing fails, or the
+referee goes before opening the gate, the program never runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee.players.process import BotLimits, BotStartError, ProcessLink
+from referee.players.spawn import GATE, GATE_CLOSED, spawn
+
+pytestmark = pytest.mark.process
+
+LIMITS = "import resource as r; print(r.getrlimit(r.RLIMIT_NOFILE), r.getrlimit(r.RLIMIT_CPU), flush=True)"
+
+
+async def test_the_program_runs_only_once_placed_and_with_its_limits() -> None:
+    seen: list[str] = []
+
+    def place(pid: int) -> None:
+        cmdline = Path(f"/proc/{pid}/cmdline")
+        for _ in range(1000):  # empty for a moment at the end of the exec
+            if (words := cmdline.read_bytes().split(b"\0")) and words[0]:
+                break
+            time.sleep(0.001)
+        seen.append(words[0].decode())
+        BotLimits(open_files=50, cpu_seconds=7).apply_to(pid)
+
+    async with trio.open_nursery() as nursery:
+        process = await spawn([sys.executable, "-c", LIMITS], cwd=None, env=None, place=place, nursery=nursery)
+        assert process.stdout is not None
+        line = b""
+        while not line.endswith(b"\n") and (chunk := await process.stdout.receive_some(200)):
+            line += chunk
+        assert await process.wait() == 0
+    assert seen == ["/bin/sh"]  # still the gate while placed
+    assert line == b"(50, 50) (7, 8)\n"
+
+
+async def test_a_failed_placing_kills_the_child_before_its_program_runs(tmp_path: Path) -> None:
+    ran = tmp_path / "ran"
+    pids: list[int] = []
+
+    def place(pid: int) -> None:
+        pids.append(pid)
+        raise OSError(13, "Permission denied")
+
+    async with trio.open_nursery() as nursery:
+        with pytest.raises(OSError, match="Permission denied"):
+            await spawn(["touch", str(ran)], cwd=None, env=None, place=place, nursery=nursery)
+    assert not ran.exists()
+    assert not Path(f"/proc/{pids[0]}").exists()  # killed and reaped
+
+
+def test_a_gate_never_opened_runs_nothing(tmp_path: Path) -> None:
+    """The referee gone before the line (its end of stdin closed): the shell exits 125."""
+    ran = tmp_path / "ran"
+    child = subprocess.Popen([*GATE, "touch", str(ran)], stdin=subprocess.PIPE)
+    assert child.stdin is not None
+    child.stdin.close()
+    assert child.wait(timeout=30) == GATE_CLOSED
+    assert not ran.exists()
+
+
+async def test_the_bot_reads_its_first_message_after_the_gate_line() -> None:
+    """The shell reads its line byte by byte: what follows it on stdin is the bot's."""
+    async with trio.open_nursery() as nursery:
+        link = await ProcessLink.start([sys.executable, "-c", "print(input()[::-1], flush=True)"], nursery)
+        assert await link.exchange(b"olleh\n") == b"hello"  # the line, without its end
+        await link.close(0.5)
+
+
+async def test_a_missing_interpreter_is_a_start_error(tmp_path: Path) -> None:
+    script = tmp_path / "bot"
+    script.write_text("#!/nonexistent/python\n")
+    script.chmod(0o755)
+    async with trio.open_nursery() as nursery:
+        with pytest.raises(BotStartError, match=r"its #! line names '/nonexistent/python', no program to run"):
+            await ProcessLink.start([str(script)], nursery)
+    assert os.access(script, os.X_OK)
