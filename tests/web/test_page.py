@@ -315,12 +315,22 @@ def test_the_clock_running_out_plays_by_the_match_policy(page: Page, tmp_path: P
         page.goto(referee.url)
         page.wait_for_selector("#choices button:has-text('Pass')", timeout=10_000)  # ...and do nothing
         page.wait_for_function("document.getElementById('status').textContent.includes('dropped')", timeout=15_000)
+        idle_writes = page.evaluate(CLOCK_WRITES)  # nothing asked of the person now
         out = referee.finish()
     finally:
         referee.stop()
+    assert idle_writes == 0  # the clock's ticks write nothing unchanged (a relayout each, on a phone)
     assert "timeout" in page.locator("#message").inner_text()
     assert "seat 0 person: timeout" in out
     assert verified(tmp_path / "match.jsonl") == "verified"
+
+
+CLOCK_WRITES = """() => new Promise((done) => { let writes = 0;
+  const seen = new MutationObserver((records) => { writes += records.length; });
+  const options = { childList: true, characterData: true, subtree: true, attributes: true };
+  setTimeout(() => { seen.observe(document.getElementById('clock'), options); }, 400); // the drop's tick first
+  setTimeout(() => { seen.disconnect(); done(writes); }, 1400); })"""
+"""How many times the clock was written in one second (five ticks)."""
 
 
 def screenshot(out: Path) -> None:

@@ -589,15 +589,16 @@ function offerAfter(replay, rematch) {
 function tick() {
   if (state.held && performance.now() >= state.held.until) { state.held = null; renderTrick(); } // gather it
   const clock = $("clock");
-  if (!state.request) { clock.textContent = ""; clock.className = "clock"; return; }
   const now = performance.now();
-  if (now < state.deadline) {
-    clock.textContent = `${((state.deadline - now) / 1000).toFixed(1)} s + bank ${((state.bankEnd - state.deadline) / 1000).toFixed(0)} s`;
-    clock.className = "clock";
-  } else {
-    clock.textContent = `bank ${(Math.max(0, state.bankEnd - now) / 1000).toFixed(1)} s`;
-    clock.className = "clock bank";
+  let text = "", kind = "clock";
+  if (state.request && now < state.deadline) {
+    text = `${((state.deadline - now) / 1000).toFixed(1)} s + bank ${((state.bankEnd - state.deadline) / 1000).toFixed(0)} s`;
+  } else if (state.request) {
+    text = `bank ${(Math.max(0, state.bankEnd - now) / 1000).toFixed(1)} s`; kind = "clock bank";
   }
+  // written only when it changes: five times a second the same text still costs a phone a relayout
+  if (clock.textContent !== text) clock.textContent = text;
+  if (clock.className !== kind) clock.className = kind;
 }
 
 document.addEventListener("keydown", (event) => {
