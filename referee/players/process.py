@@ -120,6 +120,22 @@ def grouped(limits: BotLimits, name: str) -> tuple[BotGroup | None, Callable[[in
     return group, place
 
 
+def _loader_after_gate(
+    args: list[str], env: dict[str, str] | None, text: str
+) -> tuple[list[str], dict[str, str] | None]:
+    """The dynamic loader's variables (``LD_PRELOAD``, ``LD_AUDIT``, ``LD_LIBRARY_PATH``...) kept
+    from the gate's shell, which runs before the bot's group and limits hold, and given back to
+    the bot by ``env`` after the gate: loaded into the shell, a library would run unbounded."""
+    full = env if env is not None else dict(os.environ)
+    loader = {k: v for k, v in full.items() if k.startswith("LD_")}
+    if not loader:
+        return args, env
+    if "=" in args[0]:
+        raise BotStartError(f"cannot start bot {text!r}: a program named with '=' cannot be given {sorted(loader)}")
+    rest = {k: v for k, v in full.items() if k not in loader}
+    return ["/usr/bin/env", "--", *(f"{k}={v}" for k, v in loader.items()), *args], rest
+
+
 def _missing_interpreter(program: str) -> str | None:
     """The interpreter a ``#!`` line of ``program`` names, when it is not there to run: the
     kernel would refuse the program (``ENOENT``), which the gate's shell could only report as an
@@ -210,6 +226,7 @@ class ProcessLink(FdLink):
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # bwrap's own; the bot's is set inside
         else:
             launch, pass_fds = None, ()
+            args, env = _loader_after_gate(args, env, text)
         group = meter = freeze = None
         try:
             group, place = grouped(limits, os.path.basename(args[0]))

@@ -17,6 +17,8 @@ from its stdin; the referee puts it in its group and sets its limits from outsid
 (``cgroup.procs``, ``prlimit``), then writes the line, and the shell ``exec``s the bot under the
 same pid (a program without ``#!`` runs as a shell script, as bwrap's ``execvp`` runs it in the
 sandbox). Should the referee die first, stdin ends and the shell exits without running anything.
+The shell starts with no ``LD_*`` variable (a preloaded library would run before the bounds);
+``/usr/bin/env`` gives them back to the bot after the gate (``players/process.py``).
 """
 
 from __future__ import annotations

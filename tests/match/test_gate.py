@@ -85,3 +85,17 @@ async def test_a_missing_interpreter_is_a_start_error(tmp_path: Path) -> None:
         with pytest.raises(BotStartError, match=r"its #! line names '/nonexistent/python', no program to run"):
             await ProcessLink.start([str(script)], nursery)
     assert os.access(script, os.X_OK)
+
+
+async def test_the_loaders_variables_reach_the_bot_but_not_the_gate() -> None:
+    """``LD_PRELOAD`` loads code into every program that starts with it: into the gate's shell
+    it would run before the group and limits hold. The loader says once per program that it
+    cannot preload a missing library: once here, from the bot."""
+    show = "import os, sys; print(os.environ['LD_PRELOAD'], flush=True); sys.stdin.read()"
+    limits = BotLimits(env={"LD_PRELOAD": "/nonexistent/preload.so"})
+    async with trio.open_nursery() as nursery:
+        link = await ProcessLink.start([sys.executable, "-c", show], nursery, limits=limits)
+        assert await link.exchange(b"") == b"/nonexistent/preload.so"
+        await link.close(0.5)
+    stderr, _ = link.stderr_text()
+    assert stderr.count("cannot be preloaded") == 1, stderr

@@ -12,8 +12,10 @@ Run as a script to remake the layout screenshots in the docs:
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import time
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -122,26 +124,66 @@ def test_a_whole_match_of_every_kind_of_table_through_the_page(page: Page, tmp_p
 
 def test_the_others_cards_are_seen_one_by_one(page: Page, tmp_path: Path) -> None:
     """Against bots that answer at once, with the pause `referee play` makes between cards: the
-    page is sampled while the person plays, and the table never gains two cards between two
-    samples (without the pause the three bots' cards land together)."""
-    referee = Referee(
-        tmp_path / "match.jsonl", seed=5, paced=True, extra=("--card-pause", "0.4", "--trick-pause", "0.4")
-    )
-    counts: list[int] = []
+    table never gains two cards at one render (every change of it is recorded in the page, not
+    sampled, so a busy machine cannot hide one), and the cards were sent to the person at least
+    the pause apart (the log's times; without the pause the three bots' cards land together)."""
+    log = tmp_path / "match.jsonl"
+    referee = Referee(log, seed=5, paced=True, extra=("--card-pause", "0.4", "--trick-pause", "0.4"))
+    page.add_init_script(trick_sizes("#trick .played"))
     try:
         page.goto(referee.url)
-        while len([1 for a, b in pairwise(counts) if b == a + 1]) < 12:
-            if page.locator("#result:not([hidden])").count():
+        for _ in range(400):
+            sizes: list[int] = page.evaluate("window.sizes || []")
+            rises = len([1 for a, b in pairwise(sizes) if b == a + 1])
+            if rises >= 12 or page.locator("#result:not([hidden])").count():
                 break
             if page.evaluate(WAITING):
                 act_once(page, declare=False)
-            counts.append(page.locator("#trick .played").count())
             page.wait_for_timeout(40)
     finally:
         referee.stop()
-    steps = [b - a for a, b in pairwise(counts) if b > a]
-    assert len(steps) >= 12, counts
-    assert set(steps) == {1}, counts  # each card arrived on its own
+    steps = [b - a for a, b in pairwise(sizes) if b > a]
+    assert len(steps) >= 12, sizes
+    assert set(steps) == {1}, sizes  # each card arrived on its own
+    gaps = card_gaps(log, seat=0)
+    assert len(gaps) >= 8 and min(gaps) >= 0.35, gaps  # paced by --card-pause 0.4
+
+
+def card_gaps(log: Path, seat: int, *, partial: bool = False) -> list[float]:
+    """Seconds between two cards of one trick sent to ``seat``, from the log's send times
+    (``partial``: the cards of the trick in play so far, one per card; a log being written may
+    end in half a line)."""
+    gaps: list[float] = []
+    last = None
+    for line in log.read_text().splitlines():
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:  # the line being written
+            break
+        if entry.get("type") != "send" or entry.get("seat") != seat:
+            continue
+        kind = entry["msg"]["type"]
+        if kind == "card_played":
+            if last is not None or partial:
+                gaps.append(entry["t"] - (last or entry["t"]))
+            last = entry["t"]
+        elif kind in ("trick_end", "round_end"):
+            last = None
+            if partial:
+                gaps = []
+    return gaps
+
+
+def trick_sizes(cards: str) -> str:
+    """A script for ``add_init_script``: each number of ``cards`` (a selector) the page shows,
+    as it changes, in ``window.sizes``, from the page's first render on."""
+    return (
+        "document.addEventListener('DOMContentLoaded', () => { window.sizes = [];"
+        " const trick = document.getElementById('trick');"
+        f" const note = () => {{ const n = document.querySelectorAll('{cards}').length;"
+        "  if (window.sizes[window.sizes.length - 1] !== n) window.sizes.push(n); };"
+        " note(); new MutationObserver(note).observe(trick, { childList: true, subtree: true }); });"
+    )
 
 
 SHAPES = {3: "american-3", 4: "american", 5: "american-5", 6: "double-deck"}
@@ -218,10 +260,11 @@ def test_tables_of_3_to_6_players_fit(tmp_path: Path, players: int, width: int, 
 
 
 def test_a_spectator_sees_cards_on_the_table_while_a_slow_match_plays(page: Page, tmp_path: Path) -> None:
-    """`referee watch` on the log of a match of slow bots (0.3 s a card): the table grows card
-    by card while the match plays (the log is written card by card; written a trick at a time,
-    the table went from empty to four cards). Every change of the table is recorded in the page
-    (a MutationObserver), not sampled, so a busy machine cannot hide one."""
+    """`referee watch` on the log of a match of slow bots (0.3 s a card): the log is written card
+    by card while the match plays (it once was written a trick at a time), and the page shows
+    the table's cards. The log is read by the test (a trick in play lasts over a second, a read
+    takes microseconds); what the page shows is recorded in it (a MutationObserver) from its first
+    render, since a busy machine may let the page's reads of the log take a whole trick at once."""
     log = tmp_path / "live.jsonl"
     bot = slow_bot(0.3)
     match = subprocess.Popen(
@@ -230,27 +273,23 @@ def test_a_spectator_sees_cards_on_the_table_while_a_slow_match_plays(page: Page
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     watcher = Watcher(log)
+    page.add_init_script(trick_sizes("#trick .card"))
+    in_trick: set[int] = set()  # cards of the trick in play, each time the log was read
     try:
         page.goto(watcher.url)
-        page.wait_for_selector("#trick", state="attached", timeout=30_000)
-        page.evaluate(TRICK_SIZES)
-        for _ in range(80):  # up to 20 s of the match (a round takes about 16 s)
-            if match.poll() is not None or {1, 2, 3} <= set(page.evaluate("window.sizes")):
+        for _ in range(1200):  # up to a minute (a round takes about 16 s)
+            if match.poll() is not None or {1, 2, 3} <= in_trick:
                 break
-            page.wait_for_timeout(250)
-        sizes: list[int] = page.evaluate("window.sizes")
+            if log.exists():
+                in_trick.add(len(card_gaps(log, seat=0, partial=True)) % 4)
+            time.sleep(0.05)
+        sizes: list[int] = page.evaluate("window.sizes || []")
     finally:
         watcher.stop()
         match.kill()
         match.wait()
-    assert {1, 2, 3} <= set(sizes), sizes  # a trick seen with one, two and three cards
-
-
-TRICK_SIZES = """() => { window.sizes = []; const trick = document.getElementById('trick');
-  const note = () => { const n = trick.querySelectorAll('.card').length;
-    if (window.sizes[window.sizes.length - 1] !== n) window.sizes.push(n); };
-  note(); new MutationObserver(note).observe(trick, { childList: true, subtree: true }); }"""
-"""Records, in ``window.sizes``, each number of cards the table's trick shows, as it changes."""
+    assert {1, 2, 3} <= in_trick, in_trick  # the log held a trick of one, two and three cards
+    assert any(sizes), sizes  # and the page showed cards on the table
 
 
 def screenshots(folder: Path) -> None:
