@@ -145,16 +145,15 @@ def test_the_others_cards_are_seen_one_by_one(page: Page, tmp_path: Path) -> Non
     steps = [b - a for a, b in pairwise(sizes) if b > a]
     assert len(steps) >= 12, sizes
     assert set(steps) == {1}, sizes  # each card arrived on its own
-    gaps = card_gaps(log, seat=0)
+    gaps = [b - a for trick in tricks_sent(log, seat=0) for a, b in pairwise(trick)]
     assert len(gaps) >= 8 and min(gaps) >= 0.35, gaps  # paced by --card-pause 0.4
 
 
-def card_gaps(log: Path, seat: int, *, partial: bool = False) -> list[float]:
-    """Seconds between two cards of one trick sent to ``seat``, from the log's send times
-    (``partial``: the cards of the trick in play so far, one per card; a log being written may
-    end in half a line)."""
-    gaps: list[float] = []
-    last = None
+def tricks_sent(log: Path, seat: int) -> list[list[float]]:
+    """The send times of the cards of each trick sent to ``seat``, from the log, the last list
+    the trick in play (empty once a trick or round ended); a log being written may end in half a
+    line."""
+    tricks: list[list[float]] = [[]]
     for line in log.read_text().splitlines():
         try:
             entry = json.loads(line)
@@ -164,14 +163,10 @@ def card_gaps(log: Path, seat: int, *, partial: bool = False) -> list[float]:
             continue
         kind = entry["msg"]["type"]
         if kind == "card_played":
-            if last is not None or partial:
-                gaps.append(entry["t"] - (last or entry["t"]))
-            last = entry["t"]
-        elif kind in ("trick_end", "round_end"):
-            last = None
-            if partial:
-                gaps = []
-    return gaps
+            tricks[-1].append(entry["t"])
+        elif kind in ("trick_end", "round_end") and tricks[-1]:
+            tricks.append([])
+    return tricks
 
 
 def trick_sizes(cards: str) -> str:
@@ -281,7 +276,7 @@ def test_a_spectator_sees_cards_on_the_table_while_a_slow_match_plays(page: Page
             if match.poll() is not None or {1, 2, 3} <= in_trick:
                 break
             if log.exists():
-                in_trick.add(len(card_gaps(log, seat=0, partial=True)) % 4)
+                in_trick.add(len(tricks_sent(log, seat=0)[-1]))
             time.sleep(0.05)
         sizes: list[int] = page.evaluate("window.sizes || []")
     finally:
