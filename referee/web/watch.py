@@ -316,10 +316,14 @@ class LogTail:
             pause = self._reveal() if self.pace > 0 else None
             if changed or pause is not None:
                 await self.replay()
-                self.version += 1
-                self.changed.set()
-                self.changed = trio.Event()
+                self.announce()
             await trio.sleep(poll if pause is None else pause)
+
+    def announce(self) -> None:
+        """A new version: whoever waits on ``changed`` wakes, later waiters get a fresh event."""
+        self.version += 1
+        self.changed.set()
+        self.changed = trio.Event()
 
     def _reveal(self) -> float | None:
         """With a pace: show the match's entries up to its next move (a reply or a move the
@@ -449,6 +453,10 @@ async def _feed(tail: LogTail, send: AsgiSend) -> None:
     kind, entries, bad, version, generation = "snapshot", 0, 0, -1, tail.generation
     try:
         while True:
+            # the event is taken before the version is read: a change made while a push is
+            # being sent sets this event, so it is pushed next (waiting on the event that
+            # replaced it would sleep through that change until the log grew again)
+            changed = tail.changed
             if generation != tail.generation:  # the file was written again, or a new match
                 kind, entries, bad, generation = "snapshot", 0, 0, tail.generation
             if version != tail.version:
@@ -456,6 +464,6 @@ async def _feed(tail: LogTail, send: AsgiSend) -> None:
                 text = tail.push(kind, entries, bad).decode()
                 entries, bad, kind = len(tail.entries), len(tail.bad), "update"
                 await send({"type": "websocket.send", "text": text})
-            await tail.changed.wait()
+            await changed.wait()
     except Exception:  # the page went away
         return
