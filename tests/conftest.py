@@ -10,10 +10,16 @@ The suite runs in parallel (pytest-xdist, docs/development.md): the one thing te
 the repository itself, the sample C bot (``make`` in ``sample_bots/c``, as ``bots.toml`` says),
 is built once before the first test, under a lock the workers share, when the run holds a test
 that starts processes; a worker's ``make`` then finds it up to date instead of racing another's
-build of it."""
+build of it.
+
+Where ``PYTHONDONTWRITEBYTECODE`` is set (as on the CI's machines), Python never caches the
+referee's compiled modules, so each of the suite's thousands of processes (``referee``
+command lines, Python bots importing the kit) would compile them again: they are compiled once
+under the same lock, and every process reads them (the setting stops writing, not reading)."""
 
 from __future__ import annotations
 
+import compileall
 import fcntl
 import hashlib
 import shutil
@@ -34,16 +40,21 @@ pytest_plugins = [
 ]
 
 C_BOT = Path(__file__).resolve().parent.parent / "sample_bots" / "c"
+COMPILED = ("referee", "protocol", "sample_bots/python", "tests/bots")
+"""What the suite's processes import from the repository, compiled before the first test."""
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     if not any(item.get_closest_marker("process") for item in session.items):
         return
-    if shutil.which("make") is None or not (shutil.which("cc") or shutil.which("gcc")):
-        return  # the tests that need the C bot skip
     key = hashlib.sha256(str(C_BOT).encode()).hexdigest()[:16]
     with open(Path(tempfile.gettempdir()) / f"hearts-referee-c-bot-{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        if sys.dont_write_bytecode:  # py_compile writes whatever the setting says
+            for folder in COMPILED:
+                compileall.compile_dir(C_BOT.parents[1] / folder, quiet=1)
+        if shutil.which("make") is None or not (shutil.which("cc") or shutil.which("gcc")):
+            return  # the tests that need the C bot skip
         # a failed build is left to the tests that use the bot, which say why
         subprocess.run(["make", "-s", "-C", str(C_BOT)], capture_output=True, timeout=300, check=False)
 
