@@ -12,7 +12,7 @@ is built once before the first test, under a lock the workers share, when the ru
 that starts processes; a worker's ``make`` then finds it up to date instead of racing another's
 build of it.
 
-Where ``PYTHONDONTWRITEBYTECODE`` is set (as on the CI's machines), Python never caches the
+Where ``PYTHONDONTWRITEBYTECODE`` is set (as on this machine), Python never caches the
 referee's compiled modules, so each of the suite's thousands of processes (``referee``
 command lines, Python bots importing the kit) would compile them again: they are compiled once
 under the same lock, and every process reads them (the setting stops writing, not reading)."""
@@ -52,7 +52,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if sys.dont_write_bytecode:  # py_compile writes whatever the setting says
             for folder in COMPILED:
-                compileall.compile_dir(C_BOT.parents[1] / folder, quiet=1)
+                compileall.compile_dir(C_BOT.parents[1] / folder, quiet=2)  # a read-only tree: left as it is
         if shutil.which("make") is None or not (shutil.which("cc") or shutil.which("gcc")):
             return  # the tests that need the C bot skip
         # a failed build is left to the tests that use the bot, which say why
