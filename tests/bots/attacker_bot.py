@@ -126,13 +126,14 @@ def remember() -> None:
     report("remember", found=found)
 
 
-def titled(marker: str) -> int:
-    """How many processes it can see whose command line holds ``marker``."""
+def titled(*titles: str) -> int:
+    """How many processes it can see whose command line holds one of ``titles`` (one pass)."""
     count = 0
     for proc in Path("/proc").iterdir():
         with contextlib.suppress(OSError):
-            if proc.name.isdigit() and marker.encode() in (proc / "cmdline").read_bytes():
-                count += 1
+            if proc.name.isdigit():
+                line = (proc / "cmdline").read_bytes()
+                count += any(title.encode() in line for title in titles)
     return count
 
 
@@ -145,9 +146,9 @@ def linger() -> None:
             os.execvp("bash", ["bash", "-c", f"exec -a linger2-{MARKER} sleep 300"])
         os._exit(0)
     deadline = time.monotonic() + 10
-    while titled(f"linger-{MARKER}") + titled(f"linger2-{MARKER}") < 2 and time.monotonic() < deadline:
+    while (started := titled(f"linger-{MARKER}", f"linger2-{MARKER}")) < 2 and time.monotonic() < deadline:
         time.sleep(0.02)
-    report("linger", started=titled(f"linger-{MARKER}") + titled(f"linger2-{MARKER}"))
+    report("linger", started=started)
 
 
 def write() -> None:
