@@ -15,7 +15,12 @@ build of it.
 Where ``PYTHONDONTWRITEBYTECODE`` is set (as on this machine), Python never caches the
 referee's compiled modules, so each of the suite's thousands of processes (``referee``
 command lines, Python bots importing the kit) would compile them again: they are compiled once
-under the same lock, and every process reads them (the setting stops writing, not reading)."""
+under the same lock, and every process reads them (the setting stops writing, not reading).
+
+matplotlib lists the machine's fonts with ``fc-list`` (a process) the first time it is used
+there, and caches the list: a test marked ``fonts`` plots in-process, in the fast tier, so the
+list is made before the first test, once, and no such test starts a process on a fresh machine
+(which one made it first used to depend on the order the workers took the tests)."""
 
 from __future__ import annotations
 
@@ -44,7 +49,13 @@ COMPILED = ("referee", "protocol", "sample_bots/python", "tests/bots")
 """What the suite's processes import from the repository, compiled before the first test."""
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "fonts: draws with matplotlib in-process (its font list is made before the run)")
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
+    if any(item.get_closest_marker("fonts") for item in session.items):
+        import matplotlib.font_manager  # noqa: F401, PLC0415  (makes and caches the font list, once a machine)
     if not any(item.get_closest_marker("process") for item in session.items):
         return
     key = hashlib.sha256(str(C_BOT).encode()).hexdigest()[:16]

@@ -182,6 +182,7 @@ def test_compare_with_too_few_sets(tmp_path: Path) -> None:
     assert "not enough duplicate sets yet" in result.output
 
 
+@pytest.mark.fonts
 @pytest.mark.parametrize("suffix", [".svg", ".png"])
 def test_plot(db: Path, tmp_path: Path, suffix: str) -> None:
     out = tmp_path / f"ratings{suffix}"
@@ -194,6 +195,7 @@ def test_plot(db: Path, tmp_path: Path, suffix: str) -> None:
         assert data.startswith(b"\x89PNG")
 
 
+@pytest.mark.fonts
 def test_plot_refuses_other_formats_and_empty_ladders(db: Path, tmp_path: Path) -> None:
     assert "must end in" in ladder("plot", str(tmp_path / "r.txt"), "--db", str(db)).output
     empty = tmp_path / "empty.db"
