@@ -13,7 +13,10 @@ from referee.bench.fairness import bench_fairness
 from referee.cli import main
 from referee.sandbox.bwrap import SandboxUnavailable, choose_sandbox
 
-pytestmark = pytest.mark.process
+pytestmark = [pytest.mark.process, pytest.mark.xdist_group("spinners")]
+"""``spinners_left`` looks at the whole machine: every test that starts ``spinner_bot.py`` is in
+the group ``spinners``, so they run one after another on one worker, never beside this check
+(a parallel run once saw another test's spinners here)."""
 
 
 def spinners_left() -> list[str]:

@@ -184,6 +184,7 @@ def cpu_outside_decisions(log: Path, seat: int) -> float:
     return float(stderr_entry(log, seat)["cpu_seconds"]) - asked
 
 
+@pytest.mark.xdist_group("spinners")  # beside the fairness bench's check that no spinner is left
 @pytest.mark.parametrize("sandboxed", [False, True], ids=["bare", "sandboxed"])
 def test_freeze_idle_stops_a_bot_thinking_on_the_others_time(tmp_path: Path, sandboxed: bool) -> None:
     """A bot that spins a thread all match long, at a table of slow bots: frozen whenever it is
