@@ -17,7 +17,7 @@ from pathlib import Path
 import msgspec
 
 from referee.bench.match import RANDOM_BOT
-from referee.ladder.cluster import MatchDone, MatchTask, check_result, dask_distributed, play_task
+from referee.ladder.cluster import MatchDone, MatchTask, check_result, dask_distributed, local_cluster, play_task
 from referee.match.config import MatchConfig
 from referee.players.bot_config import BotEntry
 from referee.rules.presets import ruleset
@@ -64,7 +64,7 @@ def bench_cluster(matches: int = 16, cwd: str | None = None) -> ClusterBench:
     ]
     direct = through = checking = 0.0
     size = 0
-    cluster = dask.LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None, silence_logs=50)
+    cluster = local_cluster(1)
     client = dask.Client(cluster)
     try:
         client.submit(play_task, tasks[0], pure=False).result()  # warm up both sides

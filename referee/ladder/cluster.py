@@ -214,6 +214,26 @@ def dask_distributed() -> Any:
         raise LadderError("--cluster needs Dask: pip install -e '.[cluster]'") from None
 
 
+def local_cluster(workers: int, **options: Any) -> Any:
+    """A Dask cluster of ``workers`` processes on this machine, one match at a time each, with
+    no dashboard.
+
+    Its scheduler serves a few HTTP routes (health, metrics) even without a dashboard, by
+    default on port 8787: a second local ladder on the machine (or a test beside another) found
+    it taken, warned and moved. Here they take a free port of the loopback, as the scheduler's
+    own port does."""
+    dask = dask_distributed()
+    return dask.LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+        silence_logs=50,
+        **options,
+    )
+
+
 def cluster_client(address: str) -> tuple[Any, Any]:
     """A Dask client and the local cluster it started (``None`` for a running scheduler at
     ``tcp://host:8786``; ``local:N``: N worker processes, one match at a time each). Raises
@@ -221,9 +241,7 @@ def cluster_client(address: str) -> tuple[Any, Any]:
     dask = dask_distributed()
     if address.startswith(LOCAL_PREFIX):
         workers = int(address[len(LOCAL_PREFIX) :])
-        cluster = dask.LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
-        )
+        cluster = local_cluster(workers)
         return dask.Client(cluster), cluster
     try:
         return dask.Client(address, timeout=10), None

@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -21,7 +22,15 @@ import trio
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.ladder.cluster import ClusterRun, MatchDone, MatchTask, ResultRefused, check_result, play_task
+from referee.ladder.cluster import (
+    ClusterRun,
+    MatchDone,
+    MatchTask,
+    ResultRefused,
+    check_result,
+    local_cluster,
+    play_task,
+)
 from referee.ladder.runner import RunOptions
 from referee.ladder.setup import logs_folder, open_ladder
 from referee.match.config import MatchConfig
@@ -147,9 +156,7 @@ def test_a_worker_killed_mid_match_has_its_match_played_elsewhere(
     temporary.mkdir()
     monkeypatch.setenv("TMPDIR", str(temporary))  # the workers' temporary folder: this test's own
     with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=50, local_directory=str(scratch)
-        ) as cluster,
+        local_cluster(2, local_directory=str(scratch)) as cluster,
         distributed.Client(cluster) as client,
     ):
 
@@ -215,6 +222,23 @@ def _kill_group(pid: int) -> None:
     time.sleep(0.2)
 
 
+@pytest.mark.process
+def test_a_local_cluster_serves_its_routes_on_a_free_loopback_port(recwarn: pytest.WarningsRecorder) -> None:
+    """Dask's scheduler serves health and metrics routes even with no dashboard, on port 8787
+    unless told: with the port taken (another ladder, another test), it warned and moved. Ours
+    listens on a free port of the loopback, whatever holds 8787."""
+    pytest.importorskip("distributed")
+    with contextlib.ExitStack() as stack:
+        holder = stack.enter_context(socket.socket())
+        with contextlib.suppress(OSError):  # something else may hold it already: the same case
+            holder.bind(("127.0.0.1", 8787))
+            holder.listen()
+        cluster = stack.enter_context(local_cluster(1))
+        bound = [sock.getsockname() for sock in cluster.scheduler.http_server._sockets.values()]
+    assert bound and all(host == "127.0.0.1" and port != 8787 for host, port in bound), bound
+    assert not [w for w in recwarn if "already in use" in str(w.message)]
+
+
 def test_bad_cluster_addresses_are_usage_errors(tmp_path: Path) -> None:
     config = bot_list(tmp_path, ["random", "heuristic"])
     for address in ("local:0", "local:x", "host:8786", "tcp://nohost", "http://h:1"):
@@ -274,7 +298,7 @@ def test_a_cheating_worker_is_refused_and_its_matches_played_again(
     store, db = new_store(tmp_path, ["random", "heuristic"], games=1)
     refused: list[str] = []
     with (
-        distributed.LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None, silence_logs=50) as cluster,
+        local_cluster(1) as cluster,
         distributed.Client(cluster) as client,
     ):
         run = ClusterRun(
