@@ -69,8 +69,9 @@ def test_the_suite_is_distributed_by_group(pytestconfig: pytest.Config) -> None:
 
 def test_the_spinner_tests_share_a_group() -> None:
     """Every test module that starts ``spinner_bot.py`` names the group ``spinners``."""
-    tests = Path(__file__).resolve().parent
-    users = [p for p in tests.rglob("test_*.py") if "spinner_bot" in p.read_text() and p != Path(__file__).resolve()]
+    this = Path(__file__).resolve()
+    texts = {path: path.read_text() for path in this.parent.rglob("test_*.py") if path != this}
+    users = [path for path, text in texts.items() if "spinner_bot" in text]
     assert users, "no test starts the spinner"
     for path in users:
-        assert 'xdist_group("spinners")' in path.read_text(), f"{path} starts spinner_bot.py outside the group"
+        assert 'xdist_group("spinners")' in texts[path], f"{path} starts spinner_bot.py outside the group"
