@@ -1,6 +1,8 @@
 """A sandboxed bot that fails for a path its sandbox hides is told which path, and the exact
 option that shows it (issue 23): in ``referee match``, ``referee check`` and the ladder's fault
-details. Real bots, real sandboxes; the stderr patterns of the common runtimes on their own."""
+details. A bot refused a path in a folder closed to other users (its sandbox runs it as a user
+of its own) is told that instead, with the folder and how to open it. Real bots, real
+sandboxes; the stderr patterns of the common runtimes on their own."""
 
 from __future__ import annotations
 
@@ -56,13 +58,49 @@ def needy(tmp_path: Path, weights: Path) -> Path:
         "sh: 1: {p}: not found",
         "bwrap: execvp {p}: No such file or directory",
         "java.nio.file.NoSuchFileException: {p}",
-        "Exception in thread main java.io.FileNotFoundException: {p} (Permission denied)",
+        "Exception in thread main java.io.FileNotFoundException: {p} (No such file or directory)",
     ],
 )
 def test_the_runtimes_messages_name_the_path(line: str, weights: Path) -> None:
     stderr = "starting\n" + line.format(p=weights) + "\n"
     assert hidden_path(stderr) == str(weights)
     assert f"--sandbox-bind {weights}" in (bind_hint(stderr) or "")
+
+
+@pytest.fixture
+def closed(tmp_path: Path) -> Path:
+    """A bot's file in a folder that other users may not enter (as ``mktemp -d`` makes one)."""
+    folder = tmp_path / "closed"
+    folder.mkdir()
+    folder.chmod(0o700)
+    bot = folder / "bot.py"
+    bot.write_text(FIRST.read_text())
+    bot.chmod(0o644)
+    return bot
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "{py}: can't open file '{p}': [Errno 13] Permission denied",
+        "PermissionError: [Errno 13] Permission denied: '{p}'",
+        "Error: EACCES: permission denied, open '{p}'",
+        "sh: 0: cannot open {p}: Permission denied",
+        "Exception in thread main java.io.FileNotFoundException: {p} (Permission denied)",
+    ],
+)
+def test_a_path_closed_to_other_users_is_named_with_the_folder_that_closes_it(line: str, closed: Path) -> None:
+    hint = bind_hint("starting\n" + line.format(py=PY, p=closed) + "\n") or ""
+    assert hint.startswith(f"the bot may not read {closed}: its sandbox runs it as a user of its own"), hint
+    assert f"{closed.parent} is closed to other users (mode 700)" in hint
+    assert f"chmod o+x {closed.parent}" in hint and "--sandbox-bind" not in hint
+
+
+def test_a_file_other_users_may_not_read_is_named_itself(closed: Path) -> None:
+    closed.parent.chmod(0o755)
+    closed.chmod(0o600)
+    hint = bind_hint(f"PermissionError: [Errno 13] Permission denied: '{closed}'") or ""
+    assert f"{closed} is closed to other users (mode 600)" in hint and f"chmod o+r {closed}" in hint
 
 
 def test_no_hint_for_a_path_that_is_not_here_or_that_every_sandbox_shows(tmp_path: Path) -> None:
@@ -97,6 +135,17 @@ def test_check_names_the_hidden_path(needy: Path, weights: Path) -> None:
     first = step(report, "handshake.hello")
     assert first.verdict == "fail"
     assert f"--sandbox-bind {weights}" in (first.hint or ""), first
+
+
+@pytest.mark.process
+@needs_bwrap
+def test_check_of_a_bot_in_a_closed_folder_names_the_folder(closed: Path) -> None:
+    """What a clean clone in ``mktemp -d`` showed: the bot's own file, shown to it, refused."""
+    report = check(f"{PY} {closed}", sandbox=sandbox())
+    first = step(report, "handshake.hello")
+    assert first.verdict == "fail"
+    assert f"the bot may not read {closed}" in (first.hint or ""), first
+    assert f"chmod o+x {closed.parent}" in (first.hint or ""), first
 
 
 @pytest.mark.process
