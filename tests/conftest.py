@@ -28,6 +28,7 @@ import compileall
 import fcntl
 import hashlib
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -44,13 +45,31 @@ pytest_plugins = [
     "pytester",  # a suite run inside a test (tests/test_tiers.py)
 ]
 
-C_BOT = Path(__file__).resolve().parent.parent / "sample_bots" / "c"
+REPOSITORY = Path(__file__).resolve().parent.parent
+C_BOT = REPOSITORY / "sample_bots" / "c"
 COMPILED = ("referee", "protocol", "sample_bots/python", "tests/bots")
 """What the suite's processes import from the repository, compiled before the first test."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fonts: draws with matplotlib in-process (its font list is made before the run)")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Refuse at once a run whose sandbox tests cannot pass here, saying why: a sandbox runs its
+    bot as a user of its own, which may not enter a repository closed to other users (a clone in
+    ``mktemp -d``, mode 0700), and a dozen sandbox tests would fail minutes later, one by one."""
+    config = session.config
+    if hasattr(config, "workerinput") or shutil.which("bwrap") is None:
+        return  # a worker (the controller has checked), or no sandbox: its tests skip
+    if "not process" in (config.getoption("markexpr") or ""):
+        return  # the fast tier starts no bot
+    mode = REPOSITORY.stat().st_mode
+    if not mode & stat.S_IXOTH:
+        raise pytest.UsageError(
+            f"{REPOSITORY} is closed to other users (mode {stat.S_IMODE(mode):o}), and the sandboxed bots of the tests "
+            f"run as users of their own: open it (chmod o+rx {REPOSITORY}), or run the fast tier (-m 'not process')"
+        )
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -63,7 +82,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if sys.dont_write_bytecode:  # py_compile writes whatever the setting says
             for folder in COMPILED:
-                compileall.compile_dir(C_BOT.parents[1] / folder, quiet=2)  # a read-only tree: left as it is
+                compileall.compile_dir(REPOSITORY / folder, quiet=2)  # a read-only tree: left as it is
         if shutil.which("make") is None or not (shutil.which("cc") or shutil.which("gcc")):
             return  # the tests that need the C bot skip
         # a failed build is left to the tests that use the bot, which say why
