@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterator
 from typing import Final
 
 from referee.sandbox.bwrap import MERGED_DIRS, SYSTEM_PATHS
@@ -38,15 +39,18 @@ DENIED: Final = re.compile(r"permission denied|eacces|errno 13", re.IGNORECASE)
 """Words of a line that says the bot was not allowed to read or enter a path."""
 
 
+def _paths(stderr: str, failure: re.Pattern[str]) -> Iterator[list[str]]:
+    """The paths each of the last lines of ``stderr`` that ``failure`` matches names, in order."""
+    for line in stderr.splitlines()[-MAX_LINES:]:
+        if failure.search(line):
+            yield [os.path.normpath(found.rstrip(".]")) for found in PATH.findall(line)]
+
+
 def hidden_path(stderr: str) -> str | None:
     """The first path that a failure line of ``stderr`` names, that exists on this machine and
     that the sandbox does not show every bot; ``None`` when there is none."""
-    for line in stderr.splitlines()[-MAX_LINES:]:
-        if not FAILED.search(line):
-            continue
-        for found in PATH.findall(line):  # one group: a str each
-            assert isinstance(found, str)
-            path = os.path.normpath(found.rstrip(".]"))
+    for paths in _paths(stderr, FAILED):
+        for path in paths:
             if any(inside(path, seen) for seen in SEEN_ANYWAY) or path == "/":
                 continue
             if os.path.exists(path):
@@ -83,11 +87,8 @@ def denied_hint(stderr: str) -> str | None:
     """The hint for a sandboxed bot refused a path that other users may not read, from the
     last such path on a line of ``stderr`` that says so (``prog: can't open file 'y'``: ``y``);
     ``None`` when there is none."""
-    for line in stderr.splitlines()[-MAX_LINES:]:
-        if not DENIED.search(line):
-            continue
-        for found in reversed(PATH.findall(line)):
-            path = os.path.normpath(found.rstrip(".]"))
+    for paths in _paths(stderr, DENIED):
+        for path in reversed(paths):
             blocker = closed_to_others(path)
             if blocker is None:
                 continue
