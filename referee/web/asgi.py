@@ -1,36 +1,43 @@
-"""What the seat server and the watch server share: Hypercorn's configuration on trio (quiet,
-no server header, a message-size cap), the routing of an ASGI scope with the lifespan
-handshake, static files with a proper 404, and the WebSocket's ``Origin`` and token checks."""
+"""What the seat server, the watch server and the ladder's pages share: Hypercorn's
+configuration on trio (quiet, no server header, a message-size cap, HTTP/1.1 only, a deadline
+on every write: ``referee.web.hypercorn_bounds``), the routing of an ASGI scope with the
+lifespan handshake, static files with a proper 404, and the WebSocket's ``Origin`` and token
+checks."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import trio
-from hypercorn.config import Config
-from hypercorn.protocol.events import StreamClosed
-from hypercorn.protocol.ws_stream import WSStream
 from hypercorn.trio import serve
-from hypercorn.trio.tcp_server import TCPServer
 from starlette.exceptions import HTTPException
 from starlette.staticfiles import StaticFiles
-from wsproto.events import CloseConnection
-from wsproto.frame_protocol import CloseReason
 
 from referee.network import show_address
+from referee.web.hypercorn_bounds import SEND_SECONDS, PageConfig
 from referee.web.link import AsgiReceive, AsgiSend
 
 Handler = Callable[[dict[str, Any], AsgiReceive, AsgiSend], Awaitable[None]]
 """An ASGI application's handling of one kind of scope (a WebSocket, a page request)."""
 
 
-def hypercorn_config(host: str, port: int, max_message_bytes: int) -> Config:
+def hypercorn_config(
+    host: str,
+    port: int,
+    max_message_bytes: int,
+    *,
+    answer_headers: tuple[tuple[bytes, bytes], ...] = (),
+    send_seconds: float = SEND_SECONDS,
+) -> PageConfig:
     """Hypercorn for one of our pages: bound to ``host:port``, WebSocket messages capped, no
-    access or error log (faults are the match's to report), no server header."""
-    config = Config()
+    access or error log (faults are the match's to report), no server header, HTTP/1.1 only,
+    each write given ``send_seconds`` and each answer the ``answer_headers`` it lacks
+    (``referee.web.hypercorn_bounds``)."""
+    config = PageConfig()
+    config.answer_headers = answer_headers
+    config.send_seconds = send_seconds
     config.bind = [show_address(host, port)]
     config.websocket_max_message_size = max_message_bytes
     config.accesslog = None
@@ -40,47 +47,7 @@ def hypercorn_config(host: str, port: int, max_message_bytes: int) -> Config:
     return config
 
 
-_hypercorn_run = TCPServer.run
-
-
-async def _one_connection(self: TCPServer) -> None:
-    """Hypercorn's handling of one connection, whose failure ends that connection only.
-
-    Hypercorn 0.18 runs every connection in the server's own nursery, so an exception in one
-    ends the server, and here the match: a page that sent a message over the size cap and
-    closed its socket at once made Hypercorn's close (``send_eof``, taken without its send
-    lock) meet its own ``send_all``, and the ``trio.BusyResourceError`` ended the referee
-    (twice in about 80 runs). Whatever one connection raises now closes that connection."""
-    try:
-        await _hypercorn_run(self)
-    except Exception:  # a page's connection must never end the server
-        with contextlib.suppress(Exception):
-            await self.stream.aclose()
-
-
-TCPServer.run = _one_connection  # type: ignore[method-assign]
-
-_hypercorn_ws_send = WSStream._send_wsproto_event
-
-
-async def _closing_when_too_big(self: WSStream, event: Any) -> None:
-    """Hypercorn's sending of a WebSocket event, which also ends the connection after the
-    close for a message over the size cap (1009).
-
-    Hypercorn 0.18 sends that close and waits for the page to answer it; a page that never
-    does (or keeps sending) held its seat for its whole clock, recorded as a ``timeout``, and a
-    reload was refused ``seat_taken`` meanwhile. Ending the stream at once tells the seat
-    ``websocket.disconnect``: the seat is a ``disconnect`` whether the message was compressed
-    or not, and a reload is let in."""
-    await _hypercorn_ws_send(self, event)
-    if isinstance(event, CloseConnection) and event.code == CloseReason.MESSAGE_TOO_BIG:
-        await self.send(StreamClosed(stream_id=self.stream_id))
-
-
-WSStream._send_wsproto_event = _closing_when_too_big  # type: ignore[method-assign]
-
-
-async def listen(app: Any, config: Config, nursery: trio.Nursery) -> str:
+async def listen(app: Any, config: PageConfig, nursery: trio.Nursery) -> str:
     """Serve ``app`` in ``nursery``; the address it listens on, once it does."""
 
     async def started(*, task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED) -> None:
@@ -101,7 +68,15 @@ async def route(
     elif kind == "websocket":
         await websocket(scope, receive, send)
     elif kind == "http":
+        if scope.get("http_version", "1.1") not in ("1.0", "1.1"):
+            # not "connection: close": with the preface's frames already read behind it, Hypercorn
+            # would take them as a request after a close and end the connection before the text
+            await plain_response(send, 505, HTTP1_ONLY)
+            return
         await http(scope, receive, send)
+
+
+HTTP1_ONLY = "HTTP/1.1 only: this server does not speak HTTP/2 (docs/ladder.md)\n"
 
 
 async def lifespan(receive: Any, send: AsgiSend) -> None:

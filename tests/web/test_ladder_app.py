@@ -20,8 +20,7 @@ from referee.ladder.schedule import draw_sets
 from referee.store.database import read_only
 from referee.store.writer import LadderStore
 from referee.web.ladder import queries
-from referee.web.ladder.app import MAX_OPEN
-from referee.web.ladder.budget import Bucket
+from referee.web.ladder.budget import MAX_OPEN, Bucket, Slots
 from referee.web.ladder.tables import in_play
 from tests.duel.helpers import TEST, duel_settings, duel_store, play_set, scored
 from tests.web.ladder_helpers import HOSTILE, NAMES, View, hostile_ladder
@@ -161,10 +160,11 @@ async def test_a_view_bound_elsewhere_needs_its_token(db: Path) -> None:
 async def test_a_flood_is_shed_and_a_failing_page_fails_alone(
     view: View, db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    view.app.open = MAX_OPEN  # as many requests as it answers at once are under way
+    for n in range(MAX_OPEN):  # as many answers as it makes at once are under way, for others
+        assert view.app.slots.take(f"10.0.0.{n}")
     status, headers, _ = await view.ask("/")
     assert status == 503 and headers[b"retry-after"] == b"1" and view.app.shed == 1
-    view.app.open = 0
+    view.app.slots = Slots()
     view.app.renders = Bucket(rate=0.0, burst=2)  # two pages may be made, no more
     assert (await view.get("/"))[0] == 200
     assert (await view.get("/matches"))[0] == 200
@@ -181,7 +181,7 @@ async def test_a_flood_is_shed_and_a_failing_page_fails_alone(
     try:
         status, body = await fresh.get("/")
         assert status == 500 and "the ladder goes on" in body
-        assert (await fresh.get("/matches"))[0] == 200 and fresh.app.open == 0
+        assert (await fresh.get("/matches"))[0] == 200 and fresh.app.slots.open == 0
     finally:
         fresh.close()
 

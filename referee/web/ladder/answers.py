@@ -25,6 +25,16 @@ REPLAY_POLICY = (
 )
 """The replay viewer is one self-contained page with inline script and style: it runs
 sandboxed (an origin of its own, no cookie, no storage of ours) and may fetch nothing."""
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"content-security-policy", b"default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cache-control", b"no-store"),
+)
+"""The headers of every answer of the ladder's server: a page's own (its policy in place of
+this one's, which allows nothing), and, through Hypercorn's configuration, each of them that an
+answer lacks: Hypercorn's own 400, 431 and 505 get them too (``hypercorn_bounds``)."""
 MAX_PATH = 512
 MAX_QUERY = 1024
 COOKIE = "ladder_token"
@@ -56,10 +66,7 @@ class Answer:
             (b"content-type", self.kind.encode()),
             (b"content-length", str(len(self.body)).encode()),
             (b"content-security-policy", self.policy.encode()),
-            (b"x-content-type-options", b"nosniff"),
-            (b"referrer-policy", b"no-referrer"),
-            (b"x-frame-options", b"DENY"),
-            (b"cache-control", b"no-store"),
+            *SECURITY_HEADERS[1:],
             *self.headers,
         ]
         await send({"type": "http.response.start", "status": self.status, "headers": headers})

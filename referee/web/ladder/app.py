@@ -1,6 +1,7 @@
 """The ladder's pages as an ASGI application. Every request is hostile: only ``GET`` and
 ``HEAD``, a bounded path and query, unknown paths 404, bad query values named in a 400, more
-than ``MAX_OPEN`` requests at once shed with a 503, and pages made again only when the
+than ``budget.MAX_OPEN`` requests being made at once (``MAX_OPEN_PER_CLIENT`` from one
+address) shed with a 503, and pages made again only when the
 database changed, at most ``budget.RENDERS_PER_SECOND`` a second (503 beyond), a ``Host`` that is not ours refused on
 loopback (DNS rebinding), the token required when bound elsewhere, and a page that fails
 answers 500 alone: nothing a request does reaches the ladder that serves it. A match's log is
@@ -19,6 +20,7 @@ from urllib.parse import quote
 import trio
 
 from referee.ladder.setup import logs_folder
+from referee.players.pending import address_key
 from referee.store.reader import LadderReader
 from referee.web.asgi import route, same_origin
 from referee.web.ladder import queries
@@ -36,7 +38,7 @@ from referee.web.ladder.answers import (
 )  # fmt: skip
 from referee.web.ladder.board import board_body
 from referee.web.ladder.bot import bot_body
-from referee.web.ladder.budget import Bucket, Kept, State
+from referee.web.ladder.budget import Bucket, Kept, Slots, State
 from referee.web.ladder.lists import matches_body, tables_body
 from referee.web.ladder.logs import Logs
 from referee.web.ladder.markup import page
@@ -46,8 +48,6 @@ from referee.web.link import AsgiReceive, AsgiSend
 from referee.web.server import STATIC
 from referee.web.watch import MAX_SPECTATORS, LogTail, spectate
 
-MAX_OPEN = 32
-"""Requests answered at once; more are shed (503) until some are done."""
 FILES = {"/ladder.css": "text/css", "/ladder.js": "text/javascript"}
 TABLE_FILES = {"style.css": "text/css", "cards.js": "text/javascript", "watch.js": "text/javascript"}
 TABLE = re.compile(r"/table/([0-9]{5,7}-[0-9]{1,2})/(ws|style\.css|cards\.js|watch\.js)?")
@@ -74,7 +74,7 @@ class LadderWeb:
         self.token = token
         self.url = ""
         """Where it is served (``server`` sets it): the ``Host`` and ``Origin`` it answers."""
-        self.open = 0
+        self.slots = Slots()
         self.shed = 0
         self.spectators = 0
         self._files = {path: (STATIC / path.lstrip("/")).read_bytes() for path in FILES}
@@ -87,23 +87,31 @@ class LadderWeb:
         await route(scope, receive, send, websocket=self._websocket, http=self._http)
 
     async def _http(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
-        if self.open >= MAX_OPEN:
-            self.shed += 1
-            answer = Answer.text(503, "busy: too many requests at once, try again\n")
-            answer.headers.append((b"retry-after", b"1"))
-            await answer.send(send, head=False)
-            return
-        self.open += 1
+        """Checks first, with no slot taken (a request without the token or with a foreign
+        ``Host`` costs no slot); then a slot while the answer is made; then the answer sent
+        with the slot given back: a client that does not read holds no slot, and its
+        connection is closed after ``send_seconds`` (``referee.web.hypercorn_bounds``)."""
+        answer = self._check(scope)
+        if answer is None:
+            client = address_key(str((scope.get("client") or ("?", 0))[0]))
+            if self.slots.take(client):
+                try:
+                    answer = await self._made(scope)
+                finally:
+                    self.slots.give(client)
+            else:
+                self.shed += 1
+                answer = Answer.text(503, "busy: too many requests at once, try again\n")
+                answer.headers.append((b"retry-after", b"1"))
+        await answer.send(send, head=scope.get("method") == "HEAD")
+
+    async def _made(self, scope: dict[str, Any]) -> Answer:
         try:
-            try:
-                answer = await self._answer(scope)
-            except BadRequest as refused:
-                answer = Answer.text(refused.status, refused.text)
-            except Exception:  # a page that fails answers alone; the ladder and the server go on
-                answer = Answer.text(500, "this page failed (the ladder goes on)\n")
-            await answer.send(send, head=scope.get("method") == "HEAD")
-        finally:
-            self.open -= 1
+            return await self._answer(scope)
+        except BadRequest as refused:
+            return Answer.text(refused.status, refused.text)
+        except Exception:  # a page that fails answers alone; the ladder and the server go on
+            return Answer.text(500, "this page failed (the ladder goes on)\n")
 
     def _check(self, scope: dict[str, Any]) -> Answer | None:
         """The checks before any page: method, sizes, ``Host``, token (a token in the query
@@ -119,7 +127,9 @@ class LadderWeb:
             return None
         cookie, asked = token_of(scope)
         if same_token(self.token, asked):
-            again = Answer(303, b"", headers=[(b"location", quote(str(scope.get("path", "/"))).encode())])
+            # one leading slash: "//evil.example/" would send the browser to another site
+            where = "/" + str(scope.get("path", "/")).lstrip("/")
+            again = Answer(303, b"", headers=[(b"location", quote(where).encode())])
             again.headers.append((b"set-cookie", f"{COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/".encode()))
             return again
         if not same_token(self.token, cookie):
@@ -127,9 +137,6 @@ class LadderWeb:
         return None
 
     async def _answer(self, scope: dict[str, Any]) -> Answer:
-        checked = self._check(scope)
-        if checked is not None:
-            return checked
         path = str(scope.get("path", ""))
         if path in FILES:
             query(scope, ())
@@ -144,9 +151,12 @@ class LadderWeb:
             return Answer(200, json.dumps(version).encode(), "application/json")
         raw = scope.get("query_string", b"")
         key = (path, raw.decode("latin-1") if isinstance(raw, bytes) else "", state.stamp, state.keys)
-        found = self.kept.get(key)
-        if isinstance(found, Answer):
-            return found
+        found = await self.kept.answer(key, lambda: self._made_anew(key, path, scope, state))
+        assert isinstance(found, Answer)
+        return found
+
+    async def _made_anew(self, key: tuple[str, ...], path: str, scope: dict[str, Any], state: State) -> Answer:
+        """A page made from the database, within the render budget, and kept when it is one."""
         if not self.renders.take():
             self.shed += 1
             busy = Answer.text(503, "busy: too many pages asked at once, try again\n")

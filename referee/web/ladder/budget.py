@@ -20,6 +20,42 @@ STAMP_EVERY = 0.5
 """Seconds a look at the database (its stamp, the tables in play) is used for: pages lag the
 database by at most this."""
 KEPT_ANSWERS = 64
+MAX_OPEN = 32
+"""Answers being made at once; more are shed (503) until some are done."""
+MAX_OPEN_PER_CLIENT = 8
+"""Answers being made at once for one address (an IPv4 address, an IPv6 /64): one client
+cannot take every slot from the others."""
+
+
+class Slots:
+    """The answers being made, in all and by client address. A slot is held only while an
+    answer is made (a read of the database, a page's HTML), never while it is sent: making
+    takes the ladder's CPU and is bounded; sending waits on the client, which Hypercorn's
+    write deadline bounds (``referee.web.hypercorn_bounds``)."""
+
+    def __init__(self, total: int = MAX_OPEN, per_client: int = MAX_OPEN_PER_CLIENT) -> None:
+        self.total = total
+        self.per_client = per_client
+        self.by_client: dict[str, int] = {}
+
+    @property
+    def open(self) -> int:
+        return sum(self.by_client.values())
+
+    def take(self, client: str) -> bool:
+        """A slot for ``client``, or ``False`` when all or its own are taken."""
+        held = self.by_client.get(client, 0)
+        if held >= self.per_client or self.open >= self.total:
+            return False
+        self.by_client[client] = held + 1
+        return True
+
+    def give(self, client: str) -> None:
+        held = self.by_client.get(client, 0) - 1
+        if held > 0:
+            self.by_client[client] = held
+        else:
+            self.by_client.pop(client, None)
 
 
 class Bucket:
@@ -58,21 +94,54 @@ class State:
 
 class Kept:
     """The latest stamp of the database (looked at most every ``STAMP_EVERY`` seconds) and the
-    answers made at it, by address."""
+    answers made at it, by address. Each is made once however many ask for it at the same
+    time: the others wait for it (a burst of forty connections asking a page no one had asked
+    since the database changed made it forty times, and took every slot meanwhile)."""
 
     def __init__(self, look: Callable[[], Awaitable[State]], every: float = STAMP_EVERY) -> None:
         self.look = look
         self.every = every
         self._state = State()
         self._at: float | None = None
+        self._looking: trio.Event | None = None
         self._answers: OrderedDict[tuple[str, ...], object] = OrderedDict()
+        self._making: dict[tuple[str, ...], trio.Event] = {}
 
     async def state(self) -> State:
         """The stamp, the last match rated and the tables in play, at most ``every`` seconds old."""
         now = trio.current_time()
-        if self._at is None or now - self._at >= self.every:
+        if self._at is not None and now - self._at < self.every:
+            return self._state
+        if self._looking is not None:  # another request is looking: its look is ours
+            await self._looking.wait()
+            return self._state
+        self._looking = trio.Event()
+        try:
             self._state, self._at = await self.look(), now
+        finally:
+            self._looking.set()
+            self._looking = None
         return self._state
+
+    async def answer(self, key: tuple[str, ...], make: Callable[[], Awaitable[object]]) -> object:
+        """The answer kept for ``key``, else the one being made for it (waited for), else
+        ``make()`` (which keeps it with ``put`` if it should be kept)."""
+        found = self.get(key)
+        if found is not None:
+            return found
+        making = self._making.get(key)
+        if making is not None:
+            await making.wait()
+            found = self.get(key)
+            if found is not None:
+                return found
+        done = self._making.setdefault(key, trio.Event())
+        try:
+            return await make()
+        finally:
+            if self._making.get(key) is done:
+                del self._making[key]
+            done.set()
 
     def get(self, key: tuple[str, ...]) -> object | None:
         found = self._answers.get(key)

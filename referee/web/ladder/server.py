@@ -26,6 +26,8 @@ import trio
 
 from referee.network import DEFAULT_HOST, new_token
 from referee.web.asgi import LOOPBACK_NAMES, hypercorn_config, listen
+from referee.web.hypercorn_bounds import SEND_SECONDS
+from referee.web.ladder.answers import SECURITY_HEADERS
 from referee.web.ladder.app import LadderWeb
 
 MAX_MESSAGE_BYTES = 4096
@@ -53,15 +55,19 @@ async def serve_ladder_web(
     port: int,
     *,
     on_listening: Callable[[str], None] | None = None,
+    send_seconds: float = SEND_SECONDS,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the pages of the ladder in ``db`` until cancelled; ``on_listening`` gets the
-    address to open (with the token when there is one)."""
+    address to open (with the token when there is one). ``send_seconds``: how long one write
+    may wait for a client that does not read (then its connection is closed)."""
     token = new_token() if needs_token(host) else None
     app = LadderWeb(db, token=token)
     try:
         async with trio.open_nursery() as nursery:
-            app.url = await listen(app, hypercorn_config(host, port, MAX_MESSAGE_BYTES), nursery)
+            config = hypercorn_config(host, port, MAX_MESSAGE_BYTES, answer_headers=SECURITY_HEADERS,
+                                     send_seconds=send_seconds)  # fmt: skip
+            app.url = await listen(app, config, nursery)
             address = f"{app.url}/" + (f"?token={token}" if token else "")
             if on_listening is not None:
                 on_listening(address)
