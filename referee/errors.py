@@ -7,3 +7,9 @@ class RefereeError(Exception):
 
 class LadderError(RefereeError):
     """A ladder that cannot be created, resumed or read as asked (the message says why)."""
+
+
+class BotConfigError(RefereeError):
+    """A bot list that cannot be read, or a build step that failed. Kept here, beside the root,
+    because both the list's file (``referee.players.list_file``) and its contents
+    (``referee.players.bot_config``, which callers import it from) raise it."""

@@ -2,10 +2,13 @@
 bot's command, build or folder, removes one) and saves it, or sends the run ``SIGHUP``, and the
 run changes its pool without a restart (``referee.ladder.pool``), between two sets.
 
-The list is looked at every ``POLL`` seconds (its modification time, size and content) and at
-once on ``SIGHUP``. An edit is taken whole or not at all: a list that cannot be read, or whose
-new bots fail their build or miss their program, is named in one warning and the pool stays as
-it was (the run goes on; fix the file and save it again). An edit taken is one transaction in
+The list is looked at every ``POLL`` seconds (its content) and at once on ``SIGHUP``, one look at
+a time: a signal during a slow build waits for it, then finds nothing new, so no change is ever
+made twice. It is read off the event loop, as hostile input (``referee.players.list_file``: a
+regular file of at most 1 MiB; a FIFO or a device is refused without being read). An edit is
+taken whole or not at all: a list that cannot be read, or whose new bots fail their build or
+miss their program, is named in one warning and the pool stays as it was (the run goes on; fix
+the file and save it again). An edit taken is one transaction in
 the store (``LadderStore.change_pool``): new versions are drawn from the next set on; sets not
 begun that seat a retired version are drawn again; the sets being played are finished with the
 versions they began with.
@@ -24,13 +27,14 @@ from pathlib import Path
 import msgspec
 import trio
 
-from referee.errors import RefereeError
+from referee.errors import BotConfigError, RefereeError
 from referee.ladder.bots import prepare_bots
 from referee.ladder.feed import LadderFeed
 from referee.ladder.pool import pool_change
 from referee.ladder.setup import sets_for_newcomers
-from referee.players.bot_config import BotEntry, read_bots
+from referee.players.bot_config import BotEntry, bots_in
 from referee.players.building import BuiltBot
+from referee.players.list_file import ListMissing, read_list_file
 from referee.sandbox.bwrap import Sandbox
 from referee.store.records import BotVersion
 from referee.store.writer import LadderStore
@@ -115,13 +119,23 @@ class PoolFollower:
         self.tell = tell or (lambda line: None)
         self.cluster_bots = cluster_bots
         """On a cluster: the run's entries, which the workers build (nothing is built here)."""
-        self.seen = self._fingerprint()
+        self.looking = trio.Lock()
+        """Held across a whole look (read, build, change): a ``SIGHUP`` during a slow build waits,
+        then reads the list against the pool the first look left, and finds nothing new."""
+        read = self._read()
+        self.seen = read[0] if read is not None else None
 
-    def _fingerprint(self) -> bytes | None:
+    def _read(self) -> tuple[bytes, bytes | BotConfigError] | None:
+        """The list's bytes, or why they are refused (``read_list_file``), with a fingerprint
+        of either (a refusal is said once, not at every look); ``None`` while there is no file.
+        Blocking: a running ladder calls it in a worker thread."""
         try:
-            return hashlib.sha256(self.bot_list.read_bytes()).digest()
-        except OSError:
+            data = read_list_file(self.bot_list)
+        except ListMissing:
             return None
+        except BotConfigError as err:
+            return hashlib.sha256(b"refused: " + str(err).encode()).digest(), err
+        return hashlib.sha256(data).digest(), data
 
     async def run(self) -> None:
         """Look at the list every ``POLL`` seconds and on ``SIGHUP``, until cancelled."""
@@ -137,29 +151,39 @@ class PoolFollower:
             await self.look(force=True)
 
     async def look(self, *, force: bool = False) -> list[str]:
-        """Read the list if it changed (or ``force``) and apply it; what changed, as lines."""
-        fingerprint = self._fingerprint()
-        if fingerprint is None or (fingerprint == self.seen and not force):
-            return []
-        self.seen = fingerprint
-        try:
-            entries = read_bots(self.bot_list)
-            if len(entries) < 2 or len({e.name for e in entries}) != len(entries):
-                raise RefereeError("a ladder needs at least two bots, each of its own name")
-            change = pool_change(self.store.versions(), entries, _now())
-            if change.empty:
+        """Read the list if it changed (or ``force``) and apply it; what changed, as lines. One
+        look at a time (``looking``): the change is worked out from the store's versions once
+        the lock is held, so two looks never make the same change."""
+        async with self.looking:
+            read = await trio.to_thread.run_sync(self._read)
+            if read is None or (read[0] == self.seen and not force):
                 return []
-            new = [v.runs_as() for v in change.added]
-            ready = await trio.to_thread.run_sync(self._build, new)
-        except (RefereeError, ValueError, OSError) as err:
-            self.tell(f"{self.bot_list}: not taken ({err}); the ladder goes on with the bots it had")
+            self.seen, content = read
+            try:
+                return await self._take(content)
+            except (RefereeError, ValueError, OSError) as err:
+                self.tell(f"{self.bot_list}: not taken ({err}); the ladder goes on with the bots it had")
+                return []
+
+    async def _take(self, content: bytes | BotConfigError) -> list[str]:
+        """Apply the list read (or raise why it is not taken): nothing is changed until the
+        new bots are built, and then all in one transaction."""
+        if isinstance(content, BotConfigError):
+            raise content
+        entries = await trio.to_thread.run_sync(bots_in, content, self.bot_list)
+        if len(entries) < 2 or len({e.name for e in entries}) != len(entries):
+            raise RefereeError("a ladder needs at least two bots, each of its own name")
+        change = pool_change(self.store.versions(), entries, _now())
+        if change.empty:
             return []
+        new = [v.runs_as() for v in change.added]
+        ready = await trio.to_thread.run_sync(self._build, new)
         games = self.store.settings().games + sets_for_newcomers(self.store, change)
+        self.store.change_pool(change, games, keep=self.feed.handed)
         self.built.update(ready)
         self.commands.update({v.name: v.command for v in change.added})
         if self.cluster_bots is not None:
             self.cluster_bots.extend(new)
-        self.store.change_pool(change, games, keep=self.feed.handed)
         lines = change.describe()
         for line in lines:
             self.tell(f"{self.bot_list}: {line}")

@@ -19,13 +19,16 @@ from pathlib import Path
 
 import msgspec
 
-from referee.errors import RefereeError
+from referee.errors import BotConfigError as BotConfigError  # noqa: PLC0414 - re-exported: callers import it from here
 from referee.names import MAX_NAME, printable, safe_name
 from referee.players.bot_list_keys import key_problems, where_in_list
+from referee.players.list_file import read_list_file
 
-
-class BotConfigError(RefereeError):
-    """A bot list that cannot be read, or a build step that failed."""
+PATH_SEGMENTS = frozenset({".", ".."})
+"""Names that are path segments, refused: a bot's name is a segment of its page's address
+(``/bot/NAME``), which every browser and proxy resolves (``/bot/..`` is ``/``), so the page of a
+bot so named could never be reached; nor should a name ever mean "this folder" or "the one above"
+where it is used in a path."""
 
 
 class BotEntry(msgspec.Struct, frozen=True, kw_only=True):
@@ -63,11 +66,24 @@ def command_words(command: str) -> list[str]:
 
 def read_bots(path: str | Path) -> list[BotEntry]:
     """The bots listed in a TOML file; raises ``BotConfigError`` naming the file and what is
-    wrong (for a syntax error, tomllib's line and column), before any bot is started."""
-    entries = _read_list(path).bot
+    wrong (for a syntax error, tomllib's line and column), before any bot is started. The file
+    is read as ``read_list_file`` reads it: a regular file of a bounded size, or nothing."""
+    return bots_in(read_list_file(path), path)
+
+
+def bots_in(data: bytes, path: str | Path) -> list[BotEntry]:
+    """The bots of a list already read (``read_list_file``) from ``path``, which errors name:
+    ``read_bots`` without the reading, for a caller that reads once for several uses (a
+    running ladder compares the bytes with what it last saw)."""
+    entries = _parse_list(data, path).bot
     for index, entry in enumerate(entries):
         if not entry.name.strip():
             raise BotConfigError(f"{path}: bot entry {index + 1} has an empty name")
+        if entry.name in PATH_SEGMENTS:
+            raise BotConfigError(
+                f"{path}: bot entry {index + 1}: the name {entry.name!r} is a path segment (its page /bot/{entry.name}"
+                " would be another address); give the bot another name"
+            )
         if safe_name(entry.name, "") != entry.name:
             shown = printable(entry.name, 80)
             raise BotConfigError(
@@ -83,15 +99,15 @@ def read_bots(path: str | Path) -> list[BotEntry]:
     return entries
 
 
-def _read_list(path: str | Path) -> BotList:
+def _parse_list(raw: bytes, path: str | Path) -> BotList:
     """The list, strictly (``bot_list_keys``): an unknown key or a name used twice is an
     error naming the entry (and the key it was probably meant to be)."""
     try:
-        text = Path(path).read_bytes().decode("utf-8")
+        text = raw.decode("utf-8")
         data = tomllib.loads(text)
     except UnicodeDecodeError as err:
         raise BotConfigError(f"{path}: not a UTF-8 text file (byte {err.start}): a bot list is TOML") from None
-    except (OSError, tomllib.TOMLDecodeError) as err:
+    except tomllib.TOMLDecodeError as err:
         raise BotConfigError(f"{path}: {err}") from None
     except RecursionError:
         raise BotConfigError(f"{path}: nested too deeply to be a bot list") from None
@@ -123,7 +139,7 @@ def config_folder(path: str | Path) -> Path:
     kept as written. Raises ``BotConfigError`` when the list cannot be read or its ``cwd``
     is no folder."""
     own = Path(os.path.abspath(path)).parent
-    chosen = _read_list(path).cwd
+    chosen = _parse_list(read_list_file(path), path).cwd
     if chosen is None:
         return own
     folder = Path(os.path.normpath(own / chosen))

@@ -1,7 +1,9 @@
 """A bot list read strictly: a key the referee does not know is an error, never ignored
 (``buidl = "make"`` would run no build and then say "there is no ./bot"), and every error
 names the entry it is in, by its name when it has one, else by its number, with the line of
-its ``[[bot]]`` header.
+its ``[[bot]]`` header. A file with no ``[[bot]]`` table is no bot list (the path may name any
+file of the organizer's: a symlinked ``.env`` is valid TOML), and its key names are never
+quoted: only a key that is a typo of a bot list's own (``[[bots]]``) is named, with its fix.
 
 Pure: it looks at the parsed TOML (and the text, for line numbers) and says what is wrong."""
 
@@ -36,18 +38,37 @@ def entry_label(index: int, entry: object, lines: Sequence[int]) -> str:
 
 def unknown_key(key: str, known: Sequence[str]) -> str:
     """The refusal of an unknown key, with the closest known one when there is one."""
-    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-    hint = f": did you mean `{close[0]}`?" if close else f" (known: {', '.join(known)})"
+    close = _closest(key, known)
+    hint = f": did you mean `{close}`?" if close else f" (known: {', '.join(known)})"
     return f"unknown key `{key}`{hint}"
+
+
+def _closest(key: str, known: Sequence[str]) -> str | None:
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def not_a_list(data: Mapping[str, object]) -> str:
+    """Why a file without a ``[[bot]]`` table is refused, naming none of its keys but the typos of a
+    list's own (see the module's docstring): those of another file are not the referee's to
+    print, in a warning any viewer of the run's output may read."""
+    typos = [k for k in data if k not in LIST_KEYS and _closest(k, LIST_KEYS)]
+    others = sum(1 for k in data if k not in LIST_KEYS) - len(typos)
+    said = ["not a bot list: it has no [[bot]] table"]
+    said += [f"the list: {unknown_key(k, LIST_KEYS)}" for k in typos]
+    if others:
+        said.append(f"{others} other key{'s' if others > 1 else ''} no bot list has (not shown)")
+    return "; ".join(said)
 
 
 def key_problems(data: Mapping[str, object], text: str) -> list[str]:
     """Every unknown key of the list and of its entries, and every duplicate name, each naming
-    where it is; empty when the keys are right (their values are checked after)."""
-    problems = [f"the list: {unknown_key(k, LIST_KEYS)}" for k in data if k not in LIST_KEYS]
+    where it is; empty when the keys are right (their values are checked after). For a file
+    with no ``[[bot]]`` table, one problem: ``not_a_list``."""
     entries = data.get("bot")
     if not isinstance(entries, list):
-        return problems
+        return [not_a_list(data)]
+    problems = [f"the list: {unknown_key(k, LIST_KEYS)}" for k in data if k not in LIST_KEYS]
     lines = header_lines(text)
     seen: dict[str, str] = {}
     for index, entry in enumerate(entries):

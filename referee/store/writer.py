@@ -95,8 +95,18 @@ class LadderStore(LadderReader):
         the sets in all to ``games``, in one transaction. A set not begun (no match done) that
         seats a version now retired is taken out of the schedule, unless it is in ``keep`` (a
         running ladder's sets in play); a begun one stays, to be finished with the versions it
-        began with. Returns the indexes of the sets taken out."""
+        began with. Returns the indexes of the sets taken out.
+
+        What the store already holds is not done again: a change worked out twice from the same
+        pool (a signal's look beside the periodic one, a restart between the change and its
+        telling) is a no-op, never an error, and a change made in full leaves ``games`` as it was.
+        A new version whose name the store holds for another bot raises ``LadderError``: the
+        change was worked out from an older pool, and nothing of it is applied."""
         with self.transaction() as db:
+            todo = _still_to_do(change, {v.name: v for v in self.versions()}, self.path)
+            if todo.empty and not change.empty:
+                return []  # made already, in full (an empty change sets ``games`` only)
+            change = todo
             _insert_versions(db, change.added)
             db.executemany("UPDATE bots SET retired = ? WHERE name = ?", [(change.at, n) for n in change.retired])
             db.executemany("UPDATE bots SET retired = NULL WHERE name = ?", [(n,) for n in change.back])
@@ -216,6 +226,38 @@ class LadderStore(LadderReader):
                 db, "rating_history", [{"seq": seq, "bot": b, "mu": r.mu, "sigma": r.sigma} for b, r in after.items()]
             )
             return after
+
+
+def _still_to_do(change: PoolChange, stored: Mapping[str, BotVersion], path: Path) -> PoolChange:
+    """The part of ``change`` that ``stored`` (the versions by name) does not hold yet."""
+    for version in change.added:
+        held = stored.get(version.name)
+        if held is not None and not _same_version(held, version):
+            raise LadderError(
+                f"{path}: version {version.name} is already in the ladder as another bot: this pool change"
+                " was worked out from an older pool; not applied"
+            )
+
+    return PoolChange(
+        change.at,
+        added=[v for v in change.added if v.name not in stored],
+        retired=[n for n in change.retired if (v := stored.get(n)) is not None and v.active],
+        back=[n for n in change.back if (v := stored.get(n)) is not None and not v.active],
+        entries={n: e for n, e in change.entries.items() if (v := stored.get(n)) is not None and v.entry != e},
+        positions={n: p for n, p in change.positions.items() if (v := stored.get(n)) is not None and v.position != p},
+    )
+
+
+def _same_version(held: BotVersion, new: BotVersion) -> bool:
+    """Whether the stored ``held`` is the version ``new`` would add: the same entrant, number,
+    command, entry and predecessor (when it was added and where it stands are not the bot)."""
+    return (held.entrant, held.version, held.command, held.entry, held.replaces) == (
+        new.entrant,
+        new.version,
+        new.command,
+        new.entry,
+        new.replaces,
+    )
 
 
 def _insert_versions(db: sqlite3.Connection, versions: Sequence[BotVersion]) -> None:

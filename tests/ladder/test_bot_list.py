@@ -10,6 +10,7 @@ import pytest
 
 from referee.players.bot_config import BotConfigError, read_bots
 from referee.players.bot_list_keys import header_lines, unknown_key
+from tests.ladder.hostile_lists import DOTENV
 
 
 def refusal(tmp_path: Path, text: str) -> str:
@@ -61,3 +62,35 @@ def test_lines_and_suggestions() -> None:
     assert header_lines('cwd = ".."\n\n[[bot]]\nname = "a"\n  [[ bot ]]\n') == [3, 5]
     assert unknown_key("comand", ["name", "command"]) == "unknown key `comand`: did you mean `command`?"
     assert unknown_key("zzz", ["name"]) == "unknown key `zzz` (known: name)"
+
+
+def test_a_file_that_is_no_bot_list_is_refused_without_quoting_its_keys(tmp_path: Path) -> None:
+    """A symlinked ``.env`` is valid TOML: its key names are the organizer's secrets' names and
+    are never printed; a real list's typo of ``[[bot]]`` is still named with its fix."""
+    message = refusal(tmp_path, DOTENV)
+    assert message.endswith(
+        "bots.toml: not a bot list: it has no [[bot]] table; 3 other keys no bot list has (not shown)"
+    )
+    for key in ("SECRET_KEY", "DATABASE_PASSWORD", "API_TOKEN", "hunter2"):
+        assert key not in message
+    message = refusal(tmp_path, f'{DOTENV}\n[[bots]]\nname = "a"\n')
+    assert "the list: unknown key `bots`: did you mean `bot`?; 3 other keys no bot list has (not shown)" in message
+    assert "SECRET_KEY" not in message
+    assert refusal(tmp_path, "").endswith("bots.toml: not a bot list: it has no [[bot]] table")
+    assert "it has no [[bot]] table" in refusal(tmp_path, '[bot]\nname = "a"\ncommand = "x"\n')  # one table, not a list
+    # a list with its [[bot]] tables: every unknown key is named, as a typo's fix needs
+    message = refusal(tmp_path, '[[bot]]\nname = "a"\ncommand = "x"\n\n[[bot]]\nname = "b"\ncommand = "y"\ncmd = 1\n')
+    assert "unknown key `cmd`" in message
+
+
+@pytest.mark.parametrize("name", [".", ".."])
+def test_a_name_that_is_a_path_segment_is_refused(name: str, tmp_path: Path) -> None:
+    message = refusal(tmp_path, f'[[bot]]\nname = "a"\ncommand = "x"\n\n[[bot]]\nname = "{name}"\ncommand = "y"\n')
+    assert message.endswith(f"bots.toml: bot entry 2: the name '{name}' is a path segment (its page /bot/{name} would"
+                            " be another address); give the bot another name")  # fmt: skip
+
+
+def test_names_with_dots_that_are_no_path_segment_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "bots.toml"
+    path.write_text('[[bot]]\nname = "..."\ncommand = "x"\n\n[[bot]]\nname = ".a"\ncommand = "y"\n')
+    assert [e.name for e in read_bots(path)] == ["...", ".a"]
