@@ -100,9 +100,7 @@ def _classify(line: bytes, known: frozenset[str], err: Exception) -> ProtocolErr
     if not isinstance(kind, str):
         return ProtocolError("protocol_violation", "the message has no 'type' field")
     if kind not in known:
-        return ProtocolError(
-            "unknown_message", f"unknown message type {clip(kind)!r}; expected one of {sorted(known)}"
-        )
+        return ProtocolError("unknown_message", f"unknown message type {clip(kind)!r}; expected one of {sorted(known)}")
     return ProtocolError("protocol_violation", f"bad {kind!r} message: {err}")
 
 

@@ -22,6 +22,7 @@ import statistics
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 import trio
 
@@ -183,10 +184,12 @@ class _Run:
             if skipped is not None:
                 self.record(index, skipped)
                 continue
-            result, hello_name = await run_step(current, self.plan, self.listener)
+            result, hello_name, shown = await run_step(current, self.plan, self.listener)
             self.name = self.name or hello_name
-            if result.verdict == "fail" and current.name == FIRST and self.plan.sandbox is not None:
-                await explain_sandboxed_start(result, functools.partial(self._passes_bare, current))
+            sandbox = self.plan.sandbox
+            if result.verdict == "fail" and current.name == FIRST and sandbox is not None:
+                bare = functools.partial(self._passes_bare, current)
+                await explain_sandboxed_start(result, shown, bare, stranger=sandbox.privileged)
             self.record(index, result)
             if result.verdict == "fail" and self.skip_reason is None:
                 self.skip_reason = self._stop_after(current)
@@ -195,7 +198,7 @@ class _Run:
         """Whether ``current`` passes with the bot started without the sandbox (as it would be
         in it otherwise: the same clean environment and limits)."""
         bare = replace(self.plan, sandbox=None, clean_env=True)
-        result, _ = await run_step(current, bare)
+        result = (await run_step(current, bare)).result
         return result.verdict in ("pass", "warn")
 
     def _skipped(self, current: Step) -> StepResult | None:
@@ -249,9 +252,18 @@ def _skipped(step: AnyStep, message: str, reason: str) -> StepResult:
     return StepResult(name=step.name, summary=step.summary, verdict="skip", message=message, reason=reason)
 
 
-async def run_step(step: Step, plan: CheckPlan, listener: CheckListener | None = None) -> tuple[StepResult, str | None]:
+class StepRun(NamedTuple):
+    """A step run: its result, the name its bot gave (``None``: no ``hello``), and the places
+    the bot's sandbox showed it (``ProcessLink.shown``: empty without a sandbox or a process)."""
+
+    result: StepResult
+    name: str | None
+    shown: tuple[str, ...]
+
+
+async def run_step(step: Step, plan: CheckPlan, listener: CheckListener | None = None) -> StepRun:
     """Run one step against a new bot process, started in the plan's sandbox when there is
-    one (or the next connection to ``listener``); its result and the name the bot gave."""
+    one (or the next connection to ``listener``)."""
     result = StepResult(name=step.name, summary=step.summary, verdict="pass")
     start = trio.current_time()
     async with trio.open_nursery() as nursery:
@@ -279,7 +291,8 @@ async def run_step(step: Step, plan: CheckPlan, listener: CheckListener | None =
     elif result.warnings:
         result.verdict = "warn"
     hello = probe.hello if probe is not None else None
-    return result, hello.name if hello is not None else None
+    shown = probe.link.shown if probe is not None and isinstance(probe.link, CheckProcessLink) else ()
+    return StepRun(result, hello.name if hello is not None else None, shown)
 
 
 async def _started(plan: CheckPlan, nursery: trio.Nursery) -> tuple[Probe | None, StepFailed | None]:

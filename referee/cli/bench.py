@@ -21,6 +21,7 @@ from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
 from referee.bench.openspiel import OpenSpielMissing, bench_openspiel
 from referee.bench.sandbox import bench_startup
 from referee.bench.sprt import DATA, PAIRS, SprtBench, bench_sprt, load_sets
+from referee.bench.web_attacks import ATTACKS, bench_web_attacks
 from referee.cli.options import (
     MATCH_COUNT,
     MAX_CONCURRENCY,
@@ -30,7 +31,7 @@ from referee.cli.options import (
     Seconds,
     sandbox_for,
 )
-from referee.errors import LadderError
+from referee.errors import LadderError, RefereeError
 from referee.rules.presets import DEFAULT_PRESET, PRESETS
 from referee.stats.sequential import MIN_SETS, PRIOR_SETS, SprtBoundsError
 
@@ -464,6 +465,28 @@ def bench_ladder_web_command(matches: int, repeats: int, db: str | None, flood_u
         f"{p.page:30} {p.status:6} {p.bytes:7} {p.made_ms:16.1f} {p.made_max_ms:7.1f} {p.kept_ms:16.2f}" for p in found
     ]
     _report({"pages": found}, as_json, "\n".join(lines))
+
+
+@bench.command("web-attacks")
+@click.argument("url")
+@click.option(
+    "--seconds",
+    default=10.0,
+    show_default=True,
+    type=click.FloatRange(1, 600),
+    help="Each attack's length, and the watch after it.",
+)
+@click.option("--attack", "attacks", multiple=True, type=click.Choice(list(ATTACKS)), help="Only these (default: all).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_web_attacks_command(url: str, seconds: float, attacks: tuple[str, ...], as_json: bool) -> None:
+    """The attacks of issue 41 on the pages at URL (this machine's loopback only), a viewer asking
+    all along: what it got during each attack and after it."""
+    try:
+        found = bench_web_attacks(url, seconds, attacks or tuple(ATTACKS))
+    except RefereeError as err:
+        raise click.UsageError(str(err)) from None
+    lines = [f"{r.attack:11} during: {r.during.summary()}; after: {r.after.summary()}" for r in found]
+    _report({"attacks": found}, as_json, "\n".join(lines))
 
 
 @bench.command("ladder-pool")

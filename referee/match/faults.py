@@ -128,8 +128,8 @@ class Faults:
                     report.stderr_lines = len(lines)
                     report.exit = exit_text(code) if code is not None else None
                     report.hint = hint(report.reason, report.message, report.line, code)
-                    if report.reason in SANDBOX_MISS_FAULTS and _in_sandbox(seat.connection):
-                        report.hint = bind_hint(text) or report.hint
+                    if report.reason in SANDBOX_MISS_FAULTS:
+                        report.hint = sandbox_hint(seat.connection, text) or report.hint
         self._recorder.flush()
 
 
@@ -137,9 +137,14 @@ SANDBOX_MISS_FAULTS: Final = frozenset({"crash", "timeout", "disconnect", "bad_j
 """Faults of a bot that may have failed to start for a path its sandbox hid."""
 
 
-def _in_sandbox(connection: BotConnection) -> bool:
+def sandbox_hint(connection: BotConnection, stderr: str) -> str | None:
+    """The hint about the sandbox of a bot that failed (``referee.sandbox.misses``): from its
+    stderr and the places its sandbox showed it, recorded when it started; ``None`` for a bot
+    not started in a sandbox."""
     link = connection.link
-    return isinstance(link, ProcessLink) and link.limits.sandbox is not None
+    if not isinstance(link, ProcessLink) or link.limits.sandbox is None:
+        return None
+    return bind_hint(stderr, link.shown, stranger=link.limits.sandbox.privileged)
 
 
 def start_report(connection: BotConnection) -> FaultReport:
@@ -168,6 +173,6 @@ def start_report(connection: BotConnection) -> FaultReport:
         stderr=[printable(text_line, 300) for text_line in lines[-STDERR_TAIL:]],
         stderr_lines=len(lines),
     )
-    if failure.reason in SANDBOX_MISS_FAULTS and _in_sandbox(connection):
-        report.hint = bind_hint(text) or report.hint
+    if failure.reason in SANDBOX_MISS_FAULTS:
+        report.hint = sandbox_hint(connection, text) or report.hint
     return report

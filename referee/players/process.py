@@ -171,6 +171,7 @@ class ProcessLink(FdLink):
         limits: BotLimits | None = None,
         meter: Callable[[], float] | None = None,
         freeze: Callable[[bool], None] | None = None,
+        shown: tuple[str, ...] = (),
     ) -> None:
         super().__init__(max_line)
         self.process = process
@@ -178,6 +179,9 @@ class ProcessLink(FdLink):
         self.group = group
         """The bot's control group (``None`` where the machine has none), removed once it ends."""
         self.limits = limits or BotLimits()
+        self.shown = shown
+        """The places its sandbox showed it read-only (``Launch.shown``; empty without one):
+        what a hint about a path it failed on is based on (``referee.sandbox.misses``)."""
         self._over: str | None = None
         self._cpu_seconds: float | None = None
         self._meter = meter
@@ -227,6 +231,7 @@ class ProcessLink(FdLink):
         else:
             launch, pass_fds = None, ()
             args, env = _loader_after_gate(args, env, text)
+        shown = launch.shown if launch is not None else ()
         group = meter = freeze = None
         try:
             group, place = grouped(limits, os.path.basename(args[0]))
@@ -243,7 +248,7 @@ class ProcessLink(FdLink):
         finally:
             if launch is not None:
                 launch.close()
-        link = cls(process, text, max_line, group=group, limits=limits, meter=meter, freeze=freeze)
+        link = cls(process, text, max_line, group=group, limits=limits, meter=meter, freeze=freeze, shown=shown)
         nursery.start_soon(link._drain_stderr)
         nursery.start_soon(link._watch_exit)
         return link

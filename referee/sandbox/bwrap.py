@@ -79,6 +79,11 @@ class Launch(msgspec.Struct, frozen=True):
 
     argv: list[str]
     pass_fds: tuple[int, ...]
+    shown: tuple[str, ...] = ()
+    """The places the bot is shown read-only besides what every sandbox shows (the paths its
+    command names, its installation, its own folder when shown whole, the ``--sandbox-bind``
+    paths), as computed from its command before it starts: what a hint about a path it
+    failed on may be based on (``referee.sandbox.misses``), never a look at the host."""
 
     def close(self) -> None:
         for fd in self.pass_fds:
@@ -170,7 +175,7 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         folder, ``referee.players.build_folder``) and reach the network (to fetch its
         dependencies). ``uid``: the unprivileged uid to run as when the referee is root (a
         bot's is drawn here; a build's is given, since its folder was made its own)."""
-        options = self.options(args, cwd, env, build=build, uid=uid)
+        options, shown = self._options(args, cwd, env, build=build, uid=uid)
         fds: list[int] = []
         families = BUILD_FAMILIES if build else LOOPBACK_FAMILIES if self.loopback else BOT_FAMILIES
         program = bot_filter(families=families)
@@ -179,7 +184,8 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
             options[1:1] = ["--seccomp", str(fds[-1])]
         end = options.index("--")  # bwrap reads options from the descriptor; the command stays here
         fds.append(_memfd("bot-args", b"".join(a.encode() + b"\0" for a in options[1:end])))
-        return Launch(argv=[self.bwrap, "--args", str(fds[-1]), *options[end:]], pass_fds=tuple(fds))
+        argv = [self.bwrap, "--args", str(fds[-1]), *options[end:]]
+        return Launch(argv=argv, pass_fds=tuple(fds), shown=tuple(shown))
 
     def options(
         self, args: Sequence[str], cwd: str | Path, env: dict[str, str], *, build: bool = False, uid: int | None = None
@@ -189,6 +195,12 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         scratch folders, what its command names, its working folder, the copies and masks on
         top), its environment, then the command itself, run as a stranger when the referee is
         root."""
+        return self._options(args, cwd, env, build=build, uid=uid)[0]
+
+    def _options(
+        self, args: Sequence[str], cwd: str | Path, env: dict[str, str], *, build: bool, uid: int | None
+    ) -> tuple[list[str], list[str]]:
+        """``options``, and the places the bot is shown read-only besides the system's."""
         folder = str(Path(cwd).absolute())
         out = [self.bwrap, *self._namespaces(build)]
         # the working folder exists (empty unless it holds the bot's files): it is shown whole
@@ -213,7 +225,7 @@ class Sandbox(msgspec.Struct, frozen=True, kw_only=True):
         if self.privileged:
             out += _as_stranger(uid, build=build)
         out += list(args)
-        return out
+        return out, sight.paths
 
     def _namespaces(self, build: bool) -> list[str]:
         """A namespace of its own for everything; a build keeps the network (to fetch its

@@ -21,7 +21,9 @@ is read-only: after the token nothing it sends is read (its frames are taken off
 and dropped). It gets a ``snapshot`` (the current match's entries so far, the bad lines, the
 record), then an
 ``update`` per batch with what is new. The operator's view shows every hand: its token is
-never given to seats (``referee play`` and ``web:`` seats have their own tokens).
+never given to seats (``referee play`` and ``web:`` seats have their own tokens). What it is
+sent names no absolute path of the organizer's machine (``referee.web.public``: a ladder's
+folder is written ``<ladder>``, a home path shortened): a ladder's tables are watched by anyone.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from referee.replay.record import MatchRecord
 from referee.replay.verify import verify
 from referee.web.asgi import hypercorn_config, listen, plain_response, query_token, route, same_origin, static_files
 from referee.web.link import AsgiReceive, AsgiSend
+from referee.web.public import log_public
 from referee.web.server import STATIC
 
 POLL = 0.2
@@ -347,6 +350,9 @@ class LogTail:
         return pause
 
     def push(self, kind: str, since_entries: int, since_bad: int) -> bytes:
+        """The message for a spectator, without the organizer's absolute paths
+        (``referee.web.public``: the log's own folder, a ladder's folder, home folders), and
+        with no ``<`` in it (escaped, as the record's)."""
         message = Push(
             type=kind,
             log=str(self.path),
@@ -357,7 +363,8 @@ class LogTail:
             record=msgspec.Raw(self.record) if self.record is not None else None,
             error=self.error,
         )
-        return _encode(message)
+        public = log_public(self.path if self.folder is None else self.folder / "log.jsonl")
+        return public.json(_encode(message)).replace(b"<", b"\\u003c")
 
 
 class WatchServer:

@@ -182,7 +182,7 @@ def test_a_bot_the_sandbox_does_not_show_fails_with_a_hint_and_passes_with_sandb
     assert "FAIL  handshake.hello" in result.stdout
     assert "No such file or directory" in result.stdout  # python's complaint, in the step's stderr
     # the path it looked for is read from that complaint, with the exact option to add
-    assert f"the bot looked for {outside / 'bot.py'}, which is on this machine but not in its sandbox" in result.stdout
+    assert f"the bot looked for {outside / 'bot.py'}, which its sandbox does not show it" in result.stdout
     assert f"--sandbox-bind {outside / 'bot.py'}" in result.stdout
 
     result = invoke(command, "--sandbox", "on", "--sandbox-bind", str(outside), *SANDBOX_STEPS)

@@ -28,8 +28,14 @@ import h2.settings
 import pytest
 import trio
 
+from referee.bench.web_attacks import bench_web_attacks
+from referee.errors import RefereeError
+from referee.store.database import read_only
+from referee.store.reader import LadderReader
+from referee.store.records import match_key
 from referee.web import hypercorn_bounds
 from referee.web.asgi import hypercorn_config, lifespan, listen
+from referee.web.ladder import queries
 from referee.web.ladder.answers import SECURITY_HEADERS
 from referee.web.ladder.budget import MAX_OPEN, MAX_OPEN_PER_CLIENT
 from referee.web.ladder.server import serve_ladder_web
@@ -231,3 +237,33 @@ def test_the_wrapped_hypercorn_methods_are_still_there() -> None:
         wrapper = getattr(owner, name)
         assert wrapper is not original, name
         assert list(inspect.signature(wrapper).parameters) == list(inspect.signature(original).parameters), name
+
+
+def test_a_match_key_is_ascii_digits_only(db: Path) -> None:
+    """``٠٠٠٠٠-٠`` (Arabic-Indic digits) is no other address of ``00000-0``."""
+    reader = LadderReader(db, read_only(db))
+    try:
+        key = match_key(0, 0)
+        assert queries.match_log(reader, key) is not None
+        for other in ("٠٠٠٠٠-٠", "０００００-０", "00000-٠"):
+            assert queries.match_log(reader, other) is None, other
+    finally:
+        reader.close()
+
+
+async def test_the_attack_bench_reports_what_a_viewer_got(port: int) -> None:
+    """``referee bench web-attacks``: the attacks made on a real server, the viewer served."""
+    found = await trio.to_thread.run_sync(
+        lambda: bench_web_attacks(f"http://127.0.0.1:{port}", 1.0, ("h2-window", "never-read"))
+    )
+    assert [r.attack for r in found] == ["h2-window", "never-read"]
+    for result in found:
+        for viewer in (result.during, result.after):
+            assert viewer.statuses and set(viewer.statuses) == {"200"}, (result.attack, viewer.statuses)
+            assert len(viewer.seconds) == viewer.statuses["200"]
+
+
+def test_the_attack_bench_attacks_loopback_only() -> None:
+    for url in ("http://10.0.0.1:80", "http://example.com:80", "http://127.0.0.1"):
+        with pytest.raises(RefereeError, match="loopback only"):
+            bench_web_attacks(url, 1.0)

@@ -1,6 +1,9 @@
 """A bot's page: its row of the leaderboard and its command, its rating over time across the
 versions of its entrant, its results against each opponent, its faults with the tail of its
-stderr and the command that shows each again, and its time per decision."""
+stderr and the command that shows each again, and its time per decision. Every text the
+referee or the bot wrote goes through ``view.public`` before it is escaped: the page is read
+by every entrant, and names no absolute path of the organizer's machine
+(``referee.web.public``)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from referee.replay.timing import TimeSummary
 from referee.web.ladder.chart import rating_chart
 from referee.web.ladder.markup import bot_link, esc, matches_href, number, table
 from referee.web.ladder.queries import TIMED_MATCHES, BotView, FaultRow
+from referee.web.public import Public
 
 
 def bot_body(view: BotView, times: tuple[TimeSummary | None, int]) -> str:
@@ -26,7 +30,7 @@ def bot_body(view: BotView, times: tuple[TimeSummary | None, int]) -> str:
     return "".join([
         f"<h1>{esc(name)}</h1>",
         _versions(view),
-        f'<p class="command">command: <code>{esc(view.command)}</code></p>',
+        f'<p class="command">command: <code>{esc(view.public.text(view.command))}</code></p>',
         figures,
         f'<p><a href="{matches_href(name)}">Its matches</a></p>',
         "<h2>Rating over time</h2>",
@@ -81,21 +85,21 @@ def _faults(view: BotView) -> str:
     if not view.reasons:
         return '<p class="hint">No faults.</p>'
     counts = ", ".join(f"{esc(reason)} {n}" for reason, n in view.reasons)
-    items = "".join(_fault(f) for f in view.faults)
+    items = "".join(_fault(f, view.public) for f in view.faults)
     shown = f"the latest {len(view.faults)}" if view.faults else "none explained (recorded before the ladder kept them)"
     return f"<p>Dropped: {counts}; {shown}:</p>{items}"
 
 
-def _fault(f: FaultRow) -> str:
+def _fault(f: FaultRow, public: Public) -> str:
     command = f"referee replay {shlex.quote(f.log)} --seat {f.seat}" if f.log else "(no log)"
-    stderr = "\n".join(f.stderr)
+    stderr = "\n".join(public.lines(f.stderr))
     more = f" (last {len(f.stderr)} of {f.stderr_lines} lines)" if f.stderr_lines > len(f.stderr) else ""
     return (
         f'<article class="fault"><h3>match <a href="/match/{esc(f.match)}">{esc(f.match)}</a>, seat {f.seat}: '
-        f"{esc(f.reason)}</h3><p>{esc(f.message)}</p>"
-        + (f"<p>exit: {esc(f.exit)}</p>" if f.exit else "")
-        + (f'<p class="hint">{esc(f.hint)}</p>' if f.hint else "")
+        f"{esc(f.reason)}</h3><p>{esc(public.text(f.message))}</p>"
+        + (f"<p>exit: {esc(public.text(f.exit))}</p>" if f.exit else "")
+        + (f'<p class="hint">{esc(public.text(f.hint))}</p>' if f.hint else "")
         + (f"<p>stderr{more}:</p><pre>{esc(stderr)}</pre>" if f.stderr else "<p>stderr: nothing</p>")
-        + f"<p>replay it: <code>{esc(command)}</code></p>"
+        + f"<p>replay it: <code>{esc(public.text(command))}</code></p>"
         + "</article>"
     )

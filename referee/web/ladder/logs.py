@@ -2,7 +2,8 @@
 only when it is a regular file directly inside the ladder's logs folder (a row or a symlink
 pointing elsewhere is refused), then verified through the rules into the replay viewer's page,
 or read for a bot's time per decision. Both are kept for the next request that asks for the
-same files unchanged."""
+same files unchanged. A replay page names no absolute path of the organizer's machine (the
+seats' commands, faults and stderr are written from ``<ladder>``: ``referee.web.public``)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ import msgspec
 
 from referee.replay.html import match_page
 from referee.replay.reader import LogError, read_log
+from referee.replay.record import MatchRecord
 from referee.replay.timing import TimeSummary, decision_cpu, decision_times, summarize
 from referee.replay.verify import verify
+from referee.web.public import log_public
 
 MAX_LOG_BYTES = 64 * 1024 * 1024
 """A longer file is not a log of one ladder match: it is not read."""
@@ -74,7 +77,8 @@ class Logs:
                 record = verify(found[-1])
                 seats = [msgspec.structs.replace(s, name=names[s.seat]) if s.seat < len(names) else s
                          for s in record.seats]  # fmt: skip
-                self._remember(self._pages, key, match_page(msgspec.structs.replace(record, seats=seats)), KEPT)
+                public = log_public(path).json(msgspec.json.encode(msgspec.structs.replace(record, seats=seats)))
+                self._remember(self._pages, key, match_page(msgspec.json.decode(public, type=MatchRecord)), KEPT)
             self._pages.move_to_end(key)
             return self._pages[key]
         except (LogError, OSError, msgspec.MsgspecError, ValueError):

@@ -17,6 +17,7 @@ from referee.stats.ratings import INITIAL
 from referee.store.reader import LadderReader
 from referee.store.records import BotVersion, match_key
 from referee.web.ladder.versions import of_entrant, versions
+from referee.web.public import NOWHERE, Public, ladder_public
 
 PAGE_SIZE = 50
 """Matches a page of the match list."""
@@ -26,8 +27,9 @@ TIMED_MATCHES = 5
 """A bot's time per decision is read from the logs of its latest matches, this many: a log
 of a whole match takes about 20 ms to read, and a bot's page, made from nothing, stays near
 100 ms (``referee ladder times`` reads them all)."""
-KEY = re.compile(r"(\d{5,7})-(\d{1,2})")
-"""A match's key, ``SSSSS-R`` (``referee.ladder.schedule.match_key``)."""
+KEY = re.compile(r"([0-9]{5,7})-([0-9]{1,2})")
+"""A match's key, ``SSSSS-R`` (``referee.ladder.schedule.match_key``), in ASCII digits only:
+``\\d`` takes any script's digits, which ``int`` reads, so one match had many addresses."""
 
 
 def order_line(reader: LadderReader, rows: list[Standing]) -> str | None:
@@ -110,6 +112,9 @@ class BotView:
     """Its latest faults explained, newest first."""
     recent: list[tuple[str, str, int]] = field(default_factory=list)
     """(log, match id, seat) of its latest matches, for its time per decision."""
+    public: Public = NOWHERE
+    """How its texts are shown without the organizer's paths: the ladder's folder is known
+    (``referee.web.public``)."""
 
 
 def bot_view(reader: LadderReader, name: str) -> BotView | None:
@@ -134,6 +139,7 @@ def bot_view(reader: LadderReader, name: str) -> BotView | None:
         reasons=_reasons(reader, name),
         faults=_faults(reader, name),
         recent=_recent(reader, name),
+        public=ladder_public(reader.path),
     )
 
 
