@@ -198,7 +198,7 @@ def _draws(centred: Sequence[float], truth: float, rng: random.Random) -> Iterat
         yield truth + rng.choice(centred)
 
 
-def _centred(values: Sequence[float]) -> list[float]:
+def centred_values(values: Sequence[float]) -> list[float]:
     mean = math.fsum(values) / len(values)
     return [v - mean for v in values]
 
@@ -219,7 +219,7 @@ def simulate_sprt(
     prior_sets: float = PRIOR_SETS,
 ) -> SprtCase:
     """``runs`` sequential tests on sets drawn at mean ``truth`` (``bounds.d0`` or ``bounds.d1``)."""
-    centred = _centred(sample.differences)
+    centred = centred_values(sample.differences)
     wrong = "H1" if truth == bounds.d0 else "H0"
     errors = undecided = 0
     lengths = []
@@ -270,7 +270,7 @@ def simulate_peeking(
 ) -> list[PeekCase]:
     """``runs`` streams of ``horizon`` sets at a true difference of 0, every way of looking
     checked after every set of the same stream: how often each ever excluded zero."""
-    centred = _centred(sample.differences)
+    centred = centred_values(sample.differences)
     # half-widths in standard deviations, per number of sets (index n), computed once
     mixture = [math.inf, math.inf] + [confidence_radius(n, alpha) for n in range(2, horizon + 1)]
     fixed = [math.inf, math.inf] + [t_quantile(1 - alpha / 2, n - 1) / math.sqrt(n) for n in range(2, horizon + 1)]
@@ -324,7 +324,7 @@ VERDICT_LOOKS = ("sign test", "confidence sequence", "either: the verdict")
 """The verdict's tests measured alone (each at its share of ``alpha``) and together."""
 
 
-def _verdict_stream(
+def verdict_stream(
     draws: Iterator[float], horizon: int, alpha: float, margins: Sequence[float]
 ) -> tuple[int | None, int | None, int]:
     """The first set at which the sign test and the confidence sequence at ``alpha`` decide
@@ -370,13 +370,13 @@ def simulate_verdict(
     The sets are the sample moved to a mean of 0, which leaves a skewed sample's median off 0
     (heuristic-random: 56% of its sets above its mean), so the sign test's null does not hold
     there; ``symmetric`` draws them with a random sign too, which makes both nulls hold."""
-    centred = _centred(sample.differences)
+    centred = centred_values(sample.differences)
     suffix = " (symmetric)" if symmetric else ""
     margins = sign_margins(horizon, alpha - sequence_alpha(alpha))
     hits = [0, 0, 0]
     for _ in range(runs):
         draws = _symmetric_draws(centred, rng) if symmetric else _draws(centred, 0.0, rng)
-        by_signs, by_sequence, _ = _verdict_stream(draws, horizon, sequence_alpha(alpha), margins)
+        by_signs, by_sequence, _ = verdict_stream(draws, horizon, sequence_alpha(alpha), margins)
         hits[0] += by_signs is not None
         hits[1] += by_sequence is not None
         hits[2] += by_signs is not None or by_sequence is not None
@@ -397,7 +397,7 @@ def simulate_verdict(
 def verdict_speed(sample: SetSample, horizon: int, runs: int, rng: random.Random, alpha: float = 0.05) -> VerdictSpeed:
     """``runs`` streams at the sample's own mean: the sets the verdict takes, and the sets the
     confidence sequence alone at the whole ``alpha`` takes on the same streams."""
-    centred = _centred(sample.differences)
+    centred = centred_values(sample.differences)
     truth = estimate(sample.differences).mean
     sign = 1 if truth > 0 else -1
     margins = sign_margins(horizon, alpha - sequence_alpha(alpha))
@@ -405,10 +405,10 @@ def verdict_speed(sample: SetSample, horizon: int, runs: int, rng: random.Random
     verdicts, alone = [], []
     for _ in range(runs):
         stream = [truth + rng.choice(centred) for _ in range(horizon)]
-        by_signs, by_sequence, direction = _verdict_stream(iter(stream), horizon, sequence_alpha(alpha), margins)
+        by_signs, by_sequence, direction = verdict_stream(iter(stream), horizon, sequence_alpha(alpha), margins)
         first = min((n for n in (by_signs, by_sequence) if n is not None), default=None)
         verdicts.append(first if first is not None and direction == sign else None)
-        _, by_whole, whole_direction = _verdict_stream(iter(stream), horizon, alpha, never)
+        _, by_whole, whole_direction = verdict_stream(iter(stream), horizon, alpha, never)
         alone.append(by_whole if whole_direction == sign else None)
     return VerdictSpeed(
         sample=sample.name,

@@ -19,6 +19,7 @@ from referee.bench.ladder_pool import bench_ladder_pool
 from referee.bench.ladder_web import bench_ladder_web, flood, make_ladder
 from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
 from referee.bench.openspiel import OpenSpielMissing, bench_openspiel
+from referee.bench.projection import projection_cases
 from referee.bench.sandbox import bench_startup
 from referee.bench.sprt import DATA, PAIRS, SprtBench, bench_sprt, load_sets
 from referee.bench.web_attacks import ATTACKS, bench_web_attacks
@@ -299,6 +300,29 @@ def bench_kernel_memory_command(
             f"{group:>9} {case.machine_mib:>11.1f} {case.outside_mib:>7.1f}"
         )
     _report(cases, as_json, "\n".join(lines))
+
+
+@bench.command("projection")
+@click.option("--runs", default=120, show_default=True, type=click.IntRange(2, 1_000_000), help="Streams per case.")
+@click.option("--horizon", default=4000, show_default=True, type=click.IntRange(60, 1_000_000), help="Sets per stream.")
+@click.option("--seed", default=1, show_default=True, type=int)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_projection_command(runs: int, horizon: int, seed: int, as_json: bool) -> None:
+    """Is "how many more sets" worth telling? The first projection against the sets the
+    verdict then took, on streams drawn from real duplicate sets with a known difference."""
+    found = projection_cases(runs, horizon, seed)
+
+    def shown(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
+    lines = [f"{'sample':18} {'truth':>6} {'first':>5} {'before':>6} {'cens':>4} {'ratio':>6} {'x2':>5} {'range':>5}"]
+    lines += [
+        f"{c.sample:18} {c.truth:6.2f} {c.first:5} {c.decided_before:6} {c.censored:4} {shown(c.median_ratio):>6}"
+        f" {shown(c.within_2):>5} {shown(c.in_range):>5}"
+        for c in found
+        if c.decided_before < c.runs
+    ]
+    _report({"cases": found}, as_json, "\n".join(lines))
 
 
 @bench.command("sprt")

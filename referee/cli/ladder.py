@@ -375,7 +375,7 @@ def order_command(db: str, top: int, as_json: bool) -> None:
         return
     click.echo(format_order(order))
     for pair in order.neighbours:
-        more = "" if pair.more_sets in (None, 0) else f"; about {pair.more_sets} more sets with both"
+        more = "" if pair.state != "not sure" else f"; {pair.told.words()}"
         evidence = f" ({pair.by})" if pair.by else ""
         click.echo(f"  {pair.above} > {pair.below}: {pair.state}{evidence}, {pair.sets} sets with both{more}")
 

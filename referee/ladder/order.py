@@ -6,20 +6,25 @@ The order of the top N is sure when every pair of neighbours in it is decided
 sets) the way the table ranks them: if 1 beats 2 and 2 beats 3, the order 1, 2, 3 stands. Each
 undecided pair projects how many more sets with both would decide it; a pair that meets in
 only a share of the ladder's sets needs that many divided by the share in ladder sets, and the
-order needs the most of its pairs. Pure, but for :func:`order_of`, which reads a ladder.
+order needs the most of its pairs. What is told is a range, and none before
+``MIN_PROJECTION_SETS`` sets with each pair (:mod:`referee.stats.projection`: early projections
+swung from hundreds to tens of thousands of sets). Pure, but for :func:`order_of`, which reads
+a ladder.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Literal
 
 from referee.ladder.pairs import complete_sets, pair_differences
 from referee.ladder.standings import Standing, ladder_sets, ranking
 from referee.stats.betting import SET_BOUND, rules_bound
-from referee.stats.evidence import ALPHA, more_sets_needed, weigh
+from referee.stats.evidence import ALPHA, Evidence, more_sets_needed, weigh
+from referee.stats.projection import MIN_PROJECTION_SETS, Projection, projection
 from referee.store.reader import LadderReader
 
 TOP = 3
@@ -45,7 +50,16 @@ class Neighbours:
     """What decided it, in words; empty when nothing did."""
     more_sets: int | None
     """About how many more sets with both would decide it (``0`` when it is decided); ``None``
-    when no projection can be made (no difference seen yet, or fewer than two sets)."""
+    when no projection can be made (no difference seen yet, or fewer than two sets). The
+    scheduler's figure; what is told is ``told``."""
+    evidence: Evidence = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def told(self) -> Projection:
+        """What a person is told of the sets still needed: a range, none before
+        ``MIN_PROJECTION_SETS`` sets with both (:mod:`referee.stats.projection`). Made when
+        asked (its two projections cost tens of milliseconds; the scheduler never asks)."""
+        return projection(self.evidence)
 
     @property
     def ladder_sets(self) -> int | None:
@@ -83,6 +97,22 @@ class OrderProgress:
             return None
         return max((need for need in needs if need is not None), default=0)
 
+    @property
+    def told(self) -> tuple[int, int | None] | None:
+        """The range of more ladder sets told for a sure order: the most any open pair needs at
+        each end (``high`` ``None``: maybe never); ``None`` when a pair has no projection yet or
+        none at all, or is reversed."""
+        lows: list[int] = []
+        highs: list[int | None] = []
+        for n in self.open:
+            if n.state != "not sure" or n.told.low is None:
+                return None
+            lows.append(ladder_sets(n.told.low, n.share) or n.told.low)
+            highs.append(None if n.told.high is None else ladder_sets(n.told.high, n.share) or n.told.high)
+        if not lows:
+            return (0, 0)
+        return max(lows), None if any(h is None for h in highs) else max(h for h in highs if h is not None)
+
 
 def order_progress(
     bots: Sequence[str],
@@ -111,6 +141,7 @@ def order_progress(
                 state=state,
                 by=evidence.by,
                 more_sets=more_sets_needed(evidence),
+                evidence=evidence,
             )
         )
     return OrderProgress(list(bots), neighbours)
@@ -151,10 +182,21 @@ def format_order(progress: OrderProgress) -> str:
     if reversed_:
         names = ", ".join(f"{n.below} is stronger than {n.above}" for n in reversed_)
         return line + f"; the duplicate sets say {names}: the ratings will follow"
-    more = progress.ladder_sets
-    if more is not None:
-        return line + f"; about {more} more set{'s' if more != 1 else ''} would make it sure"
-    unknown = [n for n in progress.open if n.more_sets is None]
+    told = progress.told
+    if told is not None:
+        low, high = told
+        if high is None:
+            return line + f"; at least {low} more sets would make it sure (maybe never: no difference is sure yet)"
+        if low == high:
+            return line + f"; about {low} more set{'s' if low != 1 else ''} would make it sure"
+        return line + f"; between {low} and {high} more sets would make it sure"
+    unknown = [n for n in progress.open if n.told.low is None and n.told.fewest is None]
+    if not unknown:  # each open pair has a bot ahead, some too few sets to project from
+        fewest = min((n for n in progress.open if n.told.low is None), key=lambda n: n.sets)
+        return line + (
+            f"; no projection before {MIN_PROJECTION_SETS} sets with each pair"
+            f" ({fewest.above} and {fewest.below} have {fewest.sets})"
+        )
     names = ", ".join(f"{n.above} and {n.below}" for n in unknown)
     return line + f"; no difference seen yet between {names}"
 
@@ -182,6 +224,7 @@ def order_json(progress: OrderProgress) -> dict[str, object]:
         "sure": progress.sure,
         "pairs": len(progress.neighbours),
         "ladder_sets_needed": progress.ladder_sets,
+        "ladder_sets_told": list(progress.told) if progress.told is not None else None,
         "neighbours": [
             {
                 "above": n.above,
@@ -192,6 +235,7 @@ def order_json(progress: OrderProgress) -> dict[str, object]:
                 "by": n.by,
                 "more_sets": n.more_sets,
                 "ladder_sets": n.ladder_sets,
+                "told": {"low": n.told.low, "high": n.told.high, "waiting": n.told.waiting, "line": n.told.words()},
             }
             for n in progress.neighbours
         ],

@@ -19,6 +19,7 @@ from referee.ladder.pairs import complete_sets, pair_differences
 from referee.stats.betting import rules_bound
 from referee.stats.estimate import Estimate
 from referee.stats.evidence import Evidence, more_sets_needed, sequence_alpha, sequence_sets_to_decide, weigh
+from referee.stats.projection import Projection, projection
 from referee.stats.ratings import INITIAL, Rating, predict_win, skill_above
 from referee.stats.sequential import MIN_SETS
 from referee.stats.signs import SignTest
@@ -336,18 +337,23 @@ def _verdict(c: Comparison) -> str:
         return "not enough duplicate sets yet to tell (at least 2 complete sets with both are needed)"
     if evidence.sequence_direction * evidence.signs.direction < 0:
         return "not sure: the confidence sequence and the sign test point opposite ways (a skewed spread); play on"
-    if c.more_sets is not None:
-        return f"not sure yet: {more_sets_line(c.more_sets, c.share)} would settle it at this difference"
+    told = projection(evidence)
+    if told.waiting and told.low is None:
+        return f"not sure yet: {told.words()}; play on"
+    if told.low is not None:
+        return f"not sure yet: {told_line(told, c.share)} would settle it, by the spread of the difference so far"
     return "no difference seen"
 
 
-def more_sets_line(more: int, share: float | None) -> str:
-    """ "about N more complete sets with both", and what that is in ladder sets when not every
-    set seats the pair."""
-    line = f"about {more} more complete set{'s' if more != 1 else ''} with both"
-    found = ladder_sets(more, share)
-    if share is not None and share < 1 and found is not None:
-        line += f" (about {found} ladder sets: {share:.0%} of the sets seat both)"
+def told_line(told: Projection, share: float | None) -> str:
+    """The projection's words (:mod:`referee.stats.projection`), and what it is in ladder sets
+    when not every set seats the pair."""
+    line = told.words()
+    low = ladder_sets(told.low, share)
+    if share is not None and share < 1 and low is not None:
+        high = ladder_sets(told.high, share)
+        span = f"at least {low}" if high is None else f"{low}" if high == low else f"{low} to {high}"
+        line += f" ({span} ladder sets: {share:.0%} of the sets seat both)"
     return line
 
 

@@ -17,6 +17,7 @@ from referee.ladder.order import format_order, least_sure_pairs, order_of, order
 from referee.ladder.progress import LiveProgress
 from referee.ladder.standings import ranking, set_differences, standings
 from referee.stats.evidence import more_sets_needed, weigh
+from referee.stats.projection import MIN_PROJECTION_SETS
 from referee.store.records import ScheduledMatch
 from tests.ladder.helpers import synthetic_store
 
@@ -43,8 +44,11 @@ def test_each_pair_of_neighbours_is_judged_and_the_order_needs_the_most() -> Non
     assert third.more_sets == more_sets_needed(weigh([4.0] * 5 + [-1.0]))
     assert third.more_sets is not None and third.ladder_sets == math.ceil(third.more_sets / 0.25)
     assert progress.ladder_sets == max(8, third.ladder_sets)
+    # a few sets: the scheduler has its figure, but none is told (issue 42: it swung wildly)
+    assert second.told.low is None and second.told.fewest == 4 and second.told.waiting == MIN_PROJECTION_SETS - 3
     assert format_order(progress) == (
-        f"order of the top 4: 1 of 3 neighbours sure; about {progress.ladder_sets} more sets would make it sure"
+        f"order of the top 4: 1 of 3 neighbours sure; no projection before {MIN_PROJECTION_SETS} sets with each"
+        " pair (b and c have 3)"
     )
     # the pair that holds the order back most first
     assert least_sure_pairs(progress) == [("c", "d"), ("b", "c")]
@@ -133,3 +137,26 @@ def test_the_ranking_is_the_order_of_the_standings(tmp_path: Path) -> None:
             assert len(ranking(store)) == 4
         finally:
             store.close()
+
+
+def test_with_enough_sets_the_order_is_told_as_a_range() -> None:
+    """40 sets a pair with a small true difference: a range of ladder sets, the most any pair
+    needs at each end; and "maybe never" when one pair's interval holds no difference."""
+    clear = [16.0, -4.0] * 20  # a mean of 6, a spread of about 10, 20 sets won each way
+    close = [14.0, -6.0] * 20  # a mean of 4: the 80% interval (about +-2.1) holds no zero
+    progress = order_progress(
+        ["a", "b", "c"], {("a", "b"): clear, ("b", "c"): close}, {("a", "b"): 1.0, ("b", "c"): 0.5}
+    )
+    assert progress.ladder_sets is not None
+    told = progress.told
+    assert told is not None
+    low, high = told
+    pairs = [n.told for n in progress.neighbours if n.state == "not sure"]
+    assert pairs and all(t.low is not None and t.high is not None and t.low <= t.high for t in pairs)
+    assert high is not None and low <= high
+    assert format_order(progress).endswith(f"; between {low} and {high} more sets would make it sure")
+    unsure = [11.0, -9.0] * 20  # a mean of 1: the interval holds zero
+    never = order_progress(["a", "b"], {("a", "b"): unsure}, {("a", "b"): 1.0})
+    assert never.neighbours[0].state == "not sure" and never.neighbours[0].told.low is not None
+    assert never.neighbours[0].told.high is None
+    assert "maybe never" in format_order(never)
