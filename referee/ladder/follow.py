@@ -6,8 +6,10 @@ The list is looked at every ``POLL`` seconds (its content) and at once on ``SIGH
 a time: a signal during a slow build waits for it, then finds nothing new, so no change is ever
 made twice. It is read off the event loop, as hostile input (``referee.players.list_file``: a
 regular file of at most 1 MiB; a FIFO or a device is refused without being read). An edit is
-taken whole or not at all: a list that cannot be read, or whose new bots fail their build or
-miss their program, is named in one warning and the pool stays as it was (the run goes on; fix
+taken whole or not at all: a list that cannot be read, or whose new bots fail their build,
+miss their program or fail the start-up check a start makes (``referee.ladder.roll_call``:
+started once each, as their matches will start them, they must answer ``hello``), is named
+in one warning and the pool stays as it was (the run goes on; fix
 the file and save it again). An edit taken is one transaction in
 the store (``LadderStore.change_pool``): new versions are drawn from the next set on; sets not
 begun that seat a retired version are drawn again; the sets being played are finished with the
@@ -18,6 +20,7 @@ retired versions still seated in a set begun before they were retired."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import signal
 from collections.abc import AsyncIterator, Callable, Mapping, MutableMapping, Sequence
@@ -31,7 +34,9 @@ from referee.errors import BotConfigError, RefereeError
 from referee.ladder.bots import prepare_bots
 from referee.ladder.feed import LadderFeed
 from referee.ladder.pool import pool_change
-from referee.ladder.setup import sets_for_newcomers
+from referee.ladder.roll_call import refusal, take_roll
+from referee.ladder.runner import RunOptions
+from referee.ladder.setup import catch_up_line, sets_for_newcomers
 from referee.players.bot_config import BotEntry, bots_in
 from referee.players.building import BuiltBot
 from referee.players.list_file import ListMissing, read_list_file
@@ -107,6 +112,7 @@ class PoolFollower:
         private: Sequence[Path],
         tell: Callable[[str], None] | None,
         cluster_bots: list[BotEntry] | None = None,
+        options: RunOptions | None = None,
     ) -> None:
         self.bot_list = bot_list
         self.cwd = cwd
@@ -119,6 +125,9 @@ class PoolFollower:
         self.tell = tell or (lambda line: None)
         self.cluster_bots = cluster_bots
         """On a cluster: the run's entries, which the workers build (nothing is built here)."""
+        self.options = options
+        """How the run starts its bots: a new version is started once so, before it is taken
+        (the start-up check a restart makes); ``None``: no check."""
         self.looking = trio.Lock()
         """Held across a whole look (read, build, change): a ``SIGHUP`` during a slow build waits,
         then reads the list against the pool the first look left, and finds nothing new."""
@@ -178,16 +187,33 @@ class PoolFollower:
             return []
         new = [v.runs_as() for v in change.added]
         ready = await trio.to_thread.run_sync(self._build, new)
-        games = self.store.settings().games + sets_for_newcomers(self.store, change)
+        await self._start_up_check(change.added, ready)
+        extra = sets_for_newcomers(self.store, change)
+        games = self.store.settings().games + extra
         self.store.change_pool(change, games, keep=self.feed.handed)
         self.built.update(ready)
         self.commands.update({v.name: v.command for v in change.added})
         if self.cluster_bots is not None:
             self.cluster_bots.extend(new)
         lines = change.describe()
+        if extra:
+            lines.append(catch_up_line(extra, games))
         for line in lines:
             self.tell(f"{self.bot_list}: {line}")
         return lines
+
+    async def _start_up_check(self, added: Sequence[BotVersion], ready: Mapping[str, BuiltBot]) -> None:
+        """The check a start makes (``referee.ladder.roll_call``), on the new versions: each is
+        started once as its matches will start it and must answer its hello; raises naming
+        every one that did not, with why (the edit is then not taken). Skipped on a cluster
+        (each worker checks what it starts) and where the run gave no ``options``."""
+        if self.options is None or not added or self.cluster_bots is not None:
+            return
+        commands = {**self.commands, **{v.name: v.command for v in added}}
+        options = dataclasses.replace(self.options, built={**self.built, **ready})
+        failed = await take_roll(commands, [v.name for v in added], options)
+        if failed:
+            raise RefereeError("\n".join(refusal(name, report) for name, report in failed.items()))
 
     def _build(self, entries: Sequence[BotEntry]) -> dict[str, BuiltBot]:
         if self.cluster_bots is not None:

@@ -22,8 +22,8 @@ from rich.console import Console
 from rich.text import Text
 
 from protocol.ruleset import RuleSet
-from referee.errors import LadderError
-from referee.ladder.bots import prepare_bots
+from referee.errors import LadderError, RefereeError
+from referee.ladder.bots import LEAST, prepare_bots
 from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower, version_entries, versions_built
 from referee.ladder.progress import LiveProgress
@@ -32,7 +32,7 @@ from referee.ladder.runner import LadderRun, RunOptions, RunSummary, SetFeed
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.match.config import MatchConfig
 from referee.players.bot_config import BotEntry
-from referee.players.building import BuildRefused, BuiltBot
+from referee.players.building import BuiltBot
 from referee.players.process import BotLimits
 from referee.private_files import private_folder
 from referee.sandbox.bwrap import Sandbox, SandboxMode, choose_sandbox
@@ -235,7 +235,7 @@ def play_ladder(plan: LadderPlan, telling: RunOutput | None = None, kind: RunKin
         background = _guarded(telling)
         if plan.bot_list is not None and isinstance(feed, LadderFeed):
             follower = PoolFollower(
-                plan.bot_list, plan.cwd, store, feed, commands, built, sandbox, private, telling.warn
+                plan.bot_list, plan.cwd, store, feed, commands, built, sandbox, private, telling.warn, options=options
             )
             background.append(_at_once(follower.run))
         seconds = _drive(run, store, notes, telling, kind, background=background, keep_running=plan.keep_running)
@@ -264,23 +264,24 @@ def _prepared(
     """The bots built (``prepare_bots``, in ``where``'s sandbox, the ladder's ``private`` files
     left out) and, on a ladder, each started once with its ``limits`` to take its hello
     (``referee.ladder.roll_call``). On a ladder a bot whose build cannot be copied or sealed
-    (``BuildRefused``: its author's doing), or that cannot get to its hello, is left out of
+    (``BuildRefused``: its author's doing), whose program is missing, or that cannot get to its hello, is left out of
     this run, as if it were not in the bot list (on a ladder already begun it retires until it
-    can be built and started again), and the others play: the plan without it, and why,
+    can be built and started again), and so is a bot whose program is missing (one entrant's
+    missing file must not stop the whole class at the next start), and the others play: the plan without it, and why,
     told to ``warn`` at once (returned as notes when there is none). A duel or a gauntlet is
     about its bots: a refused build ends it, and its own roll call (``RunKind.ready``) keeps a
     bot that cannot start out of its sets. Raises ``LadderError`` when fewer than two bots are
     left."""
     sandbox, private, limits = where
-    refused: list[BuildRefused] = []
+    refused: list[RefereeError] = []
     ladder = isinstance(kind, LadderKind)
     built = prepare_bots(plan.entries, plan.cwd, sandbox, private, refused if ladder else None)
     reasons = [str(err) for err in refused]
     crowded: list[str] = []
-    if ladder:
+    if ladder and len(built) >= LEAST:  # no bot is started for a ladder that cannot play
         reasons += _unready(plan, built, limits, crowded)
     left = [e for e in plan.entries if e.name in built]
-    if len(left) < 2:
+    if len(left) < LEAST:
         raise LadderError(f"{'; '.join(reasons)}; a ladder needs at least two bots, {len(left)} left")
     lines = [*crowded, *(_going_on(why) for why in reasons)]
     if warn is None:

@@ -27,10 +27,11 @@ from referee.players.process import BotLimits, BotStartError, ProcessLink
 def roll_call(commands: Mapping[str, str], names: Sequence[str], options: RunOptions) -> dict[str, FaultReport]:
     """Start each of ``names`` (all at once) and take its hello; the ones that failed, with
     what went wrong. Each bot is ended before this returns."""
-    return trio.run(_roll_call, commands, names, options)
+    return trio.run(take_roll, commands, names, options)
 
 
-async def _roll_call(commands: Mapping[str, str], names: Sequence[str], options: RunOptions) -> dict[str, FaultReport]:
+async def take_roll(commands: Mapping[str, str], names: Sequence[str], options: RunOptions) -> dict[str, FaultReport]:
+    """``roll_call`` in a trio run already going (a running ladder's new versions)."""
     failed: dict[str, FaultReport] = {}
 
     async def answer(name: str) -> None:

@@ -135,9 +135,7 @@ def _follow_pool(store: LadderStore, entries: Sequence[BotEntry], games: int | N
     extra = sets_for_newcomers(store, change)
     if extra:
         target += extra
-        notes.append(
-            f"{extra} more duplicate set{'s' if extra != 1 else ''} for the new versions to catch up ({target} in all)"
-        )
+        notes.append(catch_up_line(extra, target))
     if not change.empty or target != settings.games:
         dropped = store.change_pool(change, target)
         if dropped:
@@ -251,3 +249,8 @@ def _free_name(db: str | Path) -> str:
     while (candidate := path.with_name(f"{path.stem}-{number}{path.suffix}")).exists():
         number += 1
     return str(candidate)
+
+
+def catch_up_line(extra: int, games: int) -> str:
+    """What a start and a live edit say of the sets added for new versions to catch up."""
+    return f"{extra} more duplicate set{'s' if extra != 1 else ''} for the new versions to catch up ({games} in all)"

@@ -5,6 +5,7 @@ is named exactly, with the folder it was looked up from, before anything is buil
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,25 @@ def test_a_missing_program_on_path_is_named_before_any_build(tmp_path: Path, els
     ) in result.output
     assert not (config.parent / "built-marker").exists()
     assert not db.exists()
+
+
+@pytest.mark.process
+def test_a_missing_program_leaves_its_bot_out_and_the_others_play(tmp_path: Path, elsewhere: Path) -> None:
+    """Issue 42: one entrant's missing program at a start is that bot's problem: named, left out
+    with the warning a live edit gives, and the others play (exit 1 only below two bots)."""
+    config = bot_folder(
+        tmp_path,
+        '[[bot]]\nname = "ghost"\ncommand = "no-such-program-x7 --fast bot.x"\n\n'
+        f'[[bot]]\nname = "a"\ncommand = "{PY} sub/bot.py.in"\n\n[[bot]]\nname = "b"\ncommand = "{PY} sub/bot.py.in"\n',
+    )
+    db = tmp_path / "l.db"
+    result = ladder("run", str(config), "--games", "1", "--db", str(db), "--quiet", "--sandbox", "off")
+    assert result.exit_code == 0, result.output
+    assert "bot ghost: its command 'no-such-program-x7 --fast bot.x' needs the program" in result.output
+    assert "the ladder goes on without it" in result.output
+    assert check_consistent(db)["done"] > 0
+    with sqlite3.connect(db) as con:
+        assert {name for (name,) in con.execute("SELECT DISTINCT bot FROM results")} == {"a", "b"}
 
 
 @pytest.mark.process

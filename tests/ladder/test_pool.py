@@ -25,6 +25,7 @@ from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower
 from referee.ladder.order import order_of
 from referee.ladder.pool import pool_change, same_bot
+from referee.ladder.runner import RunOptions
 from referee.ladder.schedule import EXPLORE, next_set
 from referee.ladder.setup import open_ladder, sets_for_newcomers
 from referee.players.bot_config import BotEntry, read_bots
@@ -362,10 +363,43 @@ def test_the_follower_takes_a_saved_list_whole_or_not_at_all(tmp_path: Path) -> 
         # a good edit is taken: a late entrant, a removal; the new bot's command is the run's
         bot_list(tmp_path, ["first", "random", "late"], late=BOTS["first"])
         lines = trio.run(follower.look)
-        assert lines == ["new entrant late", "heuristic retired (removed from the bot list)"]
+        assert lines == [
+            "new entrant late",
+            "heuristic retired (removed from the bot list)",
+            "2 more duplicate sets for the new versions to catch up (4 in all)",  # told as at a start
+        ]
         assert commands["late"] == BOTS["first"] and store.active() == ["first", "random", "late"]
         # the same content saved again changes nothing; SIGHUP (force) reads it again, still nothing
         assert trio.run(follower.look) == [] and trio.run(lambda: follower.look(force=True)) == []
+    finally:
+        store.close()
+
+
+@pytest.mark.process
+def test_a_live_edit_runs_the_start_up_check_a_restart_runs(tmp_path: Path) -> None:
+    """Issue 42: a bot that cannot get to its hello is refused while the ladder runs, by name
+    and with why, as a restart refuses it (it played 16 matches and crashed in all of them); a
+    bot that answers is taken, and the catch-up sets are told as at a start."""
+    names = ["first", "random"]
+    config = bot_list(tmp_path, names)
+    db = tmp_path / "l.db"
+    store, _ = open_ladder(db, read_bots(config), None, games=2, default_rules=AMERICAN)
+    store.close()
+    told: list[str] = []
+    store = LadderStore(db)
+    commands = dict(store.bots())
+    options = RunOptions(logs=tmp_path / "logs", cwd=tmp_path)
+    follower = PoolFollower(config, tmp_path, store, LadderFeed(store), commands, {}, None, (), told.append,
+                            options=options)  # fmt: skip
+    try:
+        dies = f'{sys.executable} -c "import sys; sys.exit(3)"'  # its program exists; it dies before its hello
+        bot_list(tmp_path, [*names, "dies"], dies=dies)
+        assert trio.run(follower.look) == []
+        assert "not taken" in told[-1] and "bot dies refused: it failed its start-up check" in told[-1]
+        assert [v.name for v in store.versions()] == names and "dies" not in commands
+        bot_list(tmp_path, [*names, "late"], late=BOTS["heuristic"])
+        lines = trio.run(follower.look)
+        assert lines[0] == "new entrant late" and store.active() == ["first", "random", "late"]
     finally:
         store.close()
 
