@@ -9,6 +9,7 @@ import json
 import webbrowser
 from collections.abc import Callable
 from functools import partial
+from ipaddress import IPv4Network, IPv6Network
 from pathlib import Path
 
 import click
@@ -37,6 +38,14 @@ from referee.cli.options import (
     parse_options,
     resolvable_host,
 )
+from referee.cli.publishing import (
+    CERTFILE_OPTION,
+    KEYFILE_OPTION,
+    PagesBeside,
+    pages_beside,
+    publishing,
+    publishing_options,
+)
 from referee.cli.serving import serve_until_signal
 from referee.errors import LadderError
 from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
@@ -64,6 +73,7 @@ from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import SandboxUnavailable
 from referee.store.writer import LadderStore
+from referee.web.ladder.published import PublicUrl
 from referee.web.ladder.reading import Reading
 
 DB_OPTION = click.option(
@@ -166,10 +176,7 @@ def _open(db: str) -> LadderStore:
     "(stop with Ctrl-C or SIGTERM): a ladder that lives for weeks.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress and no table: for scripts.")
-@click.option(
-    "--web", is_flag=True, help="Serve the ladder's pages while it plays (as `referee ladder web`, with its tables)."
-)
-@click.option("--web-port", default=0, show_default=True, type=PORT, help="Port of --web's pages (0: any free).")
+@pages_beside
 def run_command(
     config: str,
     games: int | None,
@@ -191,8 +198,7 @@ def run_command(
     follow: bool,
     keep_running: bool,
     quiet: bool,
-    web: bool,
-    web_port: int,
+    web: PagesBeside | None,
 ) -> None:
     """Play the ladder of the bots in CONFIG (a TOML bot list, as sample_bots/bots.toml),
     or go on with the one in --db where it stopped."""
@@ -222,7 +228,7 @@ def run_command(
             bot_list=Path(config) if follow else None,
             keep_running=keep_running,
         )
-        result = play_ladder(plan, _telling(quiet, console, Path(db), web_port if web else None))
+        result = play_ladder(plan, _telling(quiet, console, Path(db), web))
     except LadderInterrupted as err:
         click.echo(str(err), err=True)
         raise SystemExit(130) from None
@@ -247,9 +253,9 @@ def _read_config(
         raise click.ClickException(str(err)) from None
 
 
-def _telling(quiet: bool, console: Console, db: Path, web_port: int | None) -> RunOutput:
-    """How ``ladder run`` tells what it does; with ``--web`` (``web_port``), its pages too."""
-    beside = partial(_serve_beside, db, web_port) if web_port is not None else None
+def _telling(quiet: bool, console: Console, db: Path, web: PagesBeside | None) -> RunOutput:
+    """How ``ladder run`` tells what it does; with ``--web``, its pages too."""
+    beside = partial(_serve_beside, db, web) if web is not None else None
     return RunOutput(quiet=quiet, console=console, warn=_warn, beside=beside)
 
 
@@ -257,7 +263,7 @@ def _warn(line: str) -> None:
     click.echo(line, err=True)
 
 
-async def _serve_beside(db: Path, port: int, ready: Callable[[], None]) -> None:
+async def _serve_beside(db: Path, web: PagesBeside, ready: Callable[[], None]) -> None:
     """``--web``: the ladder's pages on loopback, from a process of their own."""
 
     def listening(url: str) -> None:
@@ -266,7 +272,7 @@ async def _serve_beside(db: Path, port: int, ready: Callable[[], None]) -> None:
 
     from referee.web.ladder.server import serve_apart  # noqa: PLC0415  (the web server: only with --web)
 
-    await serve_apart(db, port, on_listening=listening, on_line=_warn)
+    await serve_apart(db, web.port, on_listening=listening, on_line=_warn, options=web.options)
 
 
 def _after_run(db: str, result: LadderResult, console: Console) -> None:
@@ -442,13 +448,27 @@ def plot_command(out: str, db: str) -> None:
 @DB_OPTION
 @click.option("--host", default=DEFAULT_HOST, show_default=True, callback=resolvable_host, help="Address to listen on.")
 @click.option("--port", default=0, show_default=True, type=PORT, help="Port of the pages (0..65535; 0: any free).")
+@publishing_options("")
+@CERTFILE_OPTION
+@KEYFILE_OPTION
 @click.option("--open", "open_browser", is_flag=True, help="Open the pages in your browser.")
 @click.option("--until-stdin-closes", "until_stdin", is_flag=True, hidden=True, help="Stop when stdin ends.")
-def web_command(db: str, host: str, port: int, open_browser: bool, until_stdin: bool) -> None:
+def web_command(
+    db: str,
+    host: str,
+    port: int,
+    token_file: str | None,
+    public: PublicUrl | None,
+    proxies: tuple[IPv4Network | IPv6Network, ...],
+    certfile: Path | None,
+    keyfile: Path | None,
+    open_browser: bool,
+    until_stdin: bool,
+) -> None:
     """Serve the ladder's pages, read-only, updating as matches end: the leaderboard, a page
     per bot, the matches with their replays, the tables in play. Safe beside a running
-    `ladder run` (it only reads). On another address than loopback the printed address
-    carries a token. Ctrl-C stops."""
+    `ladder run` (it only reads). On another address than loopback, or with --token-file, the
+    printed address carries a token. Ctrl-C stops."""
     check_listen(host, port)
     if not Path(db).exists():
         raise click.ClickException(f"{db}: no such ladder (run `referee ladder run CONFIG --db {db}` first)")
@@ -456,16 +476,19 @@ def web_command(db: str, host: str, port: int, open_browser: bool, until_stdin: 
         Reading(Path(db)).close()  # read-only, as the pages: a missing or older ladder is said here
     except LadderError as err:
         raise click.ClickException(str(err)) from None
+    published = publishing(token_file, public, proxies, certfile, keyfile)
 
-    def listening(url: str) -> None:
-        click.echo(f"ladder {Path(db).name}: open {url}", err=True)
+    def listening(urls: list[str]) -> None:
+        for url in urls:
+            click.echo(f"ladder {Path(db).name}: open {url}", err=True)
         if open_browser:
-            webbrowser.open(url)
+            webbrowser.open(urls[-1])  # the public address, or this machine's loopback one
 
     from referee.web.ladder.server import serve_ladder_web, stop_when_stdin_closes  # noqa: PLC0415  (see cli/group.py)
 
     async def start(nursery: trio.Nursery) -> None:
-        await nursery.start(partial(serve_ladder_web, Path(db), host, port, on_listening=listening))
+        serve = partial(serve_ladder_web, Path(db), host, port, publishing=published, on_listening=listening)
+        await nursery.start(serve)
         if until_stdin:  # ladder run --web: the run holds our stdin; it ends when the run does, killed or not
             nursery.start_soon(stop_when_stdin_closes, nursery.cancel_scope)
 

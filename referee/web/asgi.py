@@ -1,8 +1,8 @@
 """What the seat server, the watch server and the ladder's pages share: Hypercorn's
-configuration on trio (quiet, no server header, a message-size cap, HTTP/1.1 only, a deadline
-on every write: ``referee.web.hypercorn_bounds``), the routing of an ASGI scope with the
-lifespan handshake, static files with a proper 404, and the WebSocket's ``Origin`` and token
-checks."""
+configuration on trio (quiet, no server header, a message-size cap, HTTP/1.1 only, TLS when
+given a certificate, a deadline on every write: ``referee.web.hypercorn_bounds``), the routing
+of an ASGI scope with the lifespan handshake, static files with a proper 404, and the
+WebSocket's ``Origin`` and token checks."""
 
 from __future__ import annotations
 
@@ -30,12 +30,20 @@ def hypercorn_config(
     *,
     answer_headers: tuple[tuple[bytes, bytes], ...] = (),
     send_seconds: float = SEND_SECONDS,
+    certfile: str | None = None,
+    keyfile: str | None = None,
 ) -> PageConfig:
     """Hypercorn for one of our pages: bound to ``host:port``, WebSocket messages capped, no
     access or error log (faults are the match's to report), no server header, HTTP/1.1 only,
     each write given ``send_seconds`` and each answer the ``answer_headers`` it lacks
-    (``referee.web.hypercorn_bounds``)."""
+    (``referee.web.hypercorn_bounds``). With ``certfile`` and ``keyfile``, TLS: its ALPN
+    offers HTTP/1.1 alone (Hypercorn's default offers h2 first, and a browser would take it),
+    and a client has ``send_seconds`` to finish its handshake (Hypercorn's default: 60)."""
     config = PageConfig()
+    config.certfile = certfile
+    config.keyfile = keyfile
+    config.alpn_protocols = ["http/1.1"]
+    config.ssl_handshake_timeout = send_seconds
     config.answer_headers = answer_headers
     config.send_seconds = send_seconds
     config.bind = [show_address(host, port)]

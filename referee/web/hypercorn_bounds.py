@@ -10,12 +10,13 @@ Hypercorn whose methods these wrap have changed) leaves four doors open, each sh
   request slot, until the client left: 32 such connections shut the ladder's pages. Here every
   write has ``PageConfig.send_seconds``; past it the socket is closed under the write, which
   then fails as a vanished client's does, and the connection ends.
-- **HTTP/2 on the plain port.** Its flow control lets a client open streams, set its window
+- **HTTP/2.** Its flow control lets a client open streams, set its window
   to zero and leave each answer waiting for credit that never comes (one connection held all
   32 request slots after the attacker had gone). HTTP/2 gives a page served on a LAN nothing
   that HTTP/1.1 does not, so it is not spoken: an ``Upgrade: h2c`` is ignored (the request is
   answered in HTTP/1.1, as RFC 9110 lets a server do) and the HTTP/2 preface gets a 505
-  (``referee.web.asgi.route``).
+  (``referee.web.asgi.route``). With TLS, ALPN offers HTTP/1.1 alone
+  (``referee.web.asgi.hypercorn_config``), so h2 is never chosen there either.
 - **Hypercorn's own answers** (400 for a malformed request, 431 for oversized headers, its 500)
   carried none of the pages' security headers: each now gets ``PageConfig.answer_headers``
   that it lacks.

@@ -6,6 +6,8 @@ time), ``queries`` (one short read of the database per page, into plain records)
 ``logs`` (a match's verified replay page and a bot's decision times, from logs inside the
 ladder's logs folder only), ``markup`` and the page modules ``board``, ``bot``, ``lists`` and
 ``chart`` (server-rendered HTML, every text escaped), ``answers`` (a response and a hostile
-request read), ``budget`` (what a flood may take), ``app`` (the ASGI application) and
-``server`` (Hypercorn on trio, or a process of its own beside a run). Documented in
-docs/ladder.md, "The web view"."""
+request read), ``budget`` (what a flood may take), ``app`` (the ASGI application),
+``published`` (the address visitors open, the addresses printed), ``token_file`` (the token
+kept in a file), ``forwarded`` (a reverse proxy's word, from its address only) and ``server``
+(Hypercorn on trio, TLS when given, or a process of its own beside a run). Documented in
+docs/ladder.md, "The web view" and "Published safely"."""

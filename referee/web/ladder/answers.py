@@ -1,7 +1,8 @@
 """What the web view answers, and how it reads a request it does not trust: the response
 (with the security headers every page gets), the query checked against the names a page takes
-(a bad value named in a 400), the ``Host`` a loopback page must be asked by, and the token a
-page bound elsewhere needs."""
+(a bad value named in a 400), the ``Host`` a loopback page must be asked by (or the public
+address), the ``Origin`` a WebSocket must come from, and the token a page bound elsewhere
+needs."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from referee.web.asgi import LOOPBACK_NAMES
+from referee.web.asgi import LOOPBACK_NAMES, same_origin
+from referee.web.ladder.published import PublicUrl, host_and_port
 from referee.web.link import AsgiSend
 
 PAGE_POLICY = (
@@ -109,22 +111,35 @@ def header(scope: dict[str, Any], name: bytes) -> list[str]:
     return [v.decode("latin-1") for k, v in scope.get("headers", []) if k.lower() == name]
 
 
-def host_ok(scope: dict[str, Any], url: str) -> bool:
-    """On a loopback address, a request must name that address (or ``localhost``) in its
-    ``Host``: a page of another site whose name was rebound to 127.0.0.1 (DNS rebinding)
-    carries its own name there, and gets nothing. Bound elsewhere, the token guards."""
+def host_ok(scope: dict[str, Any], url: str, public: PublicUrl | None = None) -> bool:
+    """Whether a request names this server in its ``Host``. On a loopback address it must
+    name that address or ``localhost``, with the port it listens on or none (as a proxy on
+    this machine may), or the public address (``--public-url``): a page of another site whose
+    name was rebound to 127.0.0.1 (DNS rebinding) carries its own name there, and gets
+    nothing. Bound elsewhere, the token guards, and with a public address the ``Host`` must
+    name it (or loopback) too."""
     own = urlsplit(url)
-    if (own.hostname or "") not in LOOPBACK_NAMES:
+    if (own.hostname or "") not in LOOPBACK_NAMES and public is None:
         return True
     hosts = header(scope, b"host")
     if len(hosts) != 1:
         return False
-    asked = urlsplit(f"//{hosts[0]}")
-    try:
-        port = asked.port
-    except ValueError:
+    asked = host_and_port(hosts[0])
+    if asked is None:
         return False
-    return (asked.hostname or "") in LOOPBACK_NAMES and port == own.port
+    name, port = asked
+    if name in LOOPBACK_NAMES and port in (None, own.port):
+        return True
+    return public is not None and public.named_by(name, port)
+
+
+def origin_ok(scope: dict[str, Any], url: str, public: PublicUrl | None) -> bool:
+    """Whether a WebSocket request comes from one of our own pages (``same_origin``), the
+    public address's included."""
+    if same_origin(scope, url):
+        return True
+    origins = header(scope, b"origin")
+    return public is not None and len(origins) == 1 and origins[0].rstrip("/").lower() == public.origin
 
 
 def token_of(scope: dict[str, Any]) -> tuple[str | None, str | None]:

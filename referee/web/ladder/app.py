@@ -1,11 +1,12 @@
 """The ladder's pages as an ASGI application. Every request is hostile: only ``GET`` and
 ``HEAD``, a bounded path and query, unknown paths 404, bad query values named in a 400, more
 than ``budget.MAX_OPEN`` requests being made at once (``MAX_OPEN_PER_CLIENT`` from one
-address) shed with a 503, and pages made again only when the
-database changed, at most ``budget.RENDERS_PER_SECOND`` a second (503 beyond), a ``Host`` that is not ours refused on
-loopback (DNS rebinding), the token required when bound elsewhere, and a page that fails
-answers 500 alone: nothing a request does reaches the ladder that serves it. A match's log is
-found by its key through the database, never by a path from the request."""
+address) shed with a 503, and pages made again only when the database changed, at most
+``budget.RENDERS_PER_SECOND`` a second (503 beyond), a ``Host`` that is not ours refused on
+loopback (DNS rebinding) or when a public address is set, the token required when bound
+elsewhere or kept in a file, and a page that fails answers 500 alone: nothing a request does
+reaches the ladder that serves it. A match's log is found by its key through the database,
+never by a path from the request."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import trio
 from referee.ladder.setup import logs_folder
 from referee.players.pending import address_key
 from referee.store.reader import LadderReader
-from referee.web.asgi import route, same_origin
+from referee.web.asgi import route
 from referee.web.ladder import queries
 from referee.web.ladder.answers import (
     COOKIE,
@@ -31,6 +32,7 @@ from referee.web.ladder.answers import (
     Answer,
     BadRequest,
     host_ok,
+    origin_ok,
     query,
     same_token,
     token_of,
@@ -42,6 +44,7 @@ from referee.web.ladder.budget import Bucket, Kept, Slots, State
 from referee.web.ladder.lists import matches_body, tables_body
 from referee.web.ladder.logs import Logs
 from referee.web.ladder.markup import page
+from referee.web.ladder.published import PublicUrl
 from referee.web.ladder.reading import Reading
 from referee.web.ladder.tables import in_play
 from referee.web.link import AsgiReceive, AsgiSend
@@ -65,13 +68,15 @@ def _watch_page() -> tuple[bytes, str]:
 
 class LadderWeb:
     """The pages of the ladder in ``db``; ``token``: asked of every request (bound to a
-    non-loopback address)."""
+    non-loopback address, or kept in a token file); ``public``: the address visitors open
+    (``--public-url``), a ``Host`` and ``Origin`` of its own."""
 
-    def __init__(self, db: Path, *, token: str | None = None) -> None:
+    def __init__(self, db: Path, *, token: str | None = None, public: PublicUrl | None = None) -> None:
         self.reading = Reading(db)
         self.name = db.stem
         self.logs = Logs(logs_folder(db))
         self.token = token
+        self.public = public
         self.url = ""
         """Where it is served (``server`` sets it): the ``Host`` and ``Origin`` it answers."""
         self.slots = Slots()
@@ -121,7 +126,7 @@ class LadderWeb:
         raw_path = scope.get("raw_path") or str(scope.get("path", "")).encode()
         if len(raw_path) > MAX_PATH:
             return Answer.text(414, f"the path is longer than {MAX_PATH} bytes\n")
-        if not host_ok(scope, self.url):
+        if not host_ok(scope, self.url, self.public):
             return Answer.text(421, "this server answers to its own address only\n")
         if self.token is None:
             return None
@@ -130,7 +135,9 @@ class LadderWeb:
             # one leading slash: "//evil.example/" would send the browser to another site
             where = "/" + str(scope.get("path", "/")).lstrip("/")
             again = Answer(303, b"", headers=[(b"location", quote(where).encode())])
-            again.headers.append((b"set-cookie", f"{COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/".encode()))
+            secure = "; Secure" if scope.get("scheme") == "https" else ""  # TLS here, or at a trusted proxy
+            cookie_line = f"{COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/{secure}"
+            again.headers.append((b"set-cookie", cookie_line.encode()))
             return again
         if not same_token(self.token, cookie):
             return Answer.text(403, "open the address with its token, as `referee ladder web` printed it\n")
@@ -248,7 +255,8 @@ class LadderWeb:
         match = next((m for m in tables if table and m.key == table.group(1)), None)
         cookie, _ = token_of(scope)
         allowed = self.token is None or same_token(self.token, cookie)
-        if match is None or not allowed or not same_origin(scope, self.url) or self.spectators >= MAX_SPECTATORS:
+        ours = host_ok(scope, self.url, self.public) and origin_ok(scope, self.url, self.public)
+        if match is None or not allowed or not ours or self.spectators >= MAX_SPECTATORS:
             await send({"type": "websocket.close", "code": 1008})  # before accepting: HTTP 403
             return
         self.spectators += 1

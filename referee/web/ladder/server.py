@@ -10,8 +10,10 @@ The pages find the tables in play from the ladder's files (``referee.web.ladder.
 the view needs nothing from the run.
 
 On a loopback address the pages are open to this machine's browsers (their ``Host`` checked);
-bound anywhere else they need a token, which the printed address carries in its query (the
-first request turns it into a cookie and drops it from the address)."""
+bound anywhere else, or given a token file, they need a token, which the printed address
+carries in its query (the first request turns it into a cookie and drops it from the address).
+How they are published beyond that (a public address, TLS, a reverse proxy) is
+``published.Publishing``; docs/ladder.md, "Published safely"."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import trio
@@ -29,13 +31,15 @@ from referee.web.asgi import LOOPBACK_NAMES, hypercorn_config, listen
 from referee.web.hypercorn_bounds import SEND_SECONDS
 from referee.web.ladder.answers import SECURITY_HEADERS
 from referee.web.ladder.app import LadderWeb
+from referee.web.ladder.forwarded import Forwarded
+from referee.web.ladder.published import Publishing, printed_addresses
 
 MAX_MESSAGE_BYTES = 4096
 """A spectator sends nothing that is read: its messages are capped small."""
 NICENESS = 10
 """How much lower the pages' process runs than the ladder (``nice``: at 10, about a tenth of
 the CPU weight when both want it)."""
-ADDRESS = re.compile(r"open (http://\S+)")
+ADDRESS = re.compile(r"open (https?://\S+)")
 
 
 def _lower_priority() -> None:
@@ -54,26 +58,35 @@ async def serve_ladder_web(
     host: str,
     port: int,
     *,
-    on_listening: Callable[[str], None] | None = None,
+    publishing: Publishing | None = None,
+    on_listening: Callable[[list[str]], None] | None = None,
     send_seconds: float = SEND_SECONDS,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Serve the pages of the ladder in ``db`` until cancelled; ``on_listening`` gets the
-    address to open (with the token when there is one). ``send_seconds``: how long one write
-    may wait for a client that does not read (then its connection is closed)."""
-    token = new_token() if needs_token(host) else None
-    app = LadderWeb(db, token=token)
+    """Serve the pages of the ladder in ``db`` until cancelled, published as ``publishing``
+    says (a kept token, a public address, TLS, trusted proxies); ``on_listening`` gets the
+    addresses to print (``published.printed_addresses``, with the token when there is one),
+    and the task's start the address it listens on, with the token. ``send_seconds``: how long
+    one write may wait for a client that does not read (then its connection is closed)."""
+    published = publishing or Publishing()
+    token = published.token or (new_token() if needs_token(host) else None)
+    app = LadderWeb(db, token=token, public=published.public)
+    served = Forwarded(app, published.proxies) if published.proxies else app
     try:
         async with trio.open_nursery() as nursery:
             config = hypercorn_config(host, port, MAX_MESSAGE_BYTES, answer_headers=SECURITY_HEADERS,
-                                     send_seconds=send_seconds)  # fmt: skip
-            app.url = await listen(app, config, nursery)
-            address = f"{app.url}/" + (f"?token={token}" if token else "")
+                                      send_seconds=send_seconds, certfile=_text(published.certfile),
+                                      keyfile=_text(published.keyfile))  # fmt: skip
+            app.url = await listen(served, config, nursery)
             if on_listening is not None:
-                on_listening(address)
-            task_status.started(address)
+                on_listening(printed_addresses(app.url, token, published.public))
+            task_status.started(f"{app.url}/" + (f"?token={token}" if token else ""))
     finally:
         app.close()
+
+
+def _text(path: Path | None) -> str | None:
+    return None if path is None else str(path)
 
 
 class ViewStopped(Exception):
@@ -81,15 +94,21 @@ class ViewStopped(Exception):
 
 
 async def serve_apart(
-    db: Path, port: int, *, on_listening: Callable[[str], None], on_line: Callable[[str], None]
+    db: Path,
+    port: int,
+    *,
+    on_listening: Callable[[str], None],
+    on_line: Callable[[str], None],
+    options: Sequence[str] = (),
 ) -> None:
     """``referee ladder web --db DB --port PORT`` on 127.0.0.1 in a process of its own, at a
     lower priority, its stdin a pipe held by this process (when this process ends, however:
     SIGKILL too, the pipe closes and the pages stop: ``stop_when_stdin_closes``),
-    until cancelled (then it is ended). ``on_listening`` gets its address, ``on_line`` any
-    other line it writes. Raises ``ViewStopped`` when it ends by itself."""
+    until cancelled (then it is ended); ``options``: more of ``ladder web``'s (its token file,
+    public address, trusted proxies). ``on_listening`` gets each address it prints,
+    ``on_line`` any other line it writes. Raises ``ViewStopped`` when it ends by itself."""
     command = [sys.executable, "-m", "referee", "ladder", "web", "--db", str(db), "--host", DEFAULT_HOST,
-               "--port", str(port), "--until-stdin-closes"]  # fmt: skip
+               "--port", str(port), "--until-stdin-closes", *options]  # fmt: skip
     process = await trio.lowlevel.open_process(
         command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         preexec_fn=_lower_priority,
