@@ -204,6 +204,21 @@ async def test_the_checks_come_before_a_slot(db: Path) -> None:
         view.close()
 
 
+async def test_a_kept_page_takes_no_slot(db: Path) -> None:
+    """On loopback every client shares one address: a page already made is given without a
+    slot, so a local flood of kept pages leaves a viewer served."""
+    view = View(db)
+    try:
+        assert (await view.ask("/"))[0] == 200  # made once, kept
+        for _ in range(MAX_OPEN_PER_CLIENT):
+            assert view.app.slots.take("127.0.0.1")
+        assert (await view.ask("/", client=("127.0.0.1", 5000)))[0] == 200  # kept: no slot needed
+        assert (await view.ask("/ladder.css", client=("127.0.0.1", 5000)))[0] == 200
+        assert (await view.ask("/tables", client=("127.0.0.1", 5000)))[0] == 503  # to be made: a slot
+    finally:
+        view.close()
+
+
 async def test_one_address_cannot_take_every_slot(db: Path) -> None:
     view = View(db)
     try:

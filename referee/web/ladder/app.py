@@ -98,6 +98,8 @@ class LadderWeb:
         connection is closed after ``send_seconds`` (``referee.web.hypercorn_bounds``)."""
         answer = self._check(scope)
         if answer is None:
+            answer = await self._kept_answer(scope)
+        if answer is None:
             client = address_key(str((scope.get("client") or ("?", 0))[0]))
             if self.slots.take(client):
                 try:
@@ -109,6 +111,24 @@ class LadderWeb:
                 answer = Answer.text(503, "busy: too many requests at once, try again\n")
                 answer.headers.append((b"retry-after", b"1"))
         await answer.send(send, head=scope.get("method") == "HEAD")
+
+    async def _kept_answer(self, scope: dict[str, Any]) -> Answer | None:
+        """A page already made for the database as it is (or one of the pages' files): it costs
+        nothing to give, so it takes no slot. On loopback every client shares one address, and a
+        local flood of requests for kept pages held its slots for a viewer's (503 under load)."""
+        path = str(scope.get("path", ""))
+        if path in FILES and not scope.get("query_string"):
+            return Answer(200, self._files[path], f"{FILES[path]}; charset=utf-8")
+        try:
+            found = self.kept.get(self._key(scope, await self.kept.state()))
+        except Exception:  # the slotted way answers it, or says why
+            return None
+        return found if isinstance(found, Answer) else None
+
+    def _key(self, scope: dict[str, Any], state: State) -> tuple[str, ...]:
+        raw = scope.get("query_string", b"")
+        return (str(scope.get("path", "")), raw.decode("latin-1") if isinstance(raw, bytes) else "", state.stamp,
+                state.keys)  # fmt: skip
 
     async def _made(self, scope: dict[str, Any]) -> Answer:
         try:
@@ -156,8 +176,7 @@ class LadderWeb:
             query(scope, ())
             version = {"stamp": state.stamp, "seq": state.seq, "tables": state.keys}
             return Answer(200, json.dumps(version).encode(), "application/json")
-        raw = scope.get("query_string", b"")
-        key = (path, raw.decode("latin-1") if isinstance(raw, bytes) else "", state.stamp, state.keys)
+        key = self._key(scope, state)
         found = await self.kept.answer(key, lambda: self._made_anew(key, path, scope, state))
         assert isinstance(found, Answer)
         return found
