@@ -38,6 +38,7 @@ from referee.ladder.roll_call import refusal, take_roll
 from referee.ladder.runner import RunOptions
 from referee.ladder.setup import catch_up_line, sets_for_newcomers
 from referee.players.bot_config import BotEntry, bots_in
+from referee.players.bot_content import with_content
 from referee.players.building import BuiltBot
 from referee.players.list_file import ListMissing, read_list_file
 from referee.sandbox.bwrap import Sandbox
@@ -180,6 +181,7 @@ class PoolFollower:
         if isinstance(content, BotConfigError):
             raise content
         entries = await trio.to_thread.run_sync(bots_in, content, self.bot_list)
+        entries = await trio.to_thread.run_sync(with_content, entries, self.cwd or Path.cwd())
         if len(entries) < 2 or len({e.name for e in entries}) != len(entries):
             raise RefereeError("a ladder needs at least two bots, each of its own name")
         change = pool_change(self.store.versions(), entries, _now())

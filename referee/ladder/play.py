@@ -32,6 +32,7 @@ from referee.ladder.runner import LadderRun, RunOptions, RunSummary, SetFeed
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.match.config import MatchConfig
 from referee.players.bot_config import BotEntry
+from referee.players.bot_content import with_content
 from referee.players.building import BuiltBot
 from referee.players.process import BotLimits
 from referee.private_files import private_folder
@@ -205,6 +206,8 @@ def play_ladder(plan: LadderPlan, telling: RunOutput | None = None, kind: RunKin
         raise LadderError("--concurrency must be at least 1")
     close_up(db)  # before anything opens them: the ladder's files are the referee's own, no link
     kind.check(plan)
+    if isinstance(kind, LadderKind):  # a version follows its files (referee.players.bot_content)
+        plan = dataclasses.replace(plan, entries=with_content(plan.entries, plan.cwd or Path.cwd()))
     if plan.cluster is not None:
         return _play_on_cluster(plan, plan.cluster, telling, kind)
     sandbox = choose_sandbox(plan.sandbox_mode, _warner(telling), plan.sandbox_binds, loopback=plan.sandbox_loopback)

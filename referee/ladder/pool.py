@@ -3,7 +3,8 @@ bot list each time it is read (pure: no database, no files).
 
 An *entrant* is a name in the bot list; a *version* is one row of the ladder's ``bots`` table
 (``referee.store.schema``), what results, ratings and faults are kept under. An entrant's
-first version is named as the entrant; when its entry's command, build or folder changes, the
+first version is named as the entrant; when its entry's command, build or folder changes, or
+the files it runs from (their hash, ``BotEntry.content``), the
 version that played is retired and a new one is added, ``NAME@2``, ``NAME@3``, ...: its own
 rating from the start, linked to the one it replaces. History is never rewritten: a retired
 version keeps every row, and the sets it had begun are finished with it (``referee.ladder.feed``).
@@ -23,12 +24,16 @@ VERSION_MARK = "@"
 
 def same_bot(entry: BotEntry, version: BotVersion) -> bool:
     """Whether ``entry`` runs what ``version`` ran: the same command, build and folder (a time
-    limit for the build is not the bot). A version from before schema 6 knew its command only:
-    the same command is the same bot."""
+    limit for the build is not the bot), and the same files when both know their ``content``
+    (``referee.players.bot_content``; a version that did not know it learns it, the same
+    version). A version from before schema 6 knew its command only: the same command is the
+    same bot."""
     if entry.command != version.command:
         return False
     if version.entry is None:
         return True
+    if entry.content is not None and version.entry.content is not None and entry.content != version.entry.content:
+        return False  # the same command, other files: another program
     return (entry.build, entry.folder) == (version.entry.build, version.entry.folder)
 
 

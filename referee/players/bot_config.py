@@ -40,6 +40,10 @@ class BotEntry(msgspec.Struct, frozen=True, kw_only=True):
     run there, and a sandboxed build works on a copy of it (default: the list's folder)."""
     build_timeout: float | None = msgspec.field(default=None)
     """Seconds the build may take (default ``BUILD_TIMEOUT``, 600); then it is ended."""
+    content: str | None = None
+    """The hash of the files the bot runs from (``referee.players.bot_content``), set by the
+    referee when it reads the list, never by the list (not one of its keys): a change to it
+    makes a new version, as a changed command does."""
 
 
 class BotList(msgspec.Struct, frozen=True, kw_only=True):
