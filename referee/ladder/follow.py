@@ -20,6 +20,7 @@ retired versions still seated in a set begun before they were retired."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import signal
@@ -37,6 +38,7 @@ from referee.ladder.pool import pool_change
 from referee.ladder.roll_call import refusal, take_roll
 from referee.ladder.runner import RunOptions
 from referee.ladder.setup import catch_up_line, sets_for_newcomers
+from referee.ladder.uploads import Upload, entry_of, mark, playing, uploads
 from referee.players.bot_config import BotEntry, bots_in
 from referee.players.bot_content import with_content
 from referee.players.building import BuiltBot
@@ -134,6 +136,12 @@ class PoolFollower:
         then reads the list against the pool the first look left, and finds nothing new."""
         read = self._read()
         self.seen = read[0] if read is not None else None
+        self.listed: list[BotEntry] | None = None
+        """The list's entries as last taken (with their content): what an upload is taken
+        beside. ``None`` until a list is read whole."""
+        if read is not None and not isinstance(read[1], BotConfigError):
+            with contextlib.suppress(RefereeError, ValueError):
+                self.listed = with_content(bots_in(read[1], bot_list), self.cwd or Path.cwd())
 
     def _read(self) -> tuple[bytes, bytes | BotConfigError] | None:
         """The list's bytes, or why they are refused (``read_list_file``), with a fingerprint
@@ -165,15 +173,47 @@ class PoolFollower:
         look at a time (``looking``): the change is worked out from the store's versions once
         the lock is held, so two looks never make the same change."""
         async with self.looking:
+            lines: list[str] = []
             read = await trio.to_thread.run_sync(self._read)
-            if read is None or (read[0] == self.seen and not force):
-                return []
-            self.seen, content = read
-            try:
-                return await self._take(content)
-            except (RefereeError, ValueError, OSError) as err:
-                self.tell(f"{self.bot_list}: not taken ({err}); the ladder goes on with the bots it had")
-                return []
+            if read is not None and (read[0] != self.seen or force):
+                self.seen, content = read
+                try:
+                    lines += await self._take(content)
+                except (RefereeError, ValueError, OSError) as err:
+                    self.tell(f"{self.bot_list}: not taken ({err}); the ladder goes on with the bots it had")
+            for upload in await trio.to_thread.run_sync(self._received):
+                lines += await self._take_upload(upload)
+            return lines
+
+    def _received(self) -> list[Upload]:
+        """The uploads waiting to be taken, oldest first (none on a cluster, whose workers
+        build their bots from the list alone)."""
+        if self.cluster_bots is not None:
+            return []
+        return sorted((u for u in uploads(self.store.path) if u.state == "received"), key=lambda u: u.received)
+
+    async def _take_upload(self, upload: Upload) -> list[str]:
+        """One entrant's upload beside the list and the other uploads taken: built, checked as
+        a start checks, taken into the pool as its entrant's new version, and its state
+        written (``playing``, or ``refused`` with why); an upload never stops the ladder."""
+        db = self.store.path
+        try:
+            if self.listed is None:
+                raise RefereeError("the bot list has not been read whole yet; save it, then upload again")
+            if upload.entrant in {e.name for e in self.listed}:
+                raise RefereeError(f"the bot list has an entrant {upload.entrant}: one entrant, one way in")
+            others = [entry_of(db, u) for u in playing(db).values() if u.entrant != upload.entrant]
+            lines = await self._apply([*self.listed, *others, entry_of(db, upload)])
+        except (RefereeError, ValueError, OSError) as err:
+            mark(db, upload, "refused", str(err))
+            self.tell(f"upload {upload.seq} of {upload.entrant}: refused ({err}); the ladder goes on")
+            return []
+        version = next((v for v in reversed(self.store.versions()) if v.entrant == upload.entrant), None)
+        name = version.name if version is not None else upload.entrant
+        mark(db, upload, "playing", f"{name} playing", version=name)
+        for line in lines:
+            self.tell(f"upload {upload.seq} of {upload.entrant}: {line}")
+        return lines
 
     async def _take(self, content: bytes | BotConfigError) -> list[str]:
         """Apply the list read (or raise why it is not taken): nothing is changed until the
@@ -182,6 +222,17 @@ class PoolFollower:
             raise content
         entries = await trio.to_thread.run_sync(bots_in, content, self.bot_list)
         entries = await trio.to_thread.run_sync(with_content, entries, self.cwd or Path.cwd())
+        db = self.store.path
+        taken = [entry_of(db, u) for u in playing(db).values() if u.entrant not in {e.name for e in entries}]
+        lines = await self._apply([*entries, *taken])
+        self.listed = entries
+        for line in lines:
+            self.tell(f"{self.bot_list}: {line}")
+        return lines
+
+    async def _apply(self, entries: list[BotEntry]) -> list[str]:
+        """Make exactly ``entries`` the pool: build the new versions, check their start, then
+        one transaction; what changed, as lines (raises why it cannot)."""
         if len(entries) < 2 or len({e.name for e in entries}) != len(entries):
             raise RefereeError("a ladder needs at least two bots, each of its own name")
         change = pool_change(self.store.versions(), entries, _now())
@@ -200,8 +251,6 @@ class PoolFollower:
         lines = change.describe()
         if extra:
             lines.append(catch_up_line(extra, games))
-        for line in lines:
-            self.tell(f"{self.bot_list}: {line}")
         return lines
 
     async def _start_up_check(self, added: Sequence[BotVersion], ready: Mapping[str, BuiltBot]) -> None:

@@ -30,6 +30,7 @@ from referee.ladder.progress import LiveProgress
 from referee.ladder.roll_call import crowded_folders, refusal, roll_call
 from referee.ladder.runner import LadderRun, RunOptions, RunSummary, SetFeed
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
+from referee.ladder.uploads import entry_of, playing
 from referee.match.config import MatchConfig
 from referee.players.bot_config import BotEntry
 from referee.players.bot_content import with_content
@@ -207,7 +208,10 @@ def play_ladder(plan: LadderPlan, telling: RunOutput | None = None, kind: RunKin
     close_up(db)  # before anything opens them: the ladder's files are the referee's own, no link
     kind.check(plan)
     if isinstance(kind, LadderKind):  # a version follows its files (referee.players.bot_content)
-        plan = dataclasses.replace(plan, entries=with_content(plan.entries, plan.cwd or Path.cwd()))
+        listed = with_content(plan.entries, plan.cwd or Path.cwd())
+        names = {e.name for e in listed}  # and the uploads taken (referee.ladder.uploads) play on
+        taken = [entry_of(db, u) for u in playing(db).values() if u.entrant not in names]
+        plan = dataclasses.replace(plan, entries=[*listed, *taken])
     if plan.cluster is not None:
         return _play_on_cluster(plan, plan.cluster, telling, kind)
     sandbox = choose_sandbox(plan.sandbox_mode, _warner(telling), plan.sandbox_binds, loopback=plan.sandbox_loopback)

@@ -1,0 +1,149 @@
+"""Entrants' uploads kept beside the ladder and taken into its pool (issue 42, part 1): an
+upload is kept whole or not at all, its state moves received -> playing or refused with why,
+one entrant's bad upload never stops the ladder, and a restart finds every upload again."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee.ladder.feed import LadderFeed
+from referee.ladder.follow import PoolFollower
+from referee.ladder.runner import RunOptions
+from referee.ladder.setup import open_ladder
+from referee.ladder.uploads import UploadRefused, entry_of, files_of, playing, receive, uploads, uploads_folder
+from referee.players.bot_config import read_bots
+from referee.rules import ruleset
+from referee.store.writer import LadderStore
+from tests.ladder.helpers import ROOT, bot_list
+
+NOW = "2026-12-05T01:30:00+00:00"
+FIRST = (ROOT / "tests" / "bots" / "first_legal_bot.py").read_text()
+
+
+def archive(files: dict[str, str]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        for name, text in files.items():
+            zf.writestr(name, text)
+    return out.getvalue()
+
+
+def test_an_upload_is_kept_whole_with_its_state(tmp_path: Path) -> None:
+    db = tmp_path / "l.db"
+    kept = receive(db, "alice", archive({"bot.py": "print(1)\n"}), command="python3 bot.py", build=None, now=NOW)
+    assert (kept.entrant, kept.seq, kept.state, kept.command, kept.files) == (
+        "alice",
+        1,
+        "received",
+        "python3 bot.py",
+        1,
+    )
+    assert (files_of(db, kept) / "bot.py").read_text() == "print(1)\n"
+    assert uploads(db) == [kept]
+    again = receive(db, "alice", archive({"bot.py": "print(2)\n"}), command="python3 bot.py", build=None, now=NOW)
+    assert again.seq == 2 and again.content != kept.content
+    entry = entry_of(db, again)
+    assert entry.name == "alice" and entry.folder == str(files_of(db, again)) and entry.content == again.content
+
+
+def test_a_manifest_gives_the_command(tmp_path: Path) -> None:
+    db = tmp_path / "l.db"
+    files = {"mybot/hearts-bot.toml": 'command = "python3 main.py"\nbuild = "true"\n', "mybot/main.py": "x\n"}
+    kept = receive(db, "bob", archive(files), command=None, build=None, now=NOW)
+    assert (kept.command, kept.build) == ("python3 main.py", "true")
+    assert (files_of(db, kept) / "main.py").exists()  # the one top folder is the root
+
+
+def test_a_hostile_archive_is_kept_refused_with_its_reason(tmp_path: Path) -> None:
+    db = tmp_path / "l.db"
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        zf.writestr("../escape.py", "x")
+    kept = receive(db, "mallory", out.getvalue(), command="python3 bot.py", build=None, now=NOW)
+    assert kept.state == "refused" and "parent-path" in kept.detail
+    assert not (tmp_path / "escape.py").exists() and not files_of(db, kept).exists()
+
+
+@pytest.mark.parametrize(("entrant", "command"), [("..", "python3 bot.py"), ("a/b", "x"), ("ok", None), ("ok", "'")])
+def test_a_bad_name_or_command_keeps_nothing(tmp_path: Path, entrant: str, command: str | None) -> None:
+    db = tmp_path / "l.db"
+    with pytest.raises(UploadRefused):
+        receive(db, entrant, archive({"bot.py": "x"}), command=command, build=None, now=NOW)
+    assert uploads(db) == []
+    leftovers = [p for p in uploads_folder(db).rglob("*") if p.is_dir() and p.name.endswith(".receiving")]
+    assert leftovers == []
+
+
+def test_a_half_received_upload_is_never_read(tmp_path: Path) -> None:
+    """What ``kill -9`` mid-upload leaves (a staging folder) is no upload."""
+    db = tmp_path / "l.db"
+    receive(db, "alice", archive({"bot.py": "x"}), command="python3 bot.py", build=None, now=NOW)
+    staging = uploads_folder(db) / "alice" / ".abc.receiving"
+    (staging / "files").mkdir(parents=True)
+    assert [u.seq for u in uploads(db)] == [1]
+    (uploads_folder(db) / "alice" / "2").mkdir()  # a number taken by a folder with no state
+    later = receive(db, "alice", archive({"bot.py": "y"}), command="python3 bot.py", build=None, now=NOW)
+    assert later.seq == 3 and [u.seq for u in uploads(db)] == [1, 3]
+
+
+class Ladder:
+    """A ladder of two listed bots and its follower, with the run's way of starting bots."""
+
+    def __init__(self, folder: Path, *, check: bool) -> None:
+        self.config = bot_list(folder, ["first", "random"])
+        self.db = folder / "l.db"
+        store, _ = open_ladder(self.db, read_bots(self.config), None, games=2, default_rules=ruleset("american"))
+        store.close()
+        self.store = LadderStore(self.db)
+        self.told: list[str] = []
+        options = RunOptions(logs=folder / "logs", cwd=folder) if check else None
+        self.follower = PoolFollower(self.config, folder, self.store, LadderFeed(self.store), dict(self.store.bots()),
+                                     {}, None, (), self.told.append, options=options)  # fmt: skip
+
+
+def test_an_upload_beside_a_listed_entrant_of_its_name_is_refused(tmp_path: Path) -> None:
+    ladder = Ladder(tmp_path, check=False)
+    try:
+        receive(ladder.db, "first", archive({"bot.py": "x"}), command="python3 bot.py", build=None, now=NOW)
+        assert trio.run(ladder.follower.look) == []
+        [kept] = uploads(ladder.db)
+        assert kept.state == "refused" and "one entrant, one way in" in kept.detail
+        assert "refused" in ladder.told[-1] and [v.name for v in ladder.store.versions()] == ["first", "random"]
+    finally:
+        ladder.store.close()
+
+
+@pytest.mark.process
+def test_an_uploaded_bot_is_built_checked_and_plays_and_a_broken_one_is_refused(tmp_path: Path) -> None:
+    ladder = Ladder(tmp_path, check=True)
+    try:
+        bot = archive({"hearts-bot.toml": f'command = "{sys.executable} bot.py"\n', "bot.py": FIRST})
+        receive(ladder.db, "alice", bot, command=None, build=None, now=NOW)
+        dies = archive({"bot.py": "import sys\nsys.exit(3)\n"})
+        receive(ladder.db, "mallory", dies, command=f"{sys.executable} bot.py", build=None, now=NOW)
+        lines = trio.run(ladder.follower.look)
+        assert lines[0] == "new entrant alice"
+        alice, mallory = uploads(ladder.db)
+        assert (alice.state, alice.version) == ("playing", "alice") and ladder.store.active()[-1] == "alice"
+        assert mallory.state == "refused" and "failed its start-up check" in mallory.detail
+        assert "mallory" not in [v.entrant for v in ladder.store.versions()]
+        # a new upload of alice is its next version; the list saved again keeps it
+        better = {"hearts-bot.toml": f'command = "{sys.executable} bot.py"\n', "bot.py": FIRST + "\n# better\n"}
+        receive(ladder.db, "alice", archive(better), command=None, build=None, now=NOW)
+        assert trio.run(ladder.follower.look)[0] == "new version alice@2 of alice (replaces alice)"
+        assert playing(ladder.db)["alice"].version == "alice@2"
+        ladder.config.write_text(ladder.config.read_text() + "\n")
+        assert trio.run(ladder.follower.look) == []  # the list's edit does not retire the upload
+        assert "alice@2" in ladder.store.active()
+        assert json.loads((uploads_folder(ladder.db) / "alice" / "2" / "upload.json").read_text())["state"] == "playing"
+        assert os.stat(files_of(ladder.db, playing(ladder.db)["alice"])).st_mode & 0o005 == 0o005  # strangers read it
+    finally:
+        ladder.store.close()
