@@ -43,11 +43,13 @@ from referee.cli.publishing import (
     KEYFILE_OPTION,
     PagesBeside,
     pages_beside,
+    parse_public_url,
     publishing,
     publishing_options,
 )
 from referee.cli.serving import serve_until_signal
 from referee.errors import LadderError
+from referee.ladder.entrants import add_entrant, name_problem, private_link
 from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
 from referee.ladder.order import TOP, format_order, order_json, order_of
 from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, RunOutput, play_ladder
@@ -72,6 +74,7 @@ from referee.replay.timing import time_lines
 from referee.rules.errors import InvalidRuleSet
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import SandboxUnavailable
+from referee.store.entrants import entrants
 from referee.store.writer import LadderStore
 from referee.web.ladder.published import PublicUrl
 from referee.web.ladder.reading import Reading
@@ -460,6 +463,7 @@ def web_command(
     token_file: str | None,
     public: PublicUrl | None,
     proxies: tuple[IPv4Network | IPv6Network, ...],
+    public_view: bool,
     certfile: Path | None,
     keyfile: Path | None,
     open_browser: bool,
@@ -467,8 +471,9 @@ def web_command(
 ) -> None:
     """Serve the ladder's pages, read-only, updating as matches end: the leaderboard, a page
     per bot, the matches with their replays, the tables in play. Safe beside a running
-    `ladder run` (it only reads). On another address than loopback, or with --token-file, the
-    printed address carries a token. Ctrl-C stops."""
+    `ladder run` (it only reads). On another address than loopback, with --token-file, with
+    --public or once the ladder has entrants, the printed address carries the organizer's
+    token, which shows everything. Ctrl-C stops."""
     check_listen(host, port)
     if not Path(db).exists():
         raise click.ClickException(f"{db}: no such ladder (run `referee ladder run CONFIG --db {db}` first)")
@@ -476,11 +481,13 @@ def web_command(
         Reading(Path(db)).close()  # read-only, as the pages: a missing or older ladder is said here
     except LadderError as err:
         raise click.ClickException(str(err)) from None
-    published = publishing(token_file, public, proxies, certfile, keyfile)
+    published = publishing(token_file, public, proxies, certfile, keyfile, public_view)
 
     def listening(urls: list[str]) -> None:
         for url in urls:
             click.echo(f"ladder {Path(db).name}: open {url}", err=True)
+        if public_view:  # never "open URL": ladder run --web takes those lines for the organizer's address
+            click.echo(f"ladder {Path(db).name}: the public view, for everyone: {urls[0].partition('?')[0]}", err=True)
         if open_browser:
             webbrowser.open(urls[-1])  # the public address, or this machine's loopback one
 
@@ -493,3 +500,100 @@ def web_command(
             nursery.start_soon(stop_when_stdin_closes, nursery.cancel_scope)
 
     serve_until_signal(start)
+
+
+@ladder.command("export")
+@click.argument("folder", metavar="DIR", type=click.Path(file_okay=False))
+@DB_OPTION
+@click.option(
+    "--replays",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Replay pages for the latest N finished matches only (default: all; each is a log read and verified: "
+    "about 0.1 s and 0.1 MB a match).",
+)
+@click.option("--force", is_flag=True, help="Replace what DIR holds (without it, a DIR that is not empty is refused).")
+def export_command(folder: str, db: str, replays: int | None, force: bool) -> None:
+    """Write the ladder's public pages into DIR as a static site, for any static web host or to open
+    from the files: the leaderboard (index.html), a page per bot, the match lists, each finished
+    match's replay, and every finished match in matches.csv and matches.json. No bot's stderr, each
+    fault by its reason. DIR is replaced whole once the copy is complete."""
+    if not Path(db).exists():
+        raise click.ClickException(f"{db}: no such ladder (run `referee ladder run CONFIG --db {db}` first)")
+    from referee.web.ladder.export import export_ladder  # noqa: PLC0415  (see cli/group.py)
+
+    try:
+        done = export_ladder(Path(db), Path(folder), replays=replays, force=force, progress=_replays_made)
+    except (LadderError, OSError) as err:
+        raise click.ClickException(str(err)) from None
+    latest = "every finished match" if done.asked == done.finished else f"the latest {done.asked} finished matches"
+    click.echo(f"wrote {done.folder}: {done.files} files, {done.bytes / 1e6:.1f} MB")
+    click.echo(f"  the leaderboard (index.html), {done.bots} bot pages, the match lists, matches.csv, matches.json")
+    click.echo(f"  replays of {latest}: {done.replays} written ({done.finished} finished in all)")
+    if done.unreadable:
+        shown = ", ".join(done.unreadable[:10]) + (", ..." if len(done.unreadable) > 10 else "")
+        click.echo(f"  no replay where the log cannot be read in the ladder's logs folder: {shown}")
+    click.echo(f"open {Path(done.folder) / 'index.html'}, or put the folder on any static web host")
+
+
+def _replays_made(done: int, asked: int) -> None:
+    if done % 100 == 0 and done < asked:
+        click.echo(f"replays: {done} of {asked}", err=True)
+
+
+@ladder.group("entrant")
+def entrant_group() -> None:
+    """Entrants with a private link: each sees its own bots' stderr and faults on the pages
+    (docs/ladder.md, "Who sees what")."""
+
+
+@entrant_group.command("add")
+@click.argument("name")
+@DB_OPTION
+@click.option("--new-secret", is_flag=True, help="Give an entrant with a link a new one (the old one stops working).")
+@click.option("--public-url", "public", default=None, metavar="URL", callback=parse_public_url,
+              help="The pages' public address (as `ladder web --public-url`), to print the link from.")  # fmt: skip
+def entrant_add_command(name: str, db: str, new_secret: bool, public: PublicUrl | None) -> None:
+    """Make the entrant NAME (the name its bots have in the bot list) and print its private
+    link, which opens its own bots' stderr and faults; only a hash of it is kept."""
+    problem = name_problem(name)
+    if problem is not None:
+        raise click.BadParameter(problem, param_hint="NAME")
+    store = _open(db)
+    try:
+        done, secret = add_entrant(store, name, again=new_secret)
+        versions = sum(1 for v in store.versions() if v.entrant == name)
+    finally:
+        store.close()
+    shown = printable(name, 80)
+    if secret is None:
+        raise click.ClickException(
+            f"entrant {shown} has a private link already, which cannot be printed again (only its hash is kept):"
+            " --new-secret makes a new one, and the old one stops working"
+        )
+    owns = f"its {versions} version{'s' if versions != 1 else ''}" if versions else "no version yet"
+    click.echo(f"entrant {shown}: {'made' if done == 'made' else 'a new secret made'} ({owns} in {Path(db).name})")
+    click.echo(f"its private link (for {shown} alone; it is not kept, and cannot be printed again):")
+    click.echo(f"  {private_link(public.origin if public is not None else 'http://127.0.0.1:PORT', secret)}")
+    if public is None:
+        click.echo("  (the start of the address: the one `referee ladder web` prints, without its ?token=...)")
+
+
+@entrant_group.command("list")
+@DB_OPTION
+def entrant_list_command(db: str) -> None:
+    """The entrants with a private link: their names, their versions, when each link was made
+    (never a secret: none is kept)."""
+    store = _open(db)
+    try:
+        found = entrants(store.db)
+    finally:
+        store.close()
+    if not found:
+        click.echo(f"no entrants in {Path(db).name} (`referee ladder entrant add NAME` makes one)")
+        return
+    for entrant in found:
+        count = entrant.versions
+        versions = f"{count} version{'s' if count != 1 else ''}" if count else "no version yet"
+        click.echo(f"{printable(entrant.name, 80)}: {versions}, link made {entrant.keyed}")

@@ -27,9 +27,13 @@ PUBLIC_URL_HELP = ("The address visitors open (https://ladder.example.org/, http
                    "printed address is made from it, and a request naming it in its Host is answered.")  # fmt: skip
 TRUSTED_PROXY_HELP = ("A reverse proxy's address or network (repeatable): from it alone, X-Forwarded-For, "
                       "-Proto and -Host are believed (the client's address then counts for its limit).")  # fmt: skip
+PUBLIC_HELP = ("Serve the public view to whoever brings no secret: standings, matches, replays, no bot's stderr "
+               "and faults by reason only. The printed token address still shows everything; an entrant's link, "
+               "its own bots' output too.")  # fmt: skip
 
 
-def _public_url(ctx: click.Context, param: click.Parameter, value: str | None) -> PublicUrl | None:
+def parse_public_url(ctx: click.Context, param: click.Parameter, value: str | None) -> PublicUrl | None:
+    """``--public-url``'s value checked as click parses it (``published.public_url``)."""
     if value is None:
         return None
     try:
@@ -49,16 +53,17 @@ def _proxies(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
 
 
 def publishing_options(prefix: str) -> Callable[[F], F]:
-    """The token file, public address and trusted proxies, as ``--token-file`` ... or, with
-    ``prefix`` ``web-``, ``--web-token-file`` ... (``ladder run --web``'s)."""
+    """The token file, public address, trusted proxies and the public view, as ``--token-file``
+    ... or, with ``prefix`` ``web-``, ``--web-token-file`` ... (``ladder run --web``'s)."""
 
     def decorate(command: F) -> F:
         for option in reversed((
             click.option(f"--{prefix}token-file", "token_file", default=None, metavar="PATH", help=TOKEN_FILE_HELP),
-            click.option(f"--{prefix}public-url", "public", default=None, metavar="URL", callback=_public_url,
+            click.option(f"--{prefix}public-url", "public", default=None, metavar="URL", callback=parse_public_url,
                          help=PUBLIC_URL_HELP),
             click.option(f"--{prefix}trusted-proxy", "proxies", multiple=True, metavar="ADDRESS", callback=_proxies,
                          help=TRUSTED_PROXY_HELP),
+            click.option(f"--{prefix}public", "public_view", is_flag=True, help=PUBLIC_HELP),
         )):  # fmt: skip
             command = option(command)
         return command
@@ -97,6 +102,7 @@ def publishing(
     proxies: Networks,
     certfile: Path | None = None,
     keyfile: Path | None = None,
+    public_view: bool = False,
 ) -> Publishing:
     """``ladder web``'s publishing, its token read and its certificate loaded once here: a
     problem with either is said before anything is served."""
@@ -108,7 +114,8 @@ def publishing(
         except ValueError as err:
             raise click.BadParameter(str(err), param_hint="--certfile/--keyfile") from None
     token = read_token(token_file, "--token-file")
-    return Publishing(token=token, public=public, certfile=certfile, keyfile=keyfile, proxies=proxies)
+    return Publishing(token=token, public=public, certfile=certfile, keyfile=keyfile, proxies=proxies,
+                      public_view=public_view)  # fmt: skip
 
 
 WEB_OPTION = click.option(
@@ -136,11 +143,11 @@ def pages_beside(command: F) -> F:
 
     @functools.wraps(command)
     def bundled(*args: Any, web: bool, web_port: int, token_file: str | None, public: PublicUrl | None,
-                proxies: Networks, **kwargs: Any) -> Any:  # fmt: skip
+                proxies: Networks, public_view: bool, **kwargs: Any) -> Any:  # fmt: skip
         if not web:
-            if token_file is not None or public is not None or proxies:
+            if token_file is not None or public is not None or proxies or public_view:
                 raise click.UsageError(
-                    "--web-token-file, --web-public-url and --web-trusted-proxy are --web's: add --web"
+                    "--web-token-file, --web-public-url, --web-trusted-proxy and --web-public are --web's: add --web"
                 )
             return command(*args, web=None, **kwargs)
         read_token(token_file, "--web-token-file")
@@ -148,6 +155,7 @@ def pages_beside(command: F) -> F:
         options += ["--public-url", f"{public.origin}/"] if public is not None else []
         for proxy in proxies:
             options += ["--trusted-proxy", str(proxy)]
+        options += ["--public"] if public_view else []
         return command(*args, web=PagesBeside(web_port, tuple(options)), **kwargs)
 
     return cast(F, WEB_OPTION(WEB_PORT_OPTION(publishing_options("web-")(bundled))))

@@ -13,10 +13,13 @@ The versions, and the commits whose code first wrote each:
 5. ``85eb0bb``: the ``pairings`` table, which two bots each set of a duel or a gauntlet
    measures (``referee.duel``; empty in a ladder). An earlier referee refuses such a database
    rather than take a duel for a ladder and schedule sets of its own into it.
-6. This referee: a pool that changes while the ladder lives (``referee.ladder.pool``): the
+6. ``7aa84db``: a pool that changes while the ladder lives (``referee.ladder.pool``): the
    ``bots`` table keeps versions (``entrant``, ``version``, ``replaces``, ``entry``, ``added``,
    ``retired``), and ``sets.closed`` says why a set's pending matches will never be played.
    Every bot of an earlier ladder becomes the first version of its own entrant, still playing.
+7. This referee: the ``entrants`` table, each entrant's secret kept as its SHA-256 only
+   (``referee ladder entrant add``; ``referee.ladder.entrants``). An earlier ladder has none,
+   and its pages are shown as before until one is made.
 
 Before version 4 nothing kept the version: every ladder said ``user_version`` 0 and
 ``meta.schema`` 1, and the code of versions 2 and 3 added its columns, table and index to any
@@ -129,12 +132,25 @@ def _add_versions(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE sets ADD COLUMN closed TEXT")
 
 
+def _add_entrants_table(db: sqlite3.Connection) -> None:
+    """The entrants given a secret of their own (none in every database written before it)."""
+    db.execute(
+        """CREATE TABLE entrants (
+    name TEXT PRIMARY KEY,                  -- its versions' bots.entrant (none needed yet)
+    secret_sha256 TEXT NOT NULL,            -- hex SHA-256 of its secret: the secret itself is never kept
+    added TEXT NOT NULL,                    -- when it was made (UTC)
+    keyed TEXT NOT NULL                     -- when its secret was last made (UTC)
+)"""
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, _add_mode_columns),
     Migration(3, _add_faults_table),
     Migration(4, _seeds_as_text),
     Migration(5, _add_pairings_table),
     Migration(6, _add_versions),
+    Migration(7, _add_entrants_table),
 )
 """In order; version 1 is where every ladder began, so it has none."""
 

@@ -9,7 +9,7 @@ import sqlite3
 
 from referee.errors import LadderError
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """The schema this referee writes and reads. The file keeps its own in SQLite's ``PRAGMA
 user_version`` (and, for anyone reading with plain SQL, in ``meta.schema``); the versions and
 what each added are listed in ``referee.store.migrations``."""
@@ -101,9 +101,16 @@ CREATE TABLE pairings (
     new TEXT NOT NULL REFERENCES bots(name),    -- the bot under test (a duel's or gauntlet's NEW)
     old TEXT NOT NULL REFERENCES bots(name)     -- the bot it is measured against in this set
 );
+CREATE TABLE entrants (
+    name TEXT PRIMARY KEY,                  -- its versions' bots.entrant (none needed yet)
+    secret_sha256 TEXT NOT NULL,            -- hex SHA-256 of its secret: the secret itself is never kept
+    added TEXT NOT NULL,                    -- when it was made (UTC)
+    keyed TEXT NOT NULL                     -- when its secret was last made (UTC)
+);
 """
 """Every table of a new ladder (``pairings`` stays empty in a ladder: each set of a duel or a
-gauntlet, ``referee.duel``, measures one bot against another). A change here needs a migration
+gauntlet, ``referee.duel``, measures one bot against another; ``entrants`` holds the entrants
+given a secret of their own, ``referee ladder entrant add``). A change here needs a migration
 that makes the same change to older databases (``tests/ladder/test_migrations.py`` compares the
 two)."""
 

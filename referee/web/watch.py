@@ -48,6 +48,7 @@ from referee.network import DEFAULT_HOST, new_token
 from referee.replay.reader import Line, LogError, LogMatch, parse_log
 from referee.replay.record import MatchRecord
 from referee.replay.verify import verify
+from referee.replay.withheld import withheld_entry, withheld_record
 from referee.web.asgi import hypercorn_config, listen, plain_response, query_token, route, same_origin, static_files
 from referee.web.link import AsgiReceive, AsgiSend
 from referee.web.public import log_public
@@ -153,6 +154,10 @@ class LogTail:
     names: tuple[str, ...] | None = None
     """The seats' names to show instead of the bots' own ``hello`` names (a ladder's names:
     two entries of one program say the same ``hello``)."""
+    withheld: frozenset[int] = frozenset()
+    """The seats whose stderr, exit status and fault details are not followed (a ladder's
+    viewer who may not see them: ``referee.replay.withheld``): their ``stderr`` entries are
+    skipped, and the record drawn shows their faults by reason only."""
     pace: float = 0.0
     """Seconds between two moves shown (``referee watch --pace``; 0: as fast as the log grows):
     a log is shown move by move at a person's speed, a finished trick and a round's score
@@ -223,6 +228,8 @@ class LogTail:
             entry = _entry.decode(raw)
         except (msgspec.DecodeError, RecursionError, ValueError) as err:
             self._flag(number, f"not a log entry: {err}")
+            return False
+        if withheld_entry(entry, self.withheld):
             return False
         if isinstance(entry, Header):
             try:  # the reader's own checks of a header (the log format, a rule set it can play)
@@ -309,6 +316,7 @@ class LogTail:
                 seats = [msgspec.structs.replace(s, name=self.names[s.seat]) if s.seat < len(self.names) else s
                          for s in record.seats]  # fmt: skip
                 record = msgspec.structs.replace(record, seats=seats)
+            record = withheld_record(record, self.withheld)
             self.record, self.error = _encode(record).replace(b"<", b"\\u003c"), None
         except Exception as err:  # a hostile log must not end the watch
             self.error = f"the log could not be replayed: {type(err).__name__}: {clip(str(err), 200)}"

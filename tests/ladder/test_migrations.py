@@ -40,6 +40,7 @@ KEYS = {
     "rating_history": "seq, bot",
     "faults": "match, number",
     "pairings": "set_index",
+    "entrants": "name",
 }
 """Every table, with the key its rows are read in the order of."""
 
@@ -243,11 +244,11 @@ def sqlite_master(db: Path) -> list[tuple[str, str, str | None]]:
 
 
 @pytest.mark.process
-@pytest.mark.parametrize("version", [2, 3, 4, 5])
+@pytest.mark.parametrize("version", [2, 3, 4, 5, 7])
 def test_a_referee_killed_while_upgrading_leaves_the_version_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: int
 ) -> None:
-    name = {4: "chain-dbafde3-to-1d94cdc.db", 5: "v4-e5bcbe2.db"}.get(version, "v1-dbafde3.db")
+    name = {4: "chain-dbafde3-to-1d94cdc.db", 5: "v4-e5bcbe2.db", 7: "v6-7aa84db.db"}.get(version, "v1-dbafde3.db")
     db = earlier_ladder(name, tmp_path)
     before = dump(db)
     killed = subprocess.run([sys.executable, "-c", KILLED, str(db), str(version)], cwd=ROOT, check=False)
@@ -342,3 +343,20 @@ def test_an_earlier_read_only_database_is_upgraded_in_memory_for_reading(
     finally:
         reader.close()
     assert dump(db) == before and version_of(db) == 1  # the file is as it was
+
+
+def test_a_ladder_from_before_entrants_gets_the_table_and_takes_one(tmp_path: Path) -> None:
+    """Schema 7: a ladder of schema 6 (``7aa84db``) has no ``entrants`` table; ``entrant add``
+    upgrades it, keeps every row, and its bot of that name is the entrant's version."""
+    db = earlier_ladder("v6-7aa84db.db", tmp_path)
+    with raw(db) as con:
+        assert con.execute("SELECT 1 FROM sqlite_master WHERE name = 'entrants'").fetchone() is None
+    before = dump(db)
+    made = ladder("entrant", "add", "crash", "--db", str(db))
+    assert made.exit_code == 0 and "entrant crash: made (its 1 version in v6-7aa84db.db)" in made.output
+    assert version_of(db) == SCHEMA_VERSION
+    after = dump(db)
+    assert [row["name"] for row in after["entrants"]] == ["crash"]
+    assert_kept(before, {table: rows for table, rows in after.items() if table != "entrants"})
+    listed = ladder("entrant", "list", "--db", str(db))
+    assert listed.output.startswith("crash: 1 version, link made ")

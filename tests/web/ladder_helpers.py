@@ -50,8 +50,8 @@ def _crashing(match: ScheduledMatch) -> MatchRecord:
 class View:
     """A ``LadderWeb`` over a database, asked in the test's trio run."""
 
-    def __init__(self, db: Path, *, token: str | None = None) -> None:
-        self.app = LadderWeb(db, token=token)
+    def __init__(self, db: Path, *, token: str | None = None, public_view: bool = False) -> None:
+        self.app = LadderWeb(db, token=token, public_view=public_view)
         self.app.url = ADDRESS
         self.app.kept.every = 0.0  # every request sees the database as it is now
 

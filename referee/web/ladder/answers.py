@@ -1,8 +1,8 @@
 """What the web view answers, and how it reads a request it does not trust: the response
 (with the security headers every page gets), the query checked against the names a page takes
 (a bad value named in a 400), the ``Host`` a loopback page must be asked by (or the public
-address), the ``Origin`` a WebSocket must come from, and the token a page bound elsewhere
-needs."""
+address), the ``Origin`` a WebSocket must come from, and the secrets a request may bring: the
+organizer's token, an entrant's key (in the query once, then in a cookie)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import secrets
 from dataclasses import dataclass, field
 from http.cookies import CookieError, SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, quote, urlsplit
 
+from referee.players.pending import address_key
 from referee.web.asgi import LOOPBACK_NAMES, same_origin
 from referee.web.ladder.published import PublicUrl, host_and_port
 from referee.web.link import AsgiSend
@@ -40,6 +41,11 @@ answer lacks: Hypercorn's own 400, 431 and 505 get them too (``hypercorn_bounds`
 MAX_PATH = 512
 MAX_QUERY = 1024
 COOKIE = "ladder_token"
+"""The organizer's token, once its address was opened."""
+KEY_COOKIE = "ladder_key"
+"""An entrant's key, once its private link was opened (``referee.ladder.entrants``)."""
+SECRETS = ("token", "key")
+"""The query's secrets: every page takes them (the first request turns each into a cookie)."""
 
 
 class BadRequest(Exception):
@@ -77,7 +83,8 @@ class Answer:
 
 def query(scope: dict[str, Any], takes: tuple[str, ...]) -> dict[str, str]:
     """The request's query, each name at most once and among those the page ``takes``
-    (``token`` is always allowed); else ``BadRequest`` naming what is wrong."""
+    (``token`` and ``key`` are always allowed, and left out); else ``BadRequest`` naming what
+    is wrong."""
     raw = scope.get("query_string", b"")
     if not isinstance(raw, bytes) or len(raw) > MAX_QUERY:
         raise BadRequest(414, f"the query is longer than {MAX_QUERY} bytes\n")
@@ -87,13 +94,14 @@ def query(scope: dict[str, Any], takes: tuple[str, ...]) -> dict[str, str]:
         raise BadRequest(400, "the query is not name=value pairs of UTF-8 text\n") from None
     found: dict[str, str] = {}
     for name, value in pairs:
-        if name not in (*takes, "token"):
+        if name not in (*takes, *SECRETS):
             allowed = ", ".join(takes) or "nothing"
             raise BadRequest(400, f"unknown query parameter {name[:40]!r} (this page takes: {allowed})\n")
         if name in found:
             raise BadRequest(400, f"query parameter {name!r} given twice\n")
         found[name] = value
-    found.pop("token", None)
+    for secret in SECRETS:
+        found.pop(secret, None)
     return found
 
 
@@ -144,22 +152,58 @@ def origin_ok(scope: dict[str, Any], url: str, public: PublicUrl | None) -> bool
 
 def token_of(scope: dict[str, Any]) -> tuple[str | None, str | None]:
     """(the token of the cookie, the token of the query), each ``None`` when absent."""
+    return secret_of(scope, COOKIE, "token")
+
+
+def key_of(scope: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(an entrant's key of the cookie, of the query), each ``None`` when absent."""
+    return secret_of(scope, KEY_COOKIE, "key")
+
+
+def secret_of(scope: dict[str, Any], cookie_name: str, name: str) -> tuple[str | None, str | None]:
+    """(the value of the cookie ``cookie_name``, of the query's ``name``), each ``None`` when
+    absent (or, in the query, given more than once)."""
     cookie: str | None = None
     for text in header(scope, b"cookie")[:4]:
         try:
             jar = SimpleCookie(text[:4096])
         except CookieError:
             continue
-        if COOKIE in jar:
-            cookie = jar[COOKIE].value
+        if cookie_name in jar:
+            cookie = jar[cookie_name].value
     raw = scope.get("query_string", b"")
     asked: list[str] = []
     if isinstance(raw, bytes) and len(raw) <= MAX_QUERY:
         try:
-            asked = [v for k, v in parse_qsl(raw.decode("latin-1"), max_num_fields=8) if k == "token"]
+            asked = [v for k, v in parse_qsl(raw.decode("latin-1"), max_num_fields=8) if k == name]
         except ValueError:
             asked = []
     return cookie, asked[0] if len(asked) == 1 else None
+
+
+def remembered(scope: dict[str, Any], cookie_name: str, value: str) -> Answer:
+    """The page asked again without its query (a secret leaves the address bar, the history and
+    any shared link), the secret kept in a cookie that no script reads and no other site sends
+    (``HttpOnly; SameSite=Strict``); ``Secure`` over TLS, here or at a trusted proxy."""
+    # one leading slash: "//evil.example/" would send the browser to another site
+    where = "/" + str(scope.get("path", "/")).lstrip("/")
+    again = Answer(303, b"", headers=[(b"location", quote(where).encode())])
+    secure = "; Secure" if scope.get("scheme") == "https" else ""
+    again.headers.append((b"set-cookie", f"{cookie_name}={value}; HttpOnly; SameSite=Strict; Path=/{secure}".encode()))
+    return again
+
+
+def forgotten(answer: Answer, cookie_name: str) -> Answer:
+    """``answer``, telling the browser to drop the cookie ``cookie_name`` (a key no longer
+    good: its next requests come without it)."""
+    answer.headers.append((b"set-cookie", f"{cookie_name}=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/".encode()))
+    return answer
+
+
+def client_of(scope: dict[str, Any]) -> str:
+    """The address a request is counted under (its slots, its wrong keys): an IPv4 address,
+    an IPv6 /64 (``referee.players.pending.address_key``)."""
+    return address_key(str((scope.get("client") or ("?", 0))[0]))
 
 
 def same_token(expected: str, given: str | None) -> bool:

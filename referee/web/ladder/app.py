@@ -4,9 +4,15 @@ than ``budget.MAX_OPEN`` requests being made at once (``MAX_OPEN_PER_CLIENT`` fr
 address) shed with a 503, and pages made again only when the database changed, at most
 ``budget.RENDERS_PER_SECOND`` a second (503 beyond), a ``Host`` that is not ours refused on
 loopback (DNS rebinding) or when a public address is set, the token required when bound
-elsewhere or kept in a file, and a page that fails answers 500 alone: nothing a request does
-reaches the ladder that serves it. A match's log is found by its key through the database,
-never by a path from the request."""
+elsewhere or kept in a file (unless the public view is served), and a page that fails answers
+500 alone: nothing a request does reaches the ladder that serves it. A match's log is found by
+its key through the database, never by a path from the request.
+
+Each request is seen by one viewer (``viewer``: the public, an entrant by its key, the
+organizer by the token), found before any page is looked for, and each answer is kept under
+its viewer too: a bot's stderr and its faults' details, a match's stderr and the log's
+``stderr`` entries reach only the viewers who may see them (docs/ladder.md, "Who sees
+what")."""
 
 from __future__ import annotations
 
@@ -16,37 +22,37 @@ import json
 import re
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import trio
 
 from referee.ladder.setup import logs_folder
-from referee.players.pending import address_key
+from referee.store.entrants import secret_digests
 from referee.store.reader import LadderReader
 from referee.web.asgi import route
 from referee.web.ladder import queries
 from referee.web.ladder.answers import (
-    COOKIE,
     MAX_PATH,
-    REPLAY_POLICY,
     Answer,
     BadRequest,
+    client_of,
     host_ok,
     origin_ok,
     query,
-    same_token,
-    token_of,
     whole_number,
 )  # fmt: skip
 from referee.web.ladder.board import board_body
 from referee.web.ladder.bot import bot_body
 from referee.web.ladder.budget import Bucket, Kept, Slots, State
+from referee.web.ladder.entrant_page import FOR_ENTRANTS, entrant_page
+from referee.web.ladder.finished import download, replay
 from referee.web.ladder.lists import matches_body, tables_body
 from referee.web.ladder.logs import Logs
 from referee.web.ladder.markup import page
 from referee.web.ladder.published import PublicUrl
 from referee.web.ladder.reading import Reading
 from referee.web.ladder.tables import in_play
+from referee.web.ladder.viewer import ORGANIZER, Viewer, bot_view_for, withheld_seats
+from referee.web.ladder.who import Who
 from referee.web.link import AsgiReceive, AsgiSend
 from referee.web.server import STATIC
 from referee.web.watch import MAX_SPECTATORS, LogTail, spectate
@@ -54,6 +60,7 @@ from referee.web.watch import MAX_SPECTATORS, LogTail, spectate
 FILES = {"/ladder.css": "text/css", "/ladder.js": "text/javascript"}
 TABLE_FILES = {"style.css": "text/css", "cards.js": "text/javascript", "watch.js": "text/javascript"}
 TABLE = re.compile(r"/table/([0-9]{5,7}-[0-9]{1,2})/(ws|style\.css|cards\.js|watch\.js)?")
+LOG = re.compile(r"/match/([^/]*)/log")
 
 
 def _watch_page() -> tuple[bytes, str]:
@@ -67,15 +74,19 @@ def _watch_page() -> tuple[bytes, str]:
 
 
 class LadderWeb:
-    """The pages of the ladder in ``db``; ``token``: asked of every request (bound to a
-    non-loopback address, or kept in a token file); ``public``: the address visitors open
+    """The pages of the ladder in ``db``; ``token``: the organizer's, which shows everything,
+    asked of every request without another secret (bound to a non-loopback address, or kept in
+    a token file) unless ``public_view`` (``--public``): then whoever brings no secret gets
+    the public view (``who``, ``viewer``); ``public``: the address visitors open
     (``--public-url``), a ``Host`` and ``Origin`` of its own."""
 
-    def __init__(self, db: Path, *, token: str | None = None, public: PublicUrl | None = None) -> None:
+    def __init__(
+        self, db: Path, *, token: str | None = None, public: PublicUrl | None = None, public_view: bool = False
+    ) -> None:
         self.reading = Reading(db)
         self.name = db.stem
         self.logs = Logs(logs_folder(db))
-        self.token = token
+        self.who = Who(token, public_view, self._digests)
         self.public = public
         self.url = ""
         """Where it is served (``server`` sets it): the ``Host`` and ``Origin`` it answers."""
@@ -88,6 +99,15 @@ class LadderWeb:
         self.kept = Kept(lambda: self.reading.run(self._look))
         self.renders = Bucket()
 
+    @property
+    def token(self) -> str | None:
+        """The organizer's token (``who``'s; ``None``: none asked)."""
+        return self.who.token
+
+    @token.setter
+    def token(self, token: str | None) -> None:
+        self.who.token = token
+
     async def __call__(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
         await route(scope, receive, send, websocket=self._websocket, http=self._http)
 
@@ -97,13 +117,17 @@ class LadderWeb:
         with the slot given back: a client that does not read holds no slot, and its
         connection is closed after ``send_seconds`` (``referee.web.hypercorn_bounds``)."""
         answer = self._check(scope)
+        viewer = ORGANIZER
         if answer is None:
-            answer = await self._kept_answer(scope)
+            who = await self.who.asking(scope)
+            answer, viewer = (who, viewer) if isinstance(who, Answer) else (None, who)
         if answer is None:
-            client = address_key(str((scope.get("client") or ("?", 0))[0]))
+            answer = await self._kept_answer(scope, viewer)
+        if answer is None:
+            client = client_of(scope)
             if self.slots.take(client):
                 try:
-                    answer = await self._made(scope)
+                    answer = await self._made(scope, viewer)
                 finally:
                     self.slots.give(client)
             else:
@@ -112,7 +136,7 @@ class LadderWeb:
                 answer.headers.append((b"retry-after", b"1"))
         await answer.send(send, head=scope.get("method") == "HEAD")
 
-    async def _kept_answer(self, scope: dict[str, Any]) -> Answer | None:
+    async def _kept_answer(self, scope: dict[str, Any], viewer: Viewer) -> Answer | None:
         """A page already made for the database as it is (or one of the pages' files): it costs
         nothing to give, so it takes no slot. On loopback every client shares one address, and a
         local flood of requests for kept pages held its slots for a viewer's (503 under load)."""
@@ -120,27 +144,28 @@ class LadderWeb:
         if path in FILES and not scope.get("query_string"):
             return Answer(200, self._files[path], f"{FILES[path]}; charset=utf-8")
         try:
-            found = self.kept.get(self._key(scope, await self.kept.state()))
+            found = self.kept.get(self._key(scope, await self.kept.state(), viewer))
         except Exception:  # the slotted way answers it, or says why
             return None
         return found if isinstance(found, Answer) else None
 
-    def _key(self, scope: dict[str, Any], state: State) -> tuple[str, ...]:
+    def _key(self, scope: dict[str, Any], state: State, viewer: Viewer) -> tuple[str, ...]:
+        """What an answer is kept under: its address, the database it was made from, and whom
+        it was made for (an entrant's page is never given to the public)."""
         raw = scope.get("query_string", b"")
         return (str(scope.get("path", "")), raw.decode("latin-1") if isinstance(raw, bytes) else "", state.stamp,
-                state.keys)  # fmt: skip
+                state.keys, viewer.key)  # fmt: skip
 
-    async def _made(self, scope: dict[str, Any]) -> Answer:
+    async def _made(self, scope: dict[str, Any], viewer: Viewer) -> Answer:
         try:
-            return await self._answer(scope)
+            return await self._answer(scope, viewer)
         except BadRequest as refused:
             return Answer.text(refused.status, refused.text)
         except Exception:  # a page that fails answers alone; the ladder and the server go on
             return Answer.text(500, "this page failed (the ladder goes on)\n")
 
     def _check(self, scope: dict[str, Any]) -> Answer | None:
-        """The checks before any page: method, sizes, ``Host``, token (a token in the query
-        becomes a cookie, and the page is asked again without it)."""
+        """The checks before any page, costing nothing: method, sizes, ``Host``."""
         if scope.get("method") not in ("GET", "HEAD"):
             return Answer.text(405, "read-only: GET and HEAD only\n")
         raw_path = scope.get("raw_path") or str(scope.get("path", "")).encode()
@@ -148,26 +173,19 @@ class LadderWeb:
             return Answer.text(414, f"the path is longer than {MAX_PATH} bytes\n")
         if not host_ok(scope, self.url, self.public):
             return Answer.text(421, "this server answers to its own address only\n")
-        if self.token is None:
-            return None
-        cookie, asked = token_of(scope)
-        if same_token(self.token, asked):
-            # one leading slash: "//evil.example/" would send the browser to another site
-            where = "/" + str(scope.get("path", "/")).lstrip("/")
-            again = Answer(303, b"", headers=[(b"location", quote(where).encode())])
-            secure = "; Secure" if scope.get("scheme") == "https" else ""  # TLS here, or at a trusted proxy
-            cookie_line = f"{COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/{secure}"
-            again.headers.append((b"set-cookie", cookie_line.encode()))
-            return again
-        if not same_token(self.token, cookie):
-            return Answer.text(403, "open the address with its token, as `referee ladder web` printed it\n")
         return None
 
-    async def _answer(self, scope: dict[str, Any]) -> Answer:
+    async def _answer(self, scope: dict[str, Any], viewer: Viewer) -> Answer:
         path = str(scope.get("path", ""))
         if path in FILES:
             query(scope, ())
             return Answer(200, self._files[path], f"{FILES[path]}; charset=utf-8")
+        log = LOG.fullmatch(path)
+        if log is not None:
+            query(scope, ())
+            if not self.renders.take():  # made anew each time (never kept): it counts as a page made
+                return self._busy()
+            return await download(self.reading, self.logs, log.group(1), viewer)
         state = await self.kept.state()
         table = TABLE.fullmatch(path)
         if table is not None and table.group(2) != "ws":
@@ -176,25 +194,30 @@ class LadderWeb:
             query(scope, ())
             version = {"stamp": state.stamp, "seq": state.seq, "tables": state.keys}
             return Answer(200, json.dumps(version).encode(), "application/json")
-        key = self._key(scope, state)
-        found = await self.kept.answer(key, lambda: self._made_anew(key, path, scope, state))
+        key = self._key(scope, state, viewer)
+        found = await self.kept.answer(key, lambda: self._made_anew(key, path, scope, state, viewer))
         assert isinstance(found, Answer)
         return found
 
-    async def _made_anew(self, key: tuple[str, ...], path: str, scope: dict[str, Any], state: State) -> Answer:
+    async def _made_anew(
+        self, key: tuple[str, ...], path: str, scope: dict[str, Any], state: State, viewer: Viewer
+    ) -> Answer:
         """A page made from the database, within the render budget, and kept when it is one."""
         if not self.renders.take():
-            self.shed += 1
-            busy = Answer.text(503, "busy: too many pages asked at once, try again\n")
-            busy.headers.append((b"retry-after", b"1"))
-            return busy
-        answer = await self._render(path, scope, state)
+            return self._busy()
+        answer = await self._render(path, scope, state, viewer)
         if answer.status == 200:
             self.kept.put(key, answer)
         return answer
 
-    async def _render(self, path: str, scope: dict[str, Any], state: State) -> Answer:
-        """The page at ``path``, made from the database."""
+    def _busy(self) -> Answer:
+        self.shed += 1
+        busy = Answer.text(503, "busy: too many pages asked at once, try again\n")
+        busy.headers.append((b"retry-after", b"1"))
+        return busy
+
+    async def _render(self, path: str, scope: dict[str, Any], state: State, viewer: Viewer) -> Answer:
+        """The page at ``path`` as ``viewer`` sees it, made from the database."""
         if path == "/":
             query(scope, ())
             board = await self.reading.run(self._board)
@@ -203,17 +226,25 @@ class LadderWeb:
             return await self._matches(query(scope, ("bot", "page")), state)
         if path.startswith("/bot/"):
             query(scope, ())
-            return await self._bot(path.removeprefix("/bot/"), state)
+            return await self._bot(path.removeprefix("/bot/"), state, viewer)
         if path.startswith("/match/"):
             query(scope, ())
-            return await self._replay(path.removeprefix("/match/"))
+            return await replay(self.reading, self.logs, path.removeprefix("/match/"), viewer)
         if path == "/tables":
             query(scope, ())
             return self._page("Tables", tables_body(state.tables), state, "tables")
+        if path == "/entrant":
+            query(scope, ())
+            shown = await entrant_page(self.reading, viewer)
+            return Answer.text(403, FOR_ENTRANTS) if shown is None else self._page(*shown, state, "entrant")
         return Answer.text(404, "not found\n")
 
+    async def _digests(self) -> tuple[tuple[str, str], ...]:
+        return (await self.kept.state()).entrants
+
     def _look(self, reader: LadderReader) -> State:
-        return State(queries.stamp(reader), queries.latest(reader), in_play(reader, self.logs.folder))
+        return State(queries.stamp(reader), queries.latest(reader), in_play(reader, self.logs.folder),
+                     secret_digests(reader.db))  # fmt: skip
 
     def _page(self, title: str, body: str, state: State, section: str) -> Answer:
         return Answer(200, page(title, self.name, body, stamp=state.stamp, tables=state.keys, section=section).encode())
@@ -239,23 +270,15 @@ class LadderWeb:
         found, names = await self.reading.run(read)
         if number > found.pages:
             raise BadRequest(400, f"page: {number} is past the last page ({found.pages})\n")
-        return self._page("Matches", matches_body(found, names), state, "matches")
+        return self._page("Matches", matches_body(found, names, logs=True), state, "matches")
 
-    async def _bot(self, name: str, state: State) -> Answer:
-        view = await self.reading.run(lambda r: queries.bot_view(r, name))
-        if view is None:
+    async def _bot(self, name: str, state: State, viewer: Viewer) -> Answer:
+        found = await self.reading.run(lambda r: queries.bot_view(r, name))
+        if found is None:
             return Answer.text(404, f"no bot named {name[:80]!r} in this ladder\n")
+        view, details = bot_view_for(found, viewer)
         times = await self.reading.run(lambda _: self.logs.times(view.recent))
-        return self._page(name, bot_body(view, times), state, "bot")
-
-    async def _replay(self, key: str) -> Answer:
-        where = await self.reading.run(lambda r: queries.match_log(r, key))
-        if where is None:
-            return Answer.text(404, f"no finished match {key[:20]!r} in this ladder\n")
-        body = await self.reading.run(lambda _: self.logs.replay_page(*where))
-        if body is None:
-            return Answer.text(404, f"the log of match {key} cannot be read in the ladder's logs folder\n")
-        return Answer(200, body.encode(), policy=REPLAY_POLICY)
+        return self._page(name, bot_body(view, times, details=details), state, "bot")
 
     def _table_file(self, state: State, key: str, name: str | None) -> Answer:
         if key not in {m.key for m in state.tables}:
@@ -272,15 +295,15 @@ class LadderWeb:
         table = TABLE.fullmatch(str(scope.get("path", "")))
         tables = (await self.kept.state()).tables if table and table.group(2) == "ws" else []
         match = next((m for m in tables if table and m.key == table.group(1)), None)
-        cookie, _ = token_of(scope)
-        allowed = self.token is None or same_token(self.token, cookie)
         ours = host_ok(scope, self.url, self.public) and origin_ok(scope, self.url, self.public)
-        if match is None or not allowed or not ours or self.spectators >= MAX_SPECTATORS:
+        viewer = await self.who.by_cookies(scope) if ours else None
+        if match is None or not isinstance(viewer, Viewer) or self.spectators >= MAX_SPECTATORS:
             await send({"type": "websocket.close", "code": 1008})  # before accepting: HTTP 403
             return
         self.spectators += 1
         try:
-            tail = LogTail(match.log, names=match.seats)
+            owners = {} if viewer.kind == "organizer" else await self.reading.run(queries.entrants_of)
+            tail = LogTail(match.log, names=match.seats, withheld=withheld_seats(viewer, match.seats, owners))
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(tail.follow)
                 await spectate(tail, receive, send)

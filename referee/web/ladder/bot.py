@@ -3,7 +3,8 @@ versions of its entrant, its results against each opponent, its faults with the 
 stderr and the command that shows each again, and its time per decision. Every text the
 referee or the bot wrote goes through ``view.public`` before it is escaped: the page is read
 by every entrant, and names no absolute path of the organizer's machine
-(``referee.web.public``)."""
+(``referee.web.public``). The public view (``details=False``, the static copy) shows each fault
+by its reason only: ``referee.web.ladder.visibility``."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from referee.web.ladder.queries import TIMED_MATCHES, BotView, FaultRow
 from referee.web.public import Public
 
 
-def bot_body(view: BotView, times: tuple[TimeSummary | None, int]) -> str:
+def bot_body(view: BotView, times: tuple[TimeSummary | None, int], *, details: bool = True) -> str:
+    """The page's main part. ``details=False``: the public view, each fault by its reason only
+    (the view's faults already stripped: ``visibility.public_bot_view``)."""
     s = view.standing
     name = view.version.name
     faults = f"{s.crashes}/{s.timeouts}/{s.errors}"
@@ -40,7 +43,7 @@ def bot_body(view: BotView, times: tuple[TimeSummary | None, int]) -> str:
         "<h2>Time per decision</h2>",
         _times(*times),
         "<h2>Faults</h2>",
-        _faults(view),
+        _faults(view, details),
     ])  # fmt: skip
 
 
@@ -81,13 +84,21 @@ def _times(summary: TimeSummary | None, read: int) -> str:
     return table(head, [cells], wide=frozenset({2, 4}), text=frozenset()) + note
 
 
-def _faults(view: BotView) -> str:
+def _faults(view: BotView, details: bool = True) -> str:
     if not view.reasons:
         return '<p class="hint">No faults.</p>'
     counts = ", ".join(f"{esc(reason)} {n}" for reason, n in view.reasons)
+    if not details:  # the public view: the reasons, never what the bot wrote
+        items = "".join(f'<article class="fault">{_fault_head(f)}</article>' for f in view.faults)
+        latest = f"; the latest {len(view.faults)}:" if view.faults else "."
+        return f'<p>Dropped: {counts}{latest}</p>{items}<p class="hint">Only the reason of each fault is public.</p>'
     items = "".join(_fault(f, view.public) for f in view.faults)
     shown = f"the latest {len(view.faults)}" if view.faults else "none explained (recorded before the ladder kept them)"
     return f"<p>Dropped: {counts}; {shown}:</p>{items}"
+
+
+def _fault_head(f: FaultRow) -> str:
+    return f'<h3>match <a href="/match/{esc(f.match)}">{esc(f.match)}</a>, seat {f.seat}: {esc(f.reason)}</h3>'
 
 
 def _fault(f: FaultRow, public: Public) -> str:
@@ -95,11 +106,12 @@ def _fault(f: FaultRow, public: Public) -> str:
     stderr = "\n".join(public.lines(f.stderr))
     more = f" (last {len(f.stderr)} of {f.stderr_lines} lines)" if f.stderr_lines > len(f.stderr) else ""
     return (
-        f'<article class="fault"><h3>match <a href="/match/{esc(f.match)}">{esc(f.match)}</a>, seat {f.seat}: '
-        f"{esc(f.reason)}</h3><p>{esc(public.text(f.message))}</p>"
+        f'<article class="fault">{_fault_head(f)}<p>{esc(public.text(f.message))}</p>'
         + (f"<p>exit: {esc(public.text(f.exit))}</p>" if f.exit else "")
         + (f'<p class="hint">{esc(public.text(f.hint))}</p>' if f.hint else "")
         + (f"<p>stderr{more}:</p><pre>{esc(stderr)}</pre>" if f.stderr else "<p>stderr: nothing</p>")
-        + f"<p>replay it: <code>{esc(public.text(command))}</code></p>"
+        + f"<p>replay it: <code>{esc(public.text(command))}</code>"
+        + (f' (<a href="/match/{esc(f.match)}/log" download>its log</a>)' if f.log else "")
+        + "</p>"
         + "</article>"
     )

@@ -86,6 +86,9 @@ class State:
     stamp: str = ""
     seq: int = 0
     tables: list[LiveMatch] = field(default_factory=list)
+    entrants: tuple[tuple[str, str], ...] = ()
+    """(name, SHA-256 of its secret) of every entrant with one: what a key is checked against
+    (``referee.ladder.entrants.owner``), as fresh as the stamp."""
 
     @property
     def keys(self) -> str:

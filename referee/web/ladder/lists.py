@@ -10,7 +10,9 @@ from referee.web.ladder.queries import MatchList
 from referee.web.ladder.tables import LIVE_SECONDS, LiveMatch
 
 
-def matches_body(found: MatchList, bots: list[str]) -> str:
+def matches_body(found: MatchList, bots: list[str], *, logs: bool = False) -> str:
+    """One page of the match list; ``logs``: each match with a link to download its log (the
+    server's pages: ``/match/KEY/log``, without the stderr its viewer may not see)."""
     options = "".join(
         f'<option value="{esc(b)}"{" selected" if b == found.bot else ""}>{esc(b)}</option>' for b in bots
     )
@@ -28,6 +30,7 @@ def matches_body(found: MatchList, bots: list[str]) -> str:
         )
         finished = esc(m.finished.replace("T", " ").removesuffix("+00:00"))
         link = f'<a href="/match/{esc(m.key)}">{esc(m.key)}</a>'
+        link += f' <a class="log" href="/match/{esc(m.key)}/log" download>log</a>' if logs else ""
         rows.append([link, str(m.seq), f'<ol class="seats" start="0">{seats}</ol>', str(m.rounds), finished])
     whose = f" with {bot_link(found.bot)}" if found.bot else ""
     title = f"<h1>Matches{whose}</h1><p>{found.total} finished, newest first; page {found.page} of {found.pages}.</p>"

@@ -1,16 +1,17 @@
 """The ladder's replay logs as the web view uses them: a log named by a database row is opened
 only when it is a regular file directly inside the ladder's logs folder (a row or a symlink
 pointing elsewhere is refused), then verified through the rules into the replay viewer's page,
-or read for a bot's time per decision. Both are kept for the next request that asks for the
-same files unchanged. A replay page names no absolute path of the organizer's machine (the
-seats' commands, faults and stderr are written from ``<ladder>``: ``referee.web.public``)."""
+or read for a bot's time per decision; both are kept for the next request that asks for the
+same files unchanged; or downloaded, without the stderr its viewer may not see. A replay page
+or a download names no absolute path of the organizer's machine (the seats' commands, faults
+and stderr are written from ``<ladder>``: ``referee.web.public``)."""
 
 from __future__ import annotations
 
 import os
 import stat
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -21,6 +22,7 @@ from referee.replay.reader import LogError, read_log
 from referee.replay.record import MatchRecord
 from referee.replay.timing import TimeSummary, decision_cpu, decision_times, summarize
 from referee.replay.verify import verify
+from referee.replay.withheld import withheld_lines
 from referee.web.public import log_public
 
 MAX_LOG_BYTES = 64 * 1024 * 1024
@@ -30,6 +32,8 @@ KEPT = 16
 KEPT_TIMES = 512
 """Seats' decision times remembered (a few kilobytes each): every bot's latest matches."""
 V = TypeVar("V")
+Shown = Callable[[MatchRecord], MatchRecord]
+"""What a view may see of a match's record (``referee.web.ladder.visibility``)."""
 
 
 def log_inside(folder: Path, recorded: str) -> Path | None:
@@ -62,14 +66,17 @@ class Logs:
         self._pages: OrderedDict[tuple[object, ...], str] = OrderedDict()
         self._times: OrderedDict[tuple[object, ...], tuple[list[float], list[float]]] = OrderedDict()
 
-    def replay_page(self, recorded: str, match_id: str, names: Sequence[str]) -> str | None:
+    def replay_page(
+        self, recorded: str, match_id: str, names: Sequence[str], *, shown: Shown | None = None
+    ) -> str | None:
         """The replay viewer's page of the match, verified, its seats named by ``names`` (the
-        ladder's, not the bots' ``hello`` names); ``None``: no readable log of it."""
+        ladder's, not the bots' ``hello`` names); ``None``: no readable log of it. ``shown``:
+        what a view may see of the verified record (``visibility.public_record``: no stderr)."""
         path = log_inside(self.folder, recorded)
         if path is None:
             return None
         try:
-            key = (*_stamp(path), match_id, *names)
+            key = (*_stamp(path), match_id, *names, shown)
             if key not in self._pages:
                 found = [m for m in read_log(path).matches if m.header.match_id == match_id]
                 if not found:
@@ -77,12 +84,28 @@ class Logs:
                 record = verify(found[-1])
                 seats = [msgspec.structs.replace(s, name=names[s.seat]) if s.seat < len(names) else s
                          for s in record.seats]  # fmt: skip
-                public = log_public(path).json(msgspec.json.encode(msgspec.structs.replace(record, seats=seats)))
+                record = msgspec.structs.replace(record, seats=seats)
+                public = log_public(path).json(msgspec.json.encode(record if shown is None else shown(record)))
                 self._remember(self._pages, key, match_page(msgspec.json.decode(public, type=MatchRecord)), KEPT)
             self._pages.move_to_end(key)
             return self._pages[key]
         except (LogError, OSError, msgspec.MsgspecError, ValueError):
             return None
+
+    def download(self, recorded: str, withheld: frozenset[int]) -> bytes | None:
+        """The log file as a viewer downloads it: every line but the ``stderr`` entries of the
+        ``withheld`` seats (``referee.replay.withheld``), with no absolute path of the
+        organizer's machine (``referee.web.public``); ``None``: no readable log."""
+        path = log_inside(self.folder, recorded)
+        if path is None:
+            return None
+        public = log_public(path)
+        try:
+            with open(path, "rb") as file:
+                lines = file.read(MAX_LOG_BYTES).splitlines(keepends=True)
+        except OSError:
+            return None
+        return b"".join(public.json(line) for line in withheld_lines(iter(lines), withheld))
 
     def times(self, recent: Sequence[tuple[str, str, int]]) -> tuple[TimeSummary | None, int]:
         """A bot's time per decision over the logs of ``recent`` (log, match id, seat) that can

@@ -69,15 +69,20 @@ def _classes(column: int, wide: frozenset[int], text: frozenset[int]) -> str:
     return f' class="{" ".join(names)}"' if names else ""
 
 
-def page(title: str, ladder: str, body: str, *, stamp: str, tables: str, section: str) -> str:
+def page(title: str, ladder: str, body: str, *, stamp: str, tables: str, section: str, copy: str | None = None) -> str:
     """A whole page: the header with the ladder's name and the menu, ``body`` as its main part.
     ``stamp`` and ``tables`` are what the page was made at: ``ladder.js`` fetches the page again
-    when ``/api/version`` says either has changed."""
+    when ``/api/version`` says either has changed. ``copy``: the page is part of a static copy
+    (``referee ladder export``) made at that time, with no server behind it: no script asks for
+    updates, no tables in play are offered, and the header says when it was made."""
+    sections = (("board", "/", "Leaderboard"), ("matches", "/matches", "Matches"), ("tables", "/tables", "Tables"))
     menu = "".join(
         f'<a href="{href}"{CURRENT if key == section else ""}>{label}</a>'
-        for key, href, label in (("board", "/", "Leaderboard"), ("matches", "/matches", "Matches"),
-                                 ("tables", "/tables", "Tables"))
-    )  # fmt: skip
+        for key, href, label in sections
+        if copy is None or key != "tables"
+    )
+    live = "" if copy is None else f"a copy made {esc(copy)}"
+    script = '<script src="/ladder.js"></script>' if copy is None else ""
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -85,7 +90,7 @@ def page(title: str, ladder: str, body: str, *, stamp: str, tables: str, section
         '<link rel="stylesheet" href="/ladder.css"><link rel="icon" href="data:,"></head>'
         f'<body data-stamp="{esc(stamp)}" data-tables="{esc(tables)}">'
         f'<header><a class="ladder" href="/">{esc(ladder)}</a><nav>{menu}</nav>'
-        '<span id="live" class="meta" aria-live="polite"></span></header>'
+        f'<span id="live" class="meta" aria-live="polite">{live}</span></header>'
         f"<main>{body}</main>"
-        '<script src="/ladder.js"></script></body></html>'
+        f"{script}</body></html>"
     )

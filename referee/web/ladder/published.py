@@ -108,6 +108,9 @@ class Publishing:
     proxies: tuple[IPv4Network | IPv6Network, ...] = ()
     """The reverse proxies whose ``X-Forwarded-*`` headers are believed
     (``referee.web.ladder.forwarded``)."""
+    public_view: bool = False
+    """``--public``: whoever brings no secret sees the public view (no token asked of them);
+    the token's address still shows everything (``referee.web.ladder.viewer``)."""
 
 
 def printed_addresses(

@@ -223,6 +223,11 @@ class MatchList:
     bot: str | None
 
 
+def entrants_of(reader: LadderReader) -> dict[str, str]:
+    """Each bot's entrant, by the bot's name: whose output a viewer may see."""
+    return {name: v.entrant for name, v in versions(reader).items()}
+
+
 def bot_names(reader: LadderReader) -> list[str]:
     return [name for name, _ in reader.bots()]
 

@@ -12,6 +12,10 @@ the view needs nothing from the run.
 On a loopback address the pages are open to this machine's browsers (their ``Host`` checked);
 bound anywhere else, or given a token file, they need a token, which the printed address
 carries in its query (the first request turns it into a cookie and drops it from the address).
+The token is the organizer's: it shows everything. With the public view (``--public``), or
+once the ladder has entrants, a token is made on loopback too; a visitor without it sees what
+``referee.web.ladder.viewer`` allows (with an entrant's key, its own; else the public view with
+``--public``, nothing without).
 How they are published beyond that (a public address, TLS, a reverse proxy) is
 ``published.Publishing``; docs/ladder.md, "Published safely"."""
 
@@ -27,6 +31,7 @@ from pathlib import Path
 import trio
 
 from referee.network import DEFAULT_HOST, new_token
+from referee.store.entrants import secret_digests
 from referee.web.asgi import LOOPBACK_NAMES, hypercorn_config, listen
 from referee.web.hypercorn_bounds import SEND_SECONDS
 from referee.web.ladder.answers import SECURITY_HEADERS
@@ -69,10 +74,11 @@ async def serve_ladder_web(
     and the task's start the address it listens on, with the token. ``send_seconds``: how long
     one write may wait for a client that does not read (then its connection is closed)."""
     published = publishing or Publishing()
-    token = published.token or (new_token() if needs_token(host) else None)
-    app = LadderWeb(db, token=token, public=published.public)
-    served = Forwarded(app, published.proxies) if published.proxies else app
+    app = LadderWeb(db, public=published.public, public_view=published.public_view)
     try:
+        token = published.token or (new_token() if needs_token(host) or _private(app, published) else None)
+        app.token = token
+        served = Forwarded(app, published.proxies) if published.proxies else app
         async with trio.open_nursery() as nursery:
             config = hypercorn_config(host, port, MAX_MESSAGE_BYTES, answer_headers=SECURITY_HEADERS,
                                       send_seconds=send_seconds, certfile=_text(published.certfile),
@@ -83,6 +89,12 @@ async def serve_ladder_web(
             task_status.started(f"{app.url}/" + (f"?token={token}" if token else ""))
     finally:
         app.close()
+
+
+def _private(app: LadderWeb, published: Publishing) -> bool:
+    """Whether the pages on loopback need a token of their own: when the public view is
+    served, or the ladder has entrants, the organizer's everything is the token's alone."""
+    return published.public_view or bool(app.reading.read(lambda reader: secret_digests(reader.db)))
 
 
 def _text(path: Path | None) -> str | None:

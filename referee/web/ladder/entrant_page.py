@@ -1,0 +1,59 @@
+"""The entrant's page (``/entrant``, where its private link leads): its versions, each one click
+from its own page (with its faults explained, to it) and its matches (each with its replay and
+its log to download); and what the others see of them. The organizer's ``/entrant`` lists the
+entrants instead; the public gets none. Every name goes through ``esc``
+(``referee.web.ladder.markup``)."""
+
+from __future__ import annotations
+
+from referee.store.entrants import StoredEntrant, entrants
+from referee.store.records import BotVersion
+from referee.web.ladder.markup import bot_link, esc, matches_href, table
+from referee.web.ladder.reading import Reading
+from referee.web.ladder.versions import of_entrant, versions
+from referee.web.ladder.viewer import Viewer
+
+FOR_ENTRANTS = "an entrant's page: open it with the private link the organizer gave you\n"
+
+WHO_SEES = (
+    '<p class="hint">Your bots\' stderr, how their programs ended and what went wrong in each fault are shown to '
+    "you (this browser keeps your key) and the organizer only. Everyone sees the standings, the matches, their "
+    "replays and logs without any bot's stderr. Keep your link private: whoever opens it sees what you see.</p>"
+)
+
+
+def entrant_body(name: str, versions: list[BotVersion]) -> str:
+    """The page of the entrant ``name``, whose ``versions`` are first to last."""
+    if not versions:
+        listing = f"<p>No version of {esc(name)} is in this ladder yet.</p>"
+    else:
+        rows = [
+            [bot_link(v.name), str(v.version), "retired" if v.retired else "playing",
+             f'<a href="{matches_href(v.name)}">its matches</a>']
+            for v in versions
+        ]  # fmt: skip
+        listing = "<h2>Your versions</h2>" + table(
+            ["version", "#", "state", "matches"], rows, text=frozenset({0, 2, 3}), cls="versions"
+        )
+        listing += '<p class="hint">Each match\'s log downloads from its matches\' list ("log").</p>'
+    return f"<h1>{esc(name)}</h1>{listing}{WHO_SEES}"
+
+
+def entrants_body(found: list[StoredEntrant]) -> str:
+    """The organizer's ``/entrant``: every entrant with a secret, and its versions."""
+    if not found:
+        return ("<h1>Entrants</h1><p>No entrant has a private link yet: <code>referee ladder entrant add NAME</code> "
+                "makes one.</p>")  # fmt: skip
+    rows = [[bot_link(e.name) if e.versions else esc(e.name), str(e.versions)] for e in found]
+    return "<h1>Entrants</h1>" + table(["entrant", "versions"], rows, cls="entrants")
+
+
+async def entrant_page(reading: Reading, viewer: Viewer) -> tuple[str, str] | None:
+    """The title and body of ``/entrant`` as ``viewer`` sees it: an entrant's own page, the
+    organizer's list of entrants; ``None`` for the public (``FOR_ENTRANTS``)."""
+    name = viewer.entrant
+    if viewer.kind == "organizer":
+        return "Entrants", entrants_body(await reading.run(lambda r: entrants(r.db)))
+    if name is None:
+        return None
+    return name, entrant_body(name, await reading.run(lambda r: of_entrant(versions(r), name)))
