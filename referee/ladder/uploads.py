@@ -32,8 +32,8 @@ from typing import Final, Literal
 import msgspec
 
 from referee.errors import RefereeError
+from referee.ladder.entrants import name_problem
 from referee.ladder.upload_archive import ArchiveRefused, unpack
-from referee.names import printable, safe_name
 from referee.players.bot_config import BotConfigError, BotEntry, command_words
 
 State = Literal["received", "playing", "refused"]
@@ -166,8 +166,9 @@ def mark(db: str | Path, upload: Upload, state: State, detail: str, version: str
 
 
 def _check_name(entrant: str) -> None:
-    if safe_name(entrant, "") != entrant or entrant in (".", "..") or "/" in entrant or not entrant.strip():
-        raise UploadRefused(f"entrant '{printable(entrant, 80)}': not a name an entrant may have")
+    problem = name_problem(entrant)
+    if problem is not None:
+        raise UploadRefused(f"entrant {problem}")
 
 
 def _check_line(line: str, what: str) -> None:
