@@ -11,8 +11,10 @@ log (four scripted bots in memory), with every seat's stderr logged after the re
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,6 +29,7 @@ from click.testing import CliRunner
 from referee.cli.publishing import PagesBeside, pages_beside
 from referee.ladder.entrants import add_entrant
 from referee.ladder.schedule import draw_sets
+from referee.ladder.uploads import mark, receive
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import FaultReport
@@ -204,6 +207,26 @@ async def test_an_entrants_key_shows_its_own_output_and_no_other(ladder: Ladder,
     stderr = [entry for entry in map(json.loads, data.splitlines()) if entry["type"] == "stderr"]
     assert status == 200 and [e["seat"] for e in stderr] == [ladder.logged.seats.index("alice")]
     assert logged_stderr("bob") not in data.decode()
+
+
+async def test_an_entrant_follows_its_uploads_states_on_its_page(ladder: Ladder, public: View) -> None:
+    """Issue 42: each upload's state as it moves, and why a refused one was refused, to its
+    entrant only, with the ladder's folder never named; not kept, since the uploads move
+    without the database."""
+    bot = io.BytesIO()
+    with zipfile.ZipFile(bot, "w") as zf:
+        zf.writestr("bot.py", "print(1)\n")
+    kept = receive(ladder.db, "alice", bot.getvalue(), command="python3 bot.py", build=None, now="2026-12-05T02:00")
+    alice = await cookie_of(public, f"key={ladder.keys['alice']}")
+    status, body = await page(public, "/entrant", alice)
+    assert status == 200 and "Your uploads" in body and "received" in body
+    folder = str(ladder.db.parent)
+    mark(ladder.db, kept, "refused", f"bot alice refused: there is no {folder}/alice-uploads/x/bot.py")
+    status, body = await page(public, "/entrant", alice)
+    assert status == 200 and "refused" in body and "&lt;ladder&gt;/" in body and folder not in body
+    bob = await cookie_of(public, f"key={ladder.keys['bob']}")
+    _, body = await page(public, "/entrant", bob)
+    assert "Your uploads" not in body and "alice-uploads" not in body
 
 
 async def test_a_wrong_key_is_refused_shows_nothing_and_is_counted(ladder: Ladder, public: View) -> None:

@@ -1,17 +1,20 @@
 """The entrant's page (``/entrant``, where its private link leads): its versions, each one click
 from its own page (with its faults explained, to it) and its matches (each with its replay and
-its log to download); and what the others see of them. The organizer's ``/entrant`` lists the
+its log to download); its uploads with their states (``referee.ladder.uploads``); and what the
+others see of them. The organizer's ``/entrant`` lists the
 entrants instead; the public gets none. Every name goes through ``esc``
 (``referee.web.ladder.markup``)."""
 
 from __future__ import annotations
 
+from referee.ladder.uploads import Upload, uploads
 from referee.store.entrants import StoredEntrant, entrants
 from referee.store.records import BotVersion
 from referee.web.ladder.markup import bot_link, esc, matches_href, table
 from referee.web.ladder.reading import Reading
 from referee.web.ladder.versions import of_entrant, versions
 from referee.web.ladder.viewer import Viewer
+from referee.web.public import Public, ladder_public
 
 FOR_ENTRANTS = "an entrant's page: open it with the private link the organizer gave you\n"
 
@@ -22,8 +25,26 @@ WHO_SEES = (
 )
 
 
-def entrant_body(name: str, versions: list[BotVersion]) -> str:
-    """The page of the entrant ``name``, whose ``versions`` are first to last."""
+def uploads_body(found: list[Upload], public: Public) -> str:
+    """The entrant's uploads, latest first, each with its state as it moves (``received``,
+    ``playing``, ``refused``) and what the ladder made of it: why a refused one was refused
+    (the archive's reason, the build's output, the start-up check), to its entrant only, with
+    the organizer's paths written from ``<ladder>``."""
+    if not found:
+        return ""
+    rows = [
+        [str(u.seq), esc(u.received), esc(u.state), esc(u.version or ""),
+         f"<pre>{esc(public.text(u.detail))}</pre>" if u.detail else ""]
+        for u in reversed(found)
+    ]  # fmt: skip
+    return "<h2>Your uploads</h2>" + table(
+        ["#", "received", "state", "version", "what the ladder said"], rows, text=frozenset({1, 2, 3, 4}), cls="uploads"
+    )
+
+
+def entrant_body(name: str, versions: list[BotVersion], uploaded: str = "") -> str:
+    """The page of the entrant ``name``, whose ``versions`` are first to last; ``uploaded``:
+    its uploads (``uploads_body``)."""
     if not versions:
         listing = f"<p>No version of {esc(name)} is in this ladder yet.</p>"
     else:
@@ -36,7 +57,7 @@ def entrant_body(name: str, versions: list[BotVersion]) -> str:
             ["version", "#", "state", "matches"], rows, text=frozenset({0, 2, 3}), cls="versions"
         )
         listing += '<p class="hint">Each match\'s log downloads from its matches\' list ("log").</p>'
-    return f"<h1>{esc(name)}</h1>{listing}{WHO_SEES}"
+    return f"<h1>{esc(name)}</h1>{listing}{uploaded}{WHO_SEES}"
 
 
 def entrants_body(found: list[StoredEntrant]) -> str:
@@ -56,4 +77,5 @@ async def entrant_page(reading: Reading, viewer: Viewer) -> tuple[str, str] | No
         return "Entrants", entrants_body(await reading.run(lambda r: entrants(r.db)))
     if name is None:
         return None
-    return name, entrant_body(name, await reading.run(lambda r: of_entrant(versions(r), name)))
+    uploaded = uploads_body(uploads(reading.path, name), ladder_public(reading.path))
+    return name, entrant_body(name, await reading.run(lambda r: of_entrant(versions(r), name)), uploaded)
