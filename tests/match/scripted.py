@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -129,3 +130,18 @@ async def play_on(
     for connection in connections:
         await connection.link.close()
     return outcome
+
+
+def logged_match(path: Path, match_id: str, rules: RuleSet, seed: int = 3) -> list[bytes]:
+    """A whole match of four scripted bots logged at ``path`` as the referee logs it: its lines."""
+
+    async def play() -> None:
+        log = MatchLog(path)
+        async with trio.open_nursery() as nursery:
+            connections = [await connect(ScriptedBot(), nursery) for _ in range(4)]
+            await play_on(connections, rules, seed=seed, config=MatchConfig(), nursery=nursery, log=log,
+                          match_id=match_id)  # fmt: skip
+        log.close()
+
+    trio.run(play)
+    return path.read_bytes().splitlines(keepends=True)

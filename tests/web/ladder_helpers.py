@@ -47,6 +47,20 @@ def _crashing(match: ScheduledMatch) -> MatchRecord:
     return replace(record, faults=faults, log=f"{match.key}.jsonl")
 
 
+async def answer_of(app: Any, scope: dict[str, Any]) -> tuple[int, dict[bytes, bytes], bytes]:
+    """One request without a body through an ASGI application: its status, headers and body."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return sent[0]["status"], dict(sent[0]["headers"]), b"".join(m.get("body", b"") for m in sent[1:])
+
+
 class View:
     """A ``LadderWeb`` over a database, asked in the test's trio run."""
 
@@ -64,16 +78,7 @@ class View:
         path, _, query = target.partition("?")
         full = {"type": "http", "method": "GET", "path": path, "raw_path": path.encode(),
                 "query_string": query.encode(), "headers": [(b"host", b"127.0.0.1:8000")], **scope}  # fmt: skip
-        sent: list[dict[str, Any]] = []
-
-        async def receive() -> dict[str, Any]:
-            return {"type": "http.request", "body": b"", "more_body": False}
-
-        async def send(message: dict[str, Any]) -> None:
-            sent.append(message)
-
-        await self.app(full, receive, send)
-        return sent[0]["status"], dict(sent[0]["headers"]), b"".join(m.get("body", b"") for m in sent[1:])
+        return await answer_of(self.app, full)
 
     def close(self) -> None:
         self.app.close()

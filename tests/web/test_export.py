@@ -22,14 +22,11 @@ from urllib.parse import unquote, urlsplit
 
 import msgspec
 import pytest
-import trio
 from click.testing import CliRunner
 from playwright.sync_api import Page
 
 from referee.cli import main
 from referee.errors import LadderError
-from referee.match.config import MatchConfig
-from referee.match.log import MatchLog
 from referee.replay.record import FaultRecord, MatchRecord, SeatRecord
 from referee.rules import ruleset
 from referee.web.ladder.export import CSV_FILE, JSON_FILE, export_ladder
@@ -38,7 +35,7 @@ from referee.web.ladder.queries import FaultRow
 from referee.web.ladder.site_folder import NewFolder, write_folder
 from referee.web.ladder.site_paths import Site, bot_file, matches_file, replay_file, stem
 from referee.web.ladder.visibility import public_faults, public_record
-from tests.match.scripted import ScriptedBot, connect, play_on
+from tests.match.scripted import logged_match
 from tests.web.ladder_helpers import HOSTILE, NAMES, STDERR, hostile_ladder
 
 LOGGED = 4
@@ -55,16 +52,7 @@ def played_log(path: Path, folder: Path) -> str:
     commands in ``folder`` and a seat's stderr ``REPLAY_STDERR`` (logged after the result, once
     the programs ended); its match id."""
 
-    async def play() -> None:
-        log = MatchLog(path)
-        async with trio.open_nursery() as nursery:
-            connections = [await connect(ScriptedBot(), nursery) for _ in range(4)]
-            await play_on(connections, ruleset("american"), seed=3, config=MatchConfig(), nursery=nursery, log=log,
-                          match_id="hostile-1")  # fmt: skip
-        log.close()
-
-    trio.run(play)
-    lines = path.read_bytes().splitlines(keepends=True)
+    lines = logged_match(path, "hostile-1", ruleset("american"))
     header = json.loads(lines[0])
     for seat in header["seats"]:
         seat["command"] = f"python3 {folder}/bots/seat{seat['seat']}/bot.py"

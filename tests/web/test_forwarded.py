@@ -14,7 +14,7 @@ import pytest
 from referee.web.ladder.budget import MAX_OPEN_PER_CLIENT
 from referee.web.ladder.forwarded import Forwarded, trusted_proxy
 from referee.web.ladder.published import public_url
-from tests.web.ladder_helpers import View, hostile_ladder
+from tests.web.ladder_helpers import View, answer_of, hostile_ladder
 
 PROXIES = [trusted_proxy("127.0.0.1"), trusted_proxy("10.0.0.0/8")]
 TOKEN = "kept-0123456789abcdef"
@@ -35,16 +35,8 @@ def scope(peer: str, *headers: tuple[str, str], kind: str = "http") -> dict[str,
 
 
 async def ask(app: Any, request: dict[str, Any]) -> tuple[int, dict[bytes, bytes]]:
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    await app(request, receive, send)
-    return sent[0]["status"], dict(sent[0]["headers"])
+    status, headers, _ = await answer_of(app, request)
+    return status, headers
 
 
 def test_the_proxy_is_believed_only_from_its_own_address() -> None:

@@ -39,16 +39,11 @@ from referee.web.ladder import queries
 from referee.web.ladder.answers import SECURITY_HEADERS
 from referee.web.ladder.budget import MAX_OPEN, MAX_OPEN_PER_CLIENT
 from referee.web.ladder.server import serve_ladder_web
-from tests.web.ladder_helpers import View, hostile_ladder
+from tests.web.ladder_helpers import View
 
 DEADLINE = 1.0
 """The write deadline the server is given here (10 s by default)."""
 TCP_CLOSE_WAIT, TCP_CLOSE = 8, 7
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return hostile_ladder(tmp_path)
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -23,20 +22,8 @@ from referee.web.ladder import queries
 from referee.web.ladder.budget import MAX_OPEN, Bucket, Slots
 from referee.web.ladder.tables import in_play
 from tests.duel.helpers import TEST, duel_settings, duel_store, play_set, scored
-from tests.web.ladder_helpers import HOSTILE, NAMES, View, hostile_ladder
+from tests.web.ladder_helpers import HOSTILE, NAMES, View
 from tests.web.test_watch_page import finished_log
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return hostile_ladder(tmp_path)
-
-
-@pytest.fixture
-def view(db: Path) -> Iterator[View]:
-    found = View(db)
-    yield found
-    found.close()
 
 
 async def test_every_page_escapes_what_the_bots_wrote(view: View) -> None:

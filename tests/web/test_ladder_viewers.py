@@ -30,8 +30,6 @@ from referee.cli.publishing import PagesBeside, pages_beside
 from referee.ladder.entrants import add_entrant
 from referee.ladder.schedule import draw_sets
 from referee.ladder.uploads import mark, receive
-from referee.match.config import MatchConfig
-from referee.match.log import MatchLog
 from referee.match.outcome import FaultReport
 from referee.replay.reader import read_log
 from referee.replay.verify import verify
@@ -43,7 +41,7 @@ from referee.web.ladder.keys import WRONG_KEYS
 from referee.web.ladder.published import Publishing
 from referee.web.ladder.visibility import public_record
 from tests.ladder.helpers import record_of
-from tests.match.scripted import ScriptedBot, connect, play_on
+from tests.match.scripted import logged_match
 from tests.web.ladder_helpers import HOSTILE, STDERR, View, hostile_ladder
 from tests.web.test_hostile_clients import ask
 from tests.web.test_published_server import opened, request, serving
@@ -82,16 +80,7 @@ class Ladder:
 def played_lines(path: Path) -> tuple[list[bytes], str]:
     """A whole match of four scripted bots as the referee logs it, and its match id."""
 
-    async def play() -> None:
-        log = MatchLog(path)
-        async with trio.open_nursery() as nursery:
-            connections = [await connect(ScriptedBot(), nursery) for _ in range(4)]
-            await play_on(connections, ruleset("american"), seed=3, config=MatchConfig(), nursery=nursery, log=log,
-                          match_id="viewers-1")  # fmt: skip
-        log.close()
-
-    trio.run(play)
-    lines = path.read_bytes().splitlines(keepends=True)
+    lines = logged_match(path, "viewers-1", ruleset("american"))
     return lines, str(json.loads(lines[0])["match_id"])
 
 

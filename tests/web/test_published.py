@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import socket
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,21 +19,9 @@ from referee.web.ladder.answers import origin_ok
 from referee.web.ladder.published import PublicUrl, printed_addresses, public_url
 from referee.web.ladder.token_file import MAX_TOKEN_BYTES, TokenFileError, token_from_file
 from tests.ladder.helpers import bot_list
-from tests.web.ladder_helpers import View, hostile_ladder
+from tests.web.ladder_helpers import View
 
 TOKEN = "kept-0123456789abcdef"
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return hostile_ladder(tmp_path)
-
-
-@pytest.fixture
-def view(db: Path) -> Iterator[View]:
-    found = View(db)
-    yield found
-    found.close()
 
 
 def test_a_missing_token_file_is_made_private_and_read_again(tmp_path: Path) -> None:

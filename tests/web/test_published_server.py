@@ -26,13 +26,7 @@ from referee.web.ladder.server import serve_ladder_web
 from referee.web.ladder.token_file import token_from_file
 from tests.ladder.helpers import bot_list
 from tests.tiers import starts
-from tests.web.ladder_helpers import hostile_ladder
 from tests.web.test_hostile_clients import ask, headers_of
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return hostile_ladder(tmp_path)
 
 
 @asynccontextmanager
