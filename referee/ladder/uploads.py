@@ -141,6 +141,18 @@ def uploads(db: str | Path, entrant: str | None = None) -> list[Upload]:
     return found
 
 
+def moved(db: str | Path, entrant: str) -> str:
+    """A mark that changes whenever an upload of ``entrant`` appears or its state moves (each
+    ``upload.json``'s number and time), read without opening a file: what the entrant's page
+    asks every few seconds to know when to show itself again."""
+    root = uploads_folder(db) / entrant
+    marks = []
+    for seq in sorted(_folders(root)):
+        with contextlib.suppress(OSError):
+            marks.append(f"{seq}:{os.stat(root / seq / 'upload.json').st_mtime_ns}")
+    return ",".join(marks)
+
+
 def playing(db: str | Path) -> dict[str, Upload]:
     """Each entrant's latest upload the ladder took, by entrant."""
     return {u.entrant: u for u in uploads(db) if u.state == "playing"}

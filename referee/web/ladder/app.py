@@ -23,9 +23,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-import trio
-
 from referee.ladder.setup import logs_folder
+from referee.ladder.uploads import moved
 from referee.store.entrants import secret_digests
 from referee.store.reader import LadderReader
 from referee.web.asgi import route
@@ -35,6 +34,7 @@ from referee.web.ladder.answers import (
     Answer,
     BadRequest,
     client_of,
+    header,
     host_ok,
     origin_ok,
     query,
@@ -50,16 +50,17 @@ from referee.web.ladder.logs import Logs
 from referee.web.ladder.markup import page
 from referee.web.ladder.published import PublicUrl
 from referee.web.ladder.reading import Reading
+from referee.web.ladder.table_watch import TABLE, TableWatch
 from referee.web.ladder.tables import in_play
-from referee.web.ladder.viewer import ORGANIZER, Viewer, bot_view_for, withheld_seats
+from referee.web.ladder.upload_desk import UploadDesk
+from referee.web.ladder.upload_form import UPLOAD_PATH, csrf_value
+from referee.web.ladder.viewer import ORGANIZER, Viewer, bot_view_for
 from referee.web.ladder.who import Who
 from referee.web.link import AsgiReceive, AsgiSend
 from referee.web.server import STATIC
-from referee.web.watch import MAX_SPECTATORS, LogTail, spectate
 
 FILES = {"/ladder.css": "text/css", "/ladder.js": "text/javascript"}
 TABLE_FILES = {"style.css": "text/css", "cards.js": "text/javascript", "watch.js": "text/javascript"}
-TABLE = re.compile(r"/table/([0-9]{5,7}-[0-9]{1,2})/(ws|style\.css|cards\.js|watch\.js)?")
 LOG = re.compile(r"/match/([^/]*)/log")
 
 
@@ -92,12 +93,13 @@ class LadderWeb:
         """Where it is served (``server`` sets it): the ``Host`` and ``Origin`` it answers."""
         self.slots = Slots()
         self.shed = 0
-        self.spectators = 0
+        self.watching = TableWatch(self.who, self.reading)
         self._files = {path: (STATIC / path.lstrip("/")).read_bytes() for path in FILES}
         self._watch = _watch_page()
         self._kept: tuple[str, queries.Board] | None = None
         self.kept = Kept(lambda: self.reading.run(self._look))
         self.renders = Bucket()
+        self.desk = UploadDesk(db, self.who, self._digests, self._ours, self._plain_page)
 
     @property
     def token(self) -> str | None:
@@ -118,6 +120,9 @@ class LadderWeb:
         connection is closed after ``send_seconds`` (``referee.web.hypercorn_bounds``)."""
         answer = self._check(scope)
         viewer = ORGANIZER
+        if answer is None and scope.get("method") == "POST":
+            await (await self.desk.answer(scope, receive)).send(send, head=False)
+            return
         if answer is None:
             who = await self.who.asking(scope)
             answer, viewer = (who, viewer) if isinstance(who, Answer) else (None, who)
@@ -166,8 +171,9 @@ class LadderWeb:
 
     def _check(self, scope: dict[str, Any]) -> Answer | None:
         """The checks before any page, costing nothing: method, sizes, ``Host``."""
-        if scope.get("method") not in ("GET", "HEAD"):
-            return Answer.text(405, "read-only: GET and HEAD only\n")
+        method = scope.get("method")
+        if method not in ("GET", "HEAD") and (method != "POST" or scope.get("path") != UPLOAD_PATH):
+            return Answer.text(405, f"GET and HEAD only (and POST to {UPLOAD_PATH}, an entrant's upload)\n")
         raw_path = scope.get("raw_path") or str(scope.get("path", "")).encode()
         if len(raw_path) > MAX_PATH:
             return Answer.text(414, f"the path is longer than {MAX_PATH} bytes\n")
@@ -193,6 +199,8 @@ class LadderWeb:
         if path == "/api/version":
             query(scope, ())
             version = {"stamp": state.stamp, "seq": state.seq, "tables": state.keys}
+            if viewer.entrant is not None:
+                version["uploads"] = moved(self.reading.path, viewer.entrant)
             return Answer(200, json.dumps(version).encode(), "application/json")
         key = self._key(scope, state, viewer)
         found = await self.kept.answer(key, lambda: self._made_anew(key, path, scope, state, viewer))
@@ -235,9 +243,20 @@ class LadderWeb:
             return self._page("Tables", tables_body(state.tables), state, "tables")
         if path == "/entrant":
             query(scope, ())
-            shown = await entrant_page(self.reading, viewer)
-            return Answer.text(403, FOR_ENTRANTS) if shown is None else self._page(*shown, state, "entrant")
+            digest = dict(state.entrants).get(viewer.entrant or "")
+            shown = await entrant_page(self.reading, viewer, csrf_value(digest) if digest else "")
+            if shown is None:
+                return Answer.text(403, FOR_ENTRANTS)
+            uploads = moved(self.reading.path, viewer.entrant) if viewer.entrant is not None else ""
+            return self._page(*shown, state, "entrant", uploads=uploads)
         return Answer.text(404, "not found\n")
+
+    def _ours(self, scope: dict[str, Any]) -> bool:
+        """Whether a request comes from one of our own pages (its one ``Origin``)."""
+        return len(header(scope, b"origin")) == 1 and origin_ok(scope, self.url, self.public)
+
+    async def _plain_page(self, title: str, body: str) -> Answer:
+        return self._page(title, body, await self.kept.state(), "entrant")
 
     async def _digests(self) -> tuple[tuple[str, str], ...]:
         return (await self.kept.state()).entrants
@@ -246,8 +265,9 @@ class LadderWeb:
         return State(queries.stamp(reader), queries.latest(reader), in_play(reader, self.logs.folder),
                      secret_digests(reader.db))  # fmt: skip
 
-    def _page(self, title: str, body: str, state: State, section: str) -> Answer:
-        return Answer(200, page(title, self.name, body, stamp=state.stamp, tables=state.keys, section=section).encode())
+    def _page(self, title: str, body: str, state: State, section: str, uploads: str = "") -> Answer:
+        made = page(title, self.name, body, stamp=state.stamp, tables=state.keys, section=section, uploads=uploads)
+        return Answer(200, made.encode())
 
     def _board(self, reader: LadderReader) -> queries.Board:
         """The leaderboard, made again only when the database has changed (a bot's page and
@@ -289,27 +309,8 @@ class LadderWeb:
         return Answer(200, (STATIC / name).read_bytes(), f"{TABLE_FILES[name]}; charset=utf-8")
 
     async def _websocket(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
-        first = await receive()
-        if first.get("type") != "websocket.connect":
-            return
-        table = TABLE.fullmatch(str(scope.get("path", "")))
-        tables = (await self.kept.state()).tables if table and table.group(2) == "ws" else []
-        match = next((m for m in tables if table and m.key == table.group(1)), None)
         ours = host_ok(scope, self.url, self.public) and origin_ok(scope, self.url, self.public)
-        viewer = await self.who.by_cookies(scope) if ours else None
-        if match is None or not isinstance(viewer, Viewer) or self.spectators >= MAX_SPECTATORS:
-            await send({"type": "websocket.close", "code": 1008})  # before accepting: HTTP 403
-            return
-        self.spectators += 1
-        try:
-            owners = {} if viewer.kind == "organizer" else await self.reading.run(queries.entrants_of)
-            tail = LogTail(match.log, names=match.seats, withheld=withheld_seats(viewer, match.seats, owners))
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(tail.follow)
-                await spectate(tail, receive, send)
-                nursery.cancel_scope.cancel()
-        finally:
-            self.spectators -= 1
+        await self.watching.serve(scope, receive, send, (await self.kept.state()).tables, ours=ours)
 
     def forget(self) -> None:
         """Forget every page and figure kept, as when the database has changed: the next

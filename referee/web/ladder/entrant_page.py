@@ -7,11 +7,13 @@ entrants instead; the public gets none. Every name goes through ``esc``
 
 from __future__ import annotations
 
+from referee.ladder.upload_archive import MiB
 from referee.ladder.uploads import Upload, uploads
 from referee.store.entrants import StoredEntrant, entrants
 from referee.store.records import BotVersion
 from referee.web.ladder.markup import bot_link, esc, matches_href, table
 from referee.web.ladder.reading import Reading
+from referee.web.ladder.upload_form import FIELDS
 from referee.web.ladder.versions import of_entrant, versions
 from referee.web.ladder.viewer import Viewer
 from referee.web.public import Public, ladder_public
@@ -42,9 +44,31 @@ def uploads_body(found: list[Upload], public: Public) -> str:
     )
 
 
-def entrant_body(name: str, versions: list[BotVersion], uploaded: str = "") -> str:
+def upload_form(csrf: str) -> str:
+    """The form that uploads a new version (``referee.web.ladder.upload_form``): the archive,
+    its command and build line unless its ``hearts-bot.toml`` names them, and ``csrf``, the
+    value that proves the form was sent from this page."""
+    limit = FIELDS["archive"] // MiB
+    return (
+        '<h2>Upload a new version</h2><form class="upload" method="post" action="/entrant/upload" '
+        'enctype="multipart/form-data">'
+        f"<label>Your bot's folder as <code>.zip</code> or <code>.tar.gz</code> (at most {limit} MiB) "
+        '<input type="file" name="archive" accept=".zip,.tar.gz,.tgz" required></label>'
+        '<label>Command <input type="text" name="command" maxlength="1000" placeholder="python3 bot.py" '
+        'autocomplete="off" spellcheck="false"></label>'
+        '<label>Build line (optional) <input type="text" name="build" maxlength="1000" placeholder="make" '
+        'autocomplete="off" spellcheck="false"></label>'
+        f'<input type="hidden" name="csrf" value="{esc(csrf)}">'
+        '<button type="submit">Upload</button></form>'
+        '<p class="hint">Leave the command empty when the archive\'s <code>hearts-bot.toml</code> names it. Each '
+        "upload becomes your next version once it is built and passes the start-up check; its state shows in "
+        "the list below as it moves.</p>"
+    )
+
+
+def entrant_body(name: str, versions: list[BotVersion], uploaded: str = "", form: str = "") -> str:
     """The page of the entrant ``name``, whose ``versions`` are first to last; ``uploaded``:
-    its uploads (``uploads_body``)."""
+    its uploads (``uploads_body``); ``form``: the upload form (``upload_form``)."""
     if not versions:
         listing = f"<p>No version of {esc(name)} is in this ladder yet.</p>"
     else:
@@ -57,7 +81,7 @@ def entrant_body(name: str, versions: list[BotVersion], uploaded: str = "") -> s
             ["version", "#", "state", "matches"], rows, text=frozenset({0, 2, 3}), cls="versions"
         )
         listing += '<p class="hint">Each match\'s log downloads from its matches\' list ("log").</p>'
-    return f"<h1>{esc(name)}</h1>{listing}{uploaded}{WHO_SEES}"
+    return f"<h1>{esc(name)}</h1>{form}{listing}{uploaded}{WHO_SEES}"
 
 
 def entrants_body(found: list[StoredEntrant]) -> str:
@@ -69,13 +93,15 @@ def entrants_body(found: list[StoredEntrant]) -> str:
     return "<h1>Entrants</h1>" + table(["entrant", "versions"], rows, cls="entrants")
 
 
-async def entrant_page(reading: Reading, viewer: Viewer) -> tuple[str, str] | None:
-    """The title and body of ``/entrant`` as ``viewer`` sees it: an entrant's own page, the
-    organizer's list of entrants; ``None`` for the public (``FOR_ENTRANTS``)."""
+async def entrant_page(reading: Reading, viewer: Viewer, csrf: str = "") -> tuple[str, str] | None:
+    """The title and body of ``/entrant`` as ``viewer`` sees it: an entrant's own page (with
+    the upload form when ``csrf`` is given), the organizer's list of entrants; ``None`` for
+    the public (``FOR_ENTRANTS``)."""
     name = viewer.entrant
     if viewer.kind == "organizer":
         return "Entrants", entrants_body(await reading.run(lambda r: entrants(r.db)))
     if name is None:
         return None
     uploaded = uploads_body(uploads(reading.path, name), ladder_public(reading.path))
-    return name, entrant_body(name, await reading.run(lambda r: of_entrant(versions(r), name)), uploaded)
+    found = await reading.run(lambda r: of_entrant(versions(r), name))
+    return name, entrant_body(name, found, uploaded, upload_form(csrf) if csrf else "")

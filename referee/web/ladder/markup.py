@@ -69,12 +69,24 @@ def _classes(column: int, wide: frozenset[int], text: frozenset[int]) -> str:
     return f' class="{" ".join(names)}"' if names else ""
 
 
-def page(title: str, ladder: str, body: str, *, stamp: str, tables: str, section: str, copy: str | None = None) -> str:
+def page(
+    title: str,
+    ladder: str,
+    body: str,
+    *,
+    stamp: str,
+    tables: str,
+    section: str,
+    copy: str | None = None,
+    uploads: str = "",
+) -> str:
     """A whole page: the header with the ladder's name and the menu, ``body`` as its main part.
     ``stamp`` and ``tables`` are what the page was made at: ``ladder.js`` fetches the page again
     when ``/api/version`` says either has changed. ``copy``: the page is part of a static copy
     (``referee ladder export``) made at that time, with no server behind it: no script asks for
-    updates, no tables in play are offered, and the header says when it was made."""
+    updates, no tables in play are offered, and the header says when it was made. ``uploads``:
+    on an entrant's page, its uploads as they are (``referee.ladder.uploads.moved``), which
+    move without the database."""
     sections = (("board", "/", "Leaderboard"), ("matches", "/matches", "Matches"), ("tables", "/tables", "Tables"))
     menu = "".join(
         f'<a href="{href}"{CURRENT if key == section else ""}>{label}</a>'
@@ -88,7 +100,7 @@ def page(title: str, ladder: str, body: str, *, stamp: str, tables: str, section
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)} · {esc(ladder)}</title>"
         '<link rel="stylesheet" href="/ladder.css"><link rel="icon" href="data:,"></head>'
-        f'<body data-stamp="{esc(stamp)}" data-tables="{esc(tables)}">'
+        f'<body data-stamp="{esc(stamp)}" data-tables="{esc(tables)}" data-uploads="{esc(uploads)}">'
         f'<header><a class="ladder" href="/">{esc(ladder)}</a><nav>{menu}</nav>'
         f'<span id="live" class="meta" aria-live="polite">{live}</span></header>'
         f"<main>{body}</main>"

@@ -51,7 +51,7 @@ class Who:
             return remembered(scope, COOKIE, self.token)
         _, key = key_of(scope)
         if key is not None:
-            found = await self._entrant(scope, key)
+            found = await self.entrant_by_key(scope, key)
             return found if isinstance(found, Answer) else remembered(scope, KEY_COOKIE, key)
         if token is not None and self.token is not None:
             return Answer.text(403, "this token opens nothing: open the address as `referee ladder web` printed it\n")
@@ -65,7 +65,7 @@ class Who:
             return ORGANIZER
         key, _ = key_of(scope)
         if key is not None:
-            found = await self._entrant(scope, key)
+            found = await self.entrant_by_key(scope, key)
             return forgotten(found, KEY_COOKIE) if isinstance(found, Answer) else entrant_viewer(found)
         has_entrants = False
         if not self.public_view and self.token is None:
@@ -79,7 +79,7 @@ class Who:
             return Answer.text(403, "open the address with its token, as `referee ladder web` printed it\n")
         return viewer
 
-    async def _entrant(self, scope: dict[str, Any], key: str) -> str | Answer:
+    async def entrant_by_key(self, scope: dict[str, Any], key: str) -> str | Answer:
         """The entrant whose key ``key`` is, or why not: too many wrong keys from this
         address (429), the database unread (503), or a wrong key (403, counted)."""
         client = client_of(scope)

@@ -1,5 +1,5 @@
 // The ladder's pages update without a reload: every few seconds ask /api/version for the last
-// match rated and the tables in play; when either has changed since this page was made, fetch
+// match rated, the tables in play and (an entrant's) its uploads; when one has changed since this page was made, fetch
 // the page again and put its main part in place. The HTML comes from our own server, which
 // escapes every text of the database; a parsed document runs no script.
 "use strict";
@@ -12,7 +12,10 @@ async function refresh() {
     const answer = await fetch("/api/version", { cache: "no-store", credentials: "same-origin" });
     if (!answer.ok) throw new Error(String(answer.status));
     const now = await answer.json();
-    if (now.stamp !== body.dataset.stamp || now.tables !== body.dataset.tables) {
+    const uploads = now.uploads || "";
+    if (busyForm()) {
+      // an upload being chosen or typed stays as it is: the page is shown again after it is sent
+    } else if (now.stamp !== body.dataset.stamp || now.tables !== body.dataset.tables || uploads !== (body.dataset.uploads || "")) {
       const page = await fetch(location.href, { cache: "no-store", credentials: "same-origin" });
       if (!page.ok) throw new Error(String(page.status));
       const fresh = new DOMParser().parseFromString(await page.text(), "text/html");
@@ -20,11 +23,22 @@ async function refresh() {
       if (main) document.querySelector("main").replaceWith(document.adoptNode(main));
       body.dataset.stamp = fresh.body.dataset.stamp;
       body.dataset.tables = fresh.body.dataset.tables;
+      body.dataset.uploads = fresh.body.dataset.uploads || "";
     }
     document.getElementById("live").textContent = `live · ${now.seq} rated`;
   } catch (error) {
     document.getElementById("live").textContent = "not updating (the server is gone?)";
   }
+}
+
+// Whether the upload form holds anything the entrant has chosen or typed, or has the focus.
+function busyForm() {
+  const form = document.querySelector("main form.upload");
+  if (!form) return false;
+  if (form.contains(document.activeElement)) return true;
+  return Array.from(form.querySelectorAll("input")).some(
+    (input) => (input.type === "file" ? input.files.length > 0 : input.type === "text" && input.value !== ""),
+  );
 }
 
 setInterval(refresh, PERIOD);
