@@ -5,6 +5,7 @@ Thin click commands over ``referee.ladder``; the ladder is documented in docs/la
 
 from __future__ import annotations
 
+import functools
 import json
 import webbrowser
 from collections.abc import Callable
@@ -53,6 +54,8 @@ from referee.ladder.entrants import add_entrant, name_problem, private_link
 from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
 from referee.ladder.order import TOP, format_order, order_json, order_of
 from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, RunOutput, play_ladder
+from referee.ladder.season import SeasonAsked, SeasonTimeError, parse_time, utc_now
+from referee.ladder.season_run import season_json, season_lines, season_report
 from referee.ladder.setup import DEFAULT_GAMES
 from referee.ladder.standings import (
     compare,
@@ -92,6 +95,75 @@ DB_OPTION = click.option(
 @click.group()
 def ladder() -> None:
     """A bot ladder: duplicate play, OpenSkill ratings, resumable (docs/ladder.md)."""
+
+
+def _season_time(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A season time as given (kept so: ``+3d`` given again is the same season), once it reads."""
+    if value is not None:
+        try:
+            parse_time(value, utc_now())
+        except SeasonTimeError as err:
+            raise click.BadParameter(str(err)) from None
+    return value
+
+
+SEASON_OPTIONS = (
+    click.option(
+        "--season-end",
+        default=None,
+        metavar="TIME",
+        callback=_season_time,
+        help="A season: no duplicate set begins after TIME (ISO 8601 with an offset, or +90m, +2h, +3d from now); "
+        "the sets begun finish, the final (if any) is played, and the run ends. Kept in the database.",
+    ),
+    click.option(
+        "--submissions-close",
+        default=None,
+        metavar="TIME",
+        callback=_season_time,
+        help="No new version (a bot list edit, an upload) is taken after TIME (default: the season's end).",
+    ),
+    click.option(
+        "--final-top",
+        type=click.IntRange(min=2),
+        default=None,
+        metavar="N",
+        help="The season's final: the top N of the standings at the end time play --final-sets more sets.",
+    ),
+    click.option(
+        "--final-sets", type=click.IntRange(min=1), default=None, metavar="M", help="Duplicate sets of the final."
+    ),
+    click.option(
+        "--change-season",
+        is_flag=True,
+        help="Season flags that differ from the season stored in --db replace it (before its end); without it they are "
+        "refused.",
+    ),
+)
+"""``ladder run``'s season flags (docs/ladder.md, "A season")."""
+
+
+def season_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The season flags on ``command``, given to it as one ``SeasonAsked`` (``season``)."""
+
+    @functools.wraps(command)
+    def with_season(
+        *args: object,
+        season_end: str | None,
+        submissions_close: str | None,
+        final_top: int | None,
+        final_sets: int | None,
+        change_season: bool,
+        **kwargs: object,
+    ) -> None:
+        season = SeasonAsked(season_end, submissions_close, final_top, final_sets, change=change_season)
+        if change_season and not season.given:
+            raise click.UsageError("--change-season changes the stored season to the season flags given: give some")
+        command(*args, season=season, **kwargs)
+
+    for option in reversed(SEASON_OPTIONS):
+        with_season = option(with_season)
+    return with_season
 
 
 def _open(db: str) -> LadderStore:
@@ -178,6 +250,7 @@ def _open(db: str) -> LadderStore:
     help="When every set is played, wait for new bots or versions in CONFIG instead of ending "
     "(stop with Ctrl-C or SIGTERM): a ladder that lives for weeks.",
 )
+@season_options
 @click.option("--quiet", "-q", is_flag=True, help="No progress and no table: for scripts.")
 @pages_beside
 def run_command(
@@ -200,6 +273,7 @@ def run_command(
     cluster: str | None,
     follow: bool,
     keep_running: bool,
+    season: SeasonAsked,
     quiet: bool,
     web: PagesBeside | None,
 ) -> None:
@@ -210,7 +284,6 @@ def run_command(
     entries, folder, rules, default_rules = _read_config(config, cwd, variant, pairs)
     check_output_file(db, "--db", make_folders=False)
     console = Console()
-    match_config = MatchConfig(per_decision=time_per_move, bank=time_bank, startup=startup)
     try:
         plan = LadderPlan(
             db=db,
@@ -220,7 +293,7 @@ def run_command(
             games=games,
             seed=seed,
             concurrency=concurrency,
-            config=match_config,
+            config=MatchConfig(per_decision=time_per_move, bank=time_bank, startup=startup),
             cwd=folder,
             sandbox_mode=as_sandbox_mode(sandbox_mode),
             sandbox_binds=sandbox_binds,
@@ -230,6 +303,7 @@ def run_command(
             cluster=cluster,
             bot_list=Path(config) if follow else None,
             keep_running=keep_running,
+            season=season,
         )
         result = play_ladder(plan, _telling(quiet, console, Path(db), web))
     except LadderInterrupted as err:
@@ -292,6 +366,9 @@ def _after_run(db: str, result: LadderResult, console: Console) -> None:
         click.echo(format_modes(store.modes()))  # one line per fact, never wrapped
         for line in summary_lines(ladder_faults(store), db):
             click.echo(line)  # bot text is made printable; never read as rich markup
+        report = season_report(store, utc_now())
+        for line in season_lines(report) if report is not None else []:
+            click.echo(line)
     finally:
         store.close()
     restarts = ", ".join(f"{name} {n}" for name, n in sorted(result.restarts.items()))
@@ -387,6 +464,30 @@ def order_command(db: str, top: int, as_json: bool) -> None:
         more = "" if pair.state != "not sure" else f"; {pair.told.words()}"
         evidence = f" ({pair.by})" if pair.by else ""
         click.echo(f"  {pair.above} > {pair.below}: {pair.state}{evidence}, {pair.sets} sets with both{more}")
+
+
+@ladder.command("season")
+@DB_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print the season as JSON.")
+def season_command(db: str, as_json: bool) -> None:
+    """The ladder's season: when it ends, when submissions close, its state (regular, final,
+    over), the final's bots and the final's order with how sure it is (from the final's
+    matches alone)."""
+    store = _open(db)
+    try:
+        report = season_report(store, utc_now())
+    except LadderError as err:
+        raise click.ClickException(str(err)) from None
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps(season_json(report) if report is not None else None, indent=2))
+        return
+    if report is None:
+        click.echo(f"ladder {Path(db).name} has no season (`ladder run --season-end TIME` gives it one)")
+        return
+    for line in season_lines(report):
+        click.echo(line)
 
 
 @ladder.command("compare")

@@ -37,6 +37,7 @@ from referee.ladder.feed import LadderFeed
 from referee.ladder.pool import pool_change
 from referee.ladder.roll_call import refusal, take_roll
 from referee.ladder.runner import RunOptions
+from referee.ladder.season import closed_reason, moment, taking_versions, utc_now
 from referee.ladder.setup import catch_up_line, sets_for_newcomers
 from referee.ladder.uploads import Upload, entry_of, mark, playing, uploads
 from referee.players.bot_config import BotEntry, bots_in
@@ -116,6 +117,7 @@ class PoolFollower:
         tell: Callable[[str], None] | None,
         cluster_bots: list[BotEntry] | None = None,
         options: RunOptions | None = None,
+        now: Callable[[], datetime] = utc_now,
     ) -> None:
         self.bot_list = bot_list
         self.cwd = cwd
@@ -131,6 +133,9 @@ class PoolFollower:
         self.options = options
         """How the run starts its bots: a new version is started once so, before it is taken
         (the start-up check a restart makes); ``None``: no check."""
+        self.now = now
+        """The season's clock: after its submissions freeze no new version is taken
+        (``referee.ladder.season``)."""
         self.looking = trio.Lock()
         """Held across a whole look (read, build, change): a ``SIGHUP`` during a slow build waits,
         then reads the list against the pool the first look left, and finds nothing new."""
@@ -202,8 +207,11 @@ class PoolFollower:
                 raise RefereeError("the bot list has not been read whole yet; save it, then upload again")
             if upload.entrant in {e.name for e in self.listed}:
                 raise RefereeError(f"the bot list has an entrant {upload.entrant}: one entrant, one way in")
+            season = self.store.season()
+            if season is not None and season.closes is not None and moment(upload.received) >= moment(season.closes):
+                raise RefereeError(f"received at {upload.received}, after {closed_reason(season)}")
             others = [entry_of(db, u) for u in playing(db).values() if u.entrant != upload.entrant]
-            lines = await self._apply([*self.listed, *others, entry_of(db, upload)])
+            lines = await self._apply([*self.listed, *others, entry_of(db, upload)], taking=True)
         except (RefereeError, ValueError, OSError) as err:
             mark(db, upload, "refused", str(err))
             self.tell(f"upload {upload.seq} of {upload.entrant}: refused ({err}); the ladder goes on")
@@ -224,20 +232,24 @@ class PoolFollower:
         entries = await trio.to_thread.run_sync(with_content, entries, self.cwd or Path.cwd())
         db = self.store.path
         taken = [entry_of(db, u) for u in playing(db).values() if u.entrant not in {e.name for e in entries}]
-        lines = await self._apply([*entries, *taken])
+        lines = await self._apply([*entries, *taken], taking=taking_versions(self.store.season(), self.now()))
         self.listed = entries
         for line in lines:
             self.tell(f"{self.bot_list}: {line}")
         return lines
 
-    async def _apply(self, entries: list[BotEntry]) -> list[str]:
+    async def _apply(self, entries: list[BotEntry], *, taking: bool) -> list[str]:
         """Make exactly ``entries`` the pool: build the new versions, check their start, then
-        one transaction; what changed, as lines (raises why it cannot)."""
+        one transaction; what changed, as lines (raises why it cannot). Not ``taking``
+        versions (submissions closed): a change that adds one is refused whole."""
         if len(entries) < 2 or len({e.name for e in entries}) != len(entries):
             raise RefereeError("a ladder needs at least two bots, each of its own name")
         change = pool_change(self.store.versions(), entries, _now())
         if change.empty:
             return []
+        season = self.store.season()
+        if change.added and not taking and season is not None:
+            raise RefereeError(closed_reason(season))
         new = [v.runs_as() for v in change.added]
         ready = await trio.to_thread.run_sync(self._build, new)
         await self._start_up_check(change.added, ready)

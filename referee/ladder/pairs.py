@@ -16,10 +16,15 @@ COMPLETE = "SELECT set_index FROM matches GROUP BY set_index HAVING COUNT(seq) =
 """The sets whose every match is done (``seq`` is set when a match is recorded)."""
 
 
-def complete_sets(store: LadderReader) -> int:
-    """How many of the ladder's duplicate sets are complete: the denominator of the share of
-    sets that seat a pair."""
-    return int(store.db.execute(f"SELECT COUNT(*) FROM ({COMPLETE})").fetchone()[0])
+STAGE = "SELECT set_index FROM sets WHERE stage = ?"
+"""The sets of one stage of a season (``final``: the final's, judged on their own)."""
+
+
+def complete_sets(store: LadderReader, stage: str | None = None) -> int:
+    """How many of the ladder's duplicate sets are complete (of one ``stage``, when given): the
+    denominator of the share of sets that seat a pair."""
+    where, args = (f"WHERE set_index IN ({STAGE})", [stage]) if stage is not None else ("", [])
+    return int(store.db.execute(f"SELECT COUNT(*) FROM ({COMPLETE}) {where}", args).fetchone()[0])
 
 
 def per_match(pairs: str, keep: str = "", match: str = "") -> str:
@@ -43,10 +48,13 @@ def per_match(pairs: str, keep: str = "", match: str = "") -> str:
         GROUP BY p.a, p.b{extra}, ra.match"""
 
 
-def pair_differences(store: LadderReader, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[float]]:
+def pair_differences(
+    store: LadderReader, pairs: Sequence[tuple[str, str]], stage: str | None = None
+) -> dict[tuple[str, str], list[float]]:
     """For each pair ``(a, b)``, one number per complete set that seats both, in set order: b's
     score minus a's (each the mean over its seats), averaged over the set's rotations. Positive:
-    a took fewer points on the same cards.
+    a took fewer points on the same cards. ``stage``: of that stage's sets only (the final's
+    order is judged on the final's sets alone).
 
     One query for all the pairs, which pairs the seats and averages in SQLite: only a row per
     pair and set comes back. On a ladder of 10,000 matches it answers in a few milliseconds
@@ -55,16 +63,17 @@ def pair_differences(store: LadderReader, pairs: Sequence[tuple[str, str]]) -> d
     if not found:
         return found
     values = ",".join("(?, ?)" for _ in found)
+    where, args = (f"AND m.set_index IN ({STAGE})", [stage]) if stage is not None else ("", [])
     rows = store.db.execute(
         f"""
         WITH pair(a, b) AS (VALUES {values}),
         per_match AS ({per_match("pair")})
         SELECT a, b, m.set_index, AVG(difference)
         FROM per_match JOIN matches m ON m.id = per_match.match
-        WHERE m.set_index IN ({COMPLETE})
+        WHERE m.set_index IN ({COMPLETE}) {where}
         GROUP BY a, b, m.set_index ORDER BY a, b, m.set_index
         """,
-        [name for pair in found for name in pair],
+        [*(name for pair in found for name in pair), *args],
     )
     for a, b, _, difference in rows:
         found[(a, b)].append(float(difference))

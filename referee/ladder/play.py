@@ -13,6 +13,7 @@ import time
 import traceback
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
@@ -29,6 +30,8 @@ from referee.ladder.follow import PoolFollower, version_entries, versions_built
 from referee.ladder.progress import LiveProgress
 from referee.ladder.roll_call import crowded_folders, refusal, roll_call
 from referee.ladder.runner import LadderRun, RunOptions, RunSummary, SetFeed
+from referee.ladder.season import SeasonAsked, utc_now
+from referee.ladder.season_run import SeasonFeed, SeasonRun, check_season, keep_season, season_start
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
 from referee.ladder.uploads import entry_of, playing
 from referee.match.config import MatchConfig
@@ -100,6 +103,11 @@ class LadderPlan:
     keep_running: bool = False
     """When every set is played, wait for more (a new bot or version in the list) instead of
     ending: the run ends on Ctrl-C or SIGTERM only."""
+    season: SeasonAsked | None = None
+    """The season's flags (``referee.ladder.season``): kept in the database; ``None``: the
+    season stored, if any."""
+    now: Callable[[], datetime] = utc_now
+    """The season's clock (tests give their own)."""
 
 
 Beside = Callable[[Callable[[], None]], Awaitable[None]]
@@ -169,21 +177,32 @@ class RunKind(Protocol):
 
 class LadderKind:
     """A ladder: every bot of the config against every other, its whole schedule made when the
-    database is created (or extended by a larger ``--games``)."""
+    database is created (or extended by a larger ``--games``); with a season, its sets end at
+    the season's end time and its final follows (``referee.ladder.season_run``)."""
+
+    def __init__(self, now: Callable[[], datetime] = utc_now) -> None:
+        self.now = now
 
     def check(self, plan: LadderPlan) -> None:
         check_same_ladder(plan.db, plan.entries, plan.rules, plan.seed)
+        check_season(plan.db, plan.season, self.now())
 
     def open(self, plan: LadderPlan) -> tuple[LadderStore, list[str]]:
-        return open_ladder(
+        store, notes = open_ladder(
             plan.db, plan.entries, plan.rules, games=plan.games, seed=plan.seed, default_rules=plan.default_rules
         )
+        try:
+            notes += keep_season(store, plan.season, self.now())
+        except BaseException:
+            store.close()
+            raise
+        return store, notes
 
     def ready(self, store: LadderStore, commands: Mapping[str, str], options: RunOptions) -> list[str]:
         return []
 
     def feed(self, store: LadderStore) -> SetFeed | None:
-        return LadderFeed(store)
+        return SeasonFeed(store, self.now) if store.season() is not None else LadderFeed(store)
 
     def view(self, store: LadderStore, console: Console | None, workers: Callable[[], int] | None) -> LiveView:
         return LiveProgress(store, console, workers=workers)
@@ -201,7 +220,7 @@ def play_ladder(plan: LadderPlan, telling: RunOutput | None = None, kind: RunKin
     (``referee.ladder.cluster``), which build the bots and choose their sandbox themselves; this
     process keeps the store and the logs."""
     telling = telling or RunOutput()
-    kind = kind or LadderKind()
+    kind = kind or LadderKind(plan.now)
     db = plan.db
     if plan.concurrency < 1:
         raise LadderError("--concurrency must be at least 1")
@@ -211,7 +230,7 @@ def play_ladder(plan: LadderPlan, telling: RunOutput | None = None, kind: RunKin
         listed = with_content(plan.entries, plan.cwd or Path.cwd())
         names = {e.name for e in listed}  # and the uploads taken (referee.ladder.uploads) play on
         taken = [entry_of(db, u) for u in playing(db).values() if u.entrant not in names]
-        plan = dataclasses.replace(plan, entries=[*listed, *taken])
+        plan = _frozen(dataclasses.replace(plan, entries=[*listed, *taken]), telling)
     if plan.cluster is not None:
         return _play_on_cluster(plan, plan.cluster, telling, kind)
     sandbox = choose_sandbox(plan.sandbox_mode, _warner(telling), plan.sandbox_binds, loopback=plan.sandbox_loopback)
@@ -241,12 +260,27 @@ def play_ladder(plan: LadderPlan, telling: RunOutput | None = None, kind: RunKin
         run = LadderRun(store, rules, commands, options, feed=feed)
         background = _guarded(telling)
         if plan.bot_list is not None and isinstance(feed, LadderFeed):
-            follower = PoolFollower(
-                plan.bot_list, plan.cwd, store, feed, commands, built, sandbox, private, telling.warn, options=options
-            )
+            follower = PoolFollower(plan.bot_list, plan.cwd, store, feed, commands, built, sandbox, private,
+                                    telling.warn, options=options, now=plan.now)  # fmt: skip
             background.append(_at_once(follower.run))
-        seconds = _drive(run, store, notes, telling, kind, background=background, keep_running=plan.keep_running)
+        seconds = _drive(run, store, notes, telling, kind, background=background, keep_running=plan.keep_running,
+                         season=_season_run(store, plan, telling, kind))  # fmt: skip
         return _result(run.summary, store, seconds, notes)
+
+
+def _frozen(plan: LadderPlan, telling: RunOutput) -> LadderPlan:
+    """The plan with the bot list a ladder's season lets a start take: once submissions have
+    closed, no new version (``referee.ladder.season_run.frozen_entries``), each left named."""
+    entries, left = season_start(plan.db, plan.entries, plan.now(), cluster=plan.cluster is not None, asked=plan.season)
+    for line in left:
+        _warner(telling)(line)
+    return dataclasses.replace(plan, entries=entries)
+
+
+def _season_run(store: LadderStore, plan: LadderPlan, telling: RunOutput, kind: RunKind) -> SeasonRun | None:
+    """What the run does at its season's end time, when the ladder has one."""
+    found = store.season() if isinstance(kind, LadderKind) else None
+    return SeasonRun(store, plan.now, telling.warn) if found is not None and found.ends is not None else None
 
 
 def _result(summary: RunSummary, store: LadderStore, seconds: float, notes: list[str]) -> LadderResult:
@@ -431,19 +465,20 @@ def _drive(
     workers: Callable[[], int] | None = None,
     background: Sequence[Background] = (),
     keep_running: bool = False,
+    season: SeasonRun | None = None,
 ) -> float:
     """Play the run (quietly, or under the live view after printing the notes); the seconds it
     took. Ctrl-C or SIGTERM becomes ``LadderInterrupted`` saying what was kept."""
     start = time.perf_counter()
     try:
         if telling.quiet:
-            trio.run(_with_sigterm, run, None, background, keep_running)
+            trio.run(_with_sigterm, run, None, background, keep_running, season)
         else:
             for note in notes:
                 (telling.console or Console()).print(Text(note))
             with kind.view(store, telling.console, workers) as live:
                 run.on_result = live.on_result
-                trio.run(_with_sigterm, run, live, background, keep_running)
+                trio.run(_with_sigterm, run, live, background, keep_running, season)
     except BaseException as error:
         if _is_interrupt(error):
             done, total = store.progress()
@@ -459,10 +494,12 @@ async def _with_sigterm(
     live: LiveView | None,
     background: Sequence[Background] = (),
     keep_running: bool = False,
+    season: SeasonRun | None = None,
 ) -> None:
     """Run the ladder (with its progress ticker and the ``background`` tasks, such as the bot
     list's follower); SIGTERM stops it like Ctrl-C: every bot is ended and the finished
-    matches are kept."""
+    matches are kept. With a ``season`` the run waits for its end time, lets the sets begun
+    finish, plays the final and ends (``--keep-running`` or not)."""
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_sigterm_to_interrupt)
@@ -471,7 +508,9 @@ async def _with_sigterm(
             for task in background:
                 await nursery.start(task)
             await run.run()
-            while keep_running:  # the follower may add sets: look for them now and then
+            if season is not None and isinstance(run, LadderRun):
+                await season.carry_on(run)
+            while keep_running and season is None:  # the follower may add sets: look for them now and then
                 await trio.sleep(IDLE_LOOK)
                 await run.run()
             nursery.cancel_scope.cancel()

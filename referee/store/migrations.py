@@ -17,9 +17,13 @@ The versions, and the commits whose code first wrote each:
    ``bots`` table keeps versions (``entrant``, ``version``, ``replaces``, ``entry``, ``added``,
    ``retired``), and ``sets.closed`` says why a set's pending matches will never be played.
    Every bot of an earlier ladder becomes the first version of its own entrant, still playing.
-7. This referee: the ``entrants`` table, each entrant's secret kept as its SHA-256 only
+7. ``f9885c8``: the ``entrants`` table, each entrant's secret kept as its SHA-256 only
    (``referee ladder entrant add``; ``referee.ladder.entrants``). An earlier ladder has none,
    and its pages are shown as before until one is made.
+8. This referee: a season (``referee.ladder.season``): the ``season`` table (an end time, a
+   submissions freeze, a final among the top N) and ``sets.stage``, which tells the final's
+   sets from the regular season's. Every set of an earlier ladder is ``regular``, and it has
+   no season until one is asked for.
 
 Before version 4 nothing kept the version: every ladder said ``user_version`` 0 and
 ``meta.schema`` 1, and the code of versions 2 and 3 added its columns, table and index to any
@@ -144,6 +148,27 @@ def _add_entrants_table(db: sqlite3.Connection) -> None:
     )
 
 
+def _add_season(db: sqlite3.Connection) -> None:
+    """The season's table (empty: an earlier ladder has no season) and each set's stage (every
+    earlier set was of the regular season: there was no final)."""
+    db.execute(
+        "ALTER TABLE sets ADD COLUMN stage TEXT NOT NULL DEFAULT 'regular' CHECK (stage IN ('regular', 'final'))"
+    )
+    db.execute(
+        """CREATE TABLE season (
+    id INTEGER PRIMARY KEY CHECK (id = 1),  -- one season a ladder
+    ends TEXT,                              -- UTC: no duplicate set begins after it (NULL: no end)
+    ends_given TEXT,                        -- --season-end as given ('+3d'): given again, the same season
+    closes TEXT,                            -- UTC: no new version is taken after it (NULL: never closed)
+    closes_given TEXT,                      -- --submissions-close as given
+    final_top INTEGER NOT NULL DEFAULT 0,   -- the final seats the top N at the end time (0: no final)
+    final_sets INTEGER NOT NULL DEFAULT 0,  -- duplicate sets of the final
+    finalists TEXT,                         -- JSON: [[name, mu, sigma], ...] best first when the regular season ended
+    regular_ended TEXT                      -- UTC: when the finalists were chosen (NULL: not yet)
+)"""
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, _add_mode_columns),
     Migration(3, _add_faults_table),
@@ -151,6 +176,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, _add_pairings_table),
     Migration(6, _add_versions),
     Migration(7, _add_entrants_table),
+    Migration(8, _add_season),
 )
 """In order; version 1 is where every ladder began, so it has none."""
 

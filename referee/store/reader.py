@@ -26,10 +26,12 @@ from referee.store.records import (
     LadderSettings,
     ResultModes,
     ScheduledMatch,
+    Season,
     StoredFault,
     match_key,
 )
 from referee.store.schema import seed_value
+from referee.store.season import final_to_come, read_season
 
 OPEN_SETS = "(SELECT set_index FROM sets WHERE closed IS NULL)"
 """The sets whose pending matches are still to be played (a closed set's never will be)."""
@@ -105,11 +107,15 @@ class LadderReader:
         seated = {name for match in self.pending() for name in match.seats}
         return [v.name for v in self.versions() if v.active or v.name in seated]
 
-    def sets(self) -> list[DuplicateSet]:
-        return [
-            DuplicateSet(index, tuple(json.loads(table)), seed_value(seed))
-            for index, seed, table in self.db.execute("SELECT set_index, seed, bots FROM sets ORDER BY set_index")
-        ]
+    def sets(self, stage: str | None = None) -> list[DuplicateSet]:
+        """Every set drawn (of one ``stage``, ``regular`` or ``final``, when given)."""
+        where, args = ("WHERE stage = ?", [stage]) if stage is not None else ("", [])
+        rows = self.db.execute(f"SELECT set_index, seed, bots FROM sets {where} ORDER BY set_index", args)
+        return [DuplicateSet(index, tuple(json.loads(table)), seed_value(seed)) for index, seed, table in rows]
+
+    def season(self) -> Season | None:
+        """The ladder's season (``referee.ladder.season``), or ``None`` for a ladder without one."""
+        return read_season(self.db) if self.initialized else None
 
     def pending(self) -> list[ScheduledMatch]:
         """The matches still to play, in schedule order."""
@@ -129,8 +135,9 @@ class LadderReader:
         if not self.initialized:
             return int(done), int(total)
         settings = self.settings()
-        (drawn,) = self.db.execute("SELECT COUNT(*) FROM sets").fetchone()
-        return int(done), int(total) + max(0, settings.games - int(drawn)) * settings.rules.players
+        (drawn,) = self.db.execute("SELECT COUNT(*) FROM sets WHERE stage = 'regular'").fetchone()
+        later = max(0, settings.games - int(drawn)) + final_to_come(self.db)
+        return int(done), int(total) + later * settings.rules.players
 
     def next_index(self) -> int:
         """The index of the next set to draw."""
@@ -146,11 +153,16 @@ class LadderReader:
     def ratings(self) -> dict[str, Rating]:
         return self._ratings(self.db)
 
-    def rated_matches(self) -> list[tuple[tuple[str, ...], list[int]]]:
-        """Every done match's seats and ranks, in the order the ratings took them."""
+    def rated_matches(self, stage: str | None = None) -> list[tuple[tuple[str, ...], list[int]]]:
+        """Every done match's seats and ranks, in the order the ratings took them (of the sets
+        of one ``stage`` when given: the final's ratings are those of its matches alone)."""
+        where, args = (
+            ("AND m.set_index IN (SELECT set_index FROM sets WHERE stage = ?)", [stage]) if stage else ("", [])
+        )
         rows = self.db.execute(
             "SELECT m.seq, r.seat, r.bot, r.rank FROM matches m JOIN results r ON r.match = m.id"
-            " WHERE m.status = 'done' ORDER BY m.seq, r.seat"
+            f" WHERE m.status = 'done' {where} ORDER BY m.seq, r.seat",
+            args,
         )
         matches: dict[int, list[tuple[str, int]]] = {}
         for seq, _, bot, rank in rows:

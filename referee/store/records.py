@@ -25,6 +25,42 @@ class LadderSettings:
 
 
 @dataclass(frozen=True)
+class Finalist:
+    """A bot of the season's final, with its rating when the regular season ended (the
+    ratings of the regular season, kept apart from what the final's matches do to them)."""
+
+    bot: str
+    mu: float
+    sigma: float
+
+
+@dataclass(frozen=True)
+class Season:
+    """A ladder's season, as the ``season`` table keeps it (``referee.ladder.season``): times
+    in ISO 8601, UTC."""
+
+    ends: str | None = None
+    """No duplicate set begins after it; then the final, if any, and the run ends."""
+    closes: str | None = None
+    """Submissions close: no new version is taken after it (never after ``ends``)."""
+    final_top: int = 0
+    """The final seats the best this many of the standings at the end (0: no final)."""
+    final_sets: int = 0
+    """Duplicate sets the final plays."""
+    ends_given: str | None = None
+    """``--season-end`` as the organizer gave it (``+3d``): the same words again ask for the
+    same season, however much later the run is started again."""
+    closes_given: str | None = None
+    finalists: tuple[Finalist, ...] | None = None
+    """Chosen when the regular season's last set ended, best first; ``None`` until then."""
+    regular_ended: str | None = None
+
+    @property
+    def has_final(self) -> bool:
+        return self.ends is not None and self.final_top >= 2 and self.final_sets >= 1
+
+
+@dataclass(frozen=True)
 class SeatResult:
     seat: int
     bot: str

@@ -9,7 +9,7 @@ import sqlite3
 
 from referee.errors import LadderError
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """The schema this referee writes and reads. The file keeps its own in SQLite's ``PRAGMA
 user_version`` (and, for anyone reading with plain SQL, in ``meta.schema``); the versions and
 what each added are listed in ``referee.store.migrations``."""
@@ -34,7 +34,8 @@ CREATE TABLE sets (
     set_index INTEGER PRIMARY KEY,
     seed TEXT NOT NULL,                     -- hex: 128-bit seeds do not fit SQLite integers
     bots TEXT NOT NULL,                     -- JSON: bot names by table position
-    closed TEXT                             -- why its pending matches will never be played (NULL: open)
+    closed TEXT,                            -- why its pending matches will never be played (NULL: open)
+    stage TEXT NOT NULL DEFAULT 'regular' CHECK (stage IN ('regular', 'final'))  -- the season's final, or not
 );
 CREATE TABLE matches (
     id INTEGER PRIMARY KEY,                 -- schedule order
@@ -107,10 +108,22 @@ CREATE TABLE entrants (
     added TEXT NOT NULL,                    -- when it was made (UTC)
     keyed TEXT NOT NULL                     -- when its secret was last made (UTC)
 );
+CREATE TABLE season (
+    id INTEGER PRIMARY KEY CHECK (id = 1),  -- one season a ladder
+    ends TEXT,                              -- UTC: no duplicate set begins after it (NULL: no end)
+    ends_given TEXT,                        -- --season-end as given ('+3d'): given again, the same season
+    closes TEXT,                            -- UTC: no new version is taken after it (NULL: never closed)
+    closes_given TEXT,                      -- --submissions-close as given
+    final_top INTEGER NOT NULL DEFAULT 0,   -- the final seats the top N at the end time (0: no final)
+    final_sets INTEGER NOT NULL DEFAULT 0,  -- duplicate sets of the final
+    finalists TEXT,                         -- JSON: [[name, mu, sigma], ...] best first when the regular season ended
+    regular_ended TEXT                      -- UTC: when the finalists were chosen (NULL: not yet)
+);
 """
 """Every table of a new ladder (``pairings`` stays empty in a ladder: each set of a duel or a
 gauntlet, ``referee.duel``, measures one bot against another; ``entrants`` holds the entrants
-given a secret of their own, ``referee ladder entrant add``). A change here needs a migration
+given a secret of their own, ``referee ladder entrant add``; ``season`` holds one row when the
+ladder has a season, ``referee.ladder.season``). A change here needs a migration
 that makes the same change to older databases (``tests/ladder/test_migrations.py`` compares the
 two)."""
 

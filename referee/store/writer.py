@@ -28,7 +28,16 @@ from referee.stats.ratings import INITIAL, Rating, rate_match
 from referee.store import database
 from referee.store.migrations import upgraded
 from referee.store.reader import LadderReader
-from referee.store.records import BotVersion, DuplicateSet, LadderSettings, MatchRecord, PoolChange, ScheduledMatch
+from referee.store.records import (
+    BotVersion,
+    DuplicateSet,
+    Finalist,
+    LadderSettings,
+    MatchRecord,
+    PoolChange,
+    ScheduledMatch,
+    Season,
+)
 from referee.store.schema import SCHEMA_VERSION, create_tables, seed_text
 
 
@@ -130,11 +139,58 @@ class LadderStore(LadderReader):
         )
         return [int(i) for i, table in rows if i not in keep and retired & set(json.loads(table))]
 
-    def schedule_set(self, duplicate_set: DuplicateSet) -> list[ScheduledMatch]:
-        """Add one drawn set (its matches pending) in one transaction; its matches."""
+    def schedule_set(self, duplicate_set: DuplicateSet, stage: str = "regular") -> list[ScheduledMatch]:
+        """Add one drawn set (its matches pending) in one transaction; its matches. ``stage``:
+        ``final`` for a set of the season's final."""
         with self.transaction() as db:
-            self._insert_sets(db, [duplicate_set])
+            self._insert_sets(db, [duplicate_set], stage)
         return duplicate_set.matches()
+
+    # -- the season ------------------------------------------------------------------------------
+    def set_season(self, season: Season) -> None:
+        """Keep the season's settings (its times, the final's size), in one transaction; the
+        finalists, once chosen, stay as they were."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO season (id, ends, ends_given, closes, closes_given, final_top, final_sets)"
+                " VALUES (1, :ends, :ends_given, :closes, :closes_given, :final_top, :final_sets)"
+                " ON CONFLICT (id) DO UPDATE SET ends = :ends, ends_given = :ends_given, closes = :closes,"
+                " closes_given = :closes_given, final_top = :final_top, final_sets = :final_sets",
+                {
+                    "ends": season.ends,
+                    "ends_given": season.ends_given,
+                    "closes": season.closes,
+                    "closes_given": season.closes_given,
+                    "final_top": season.final_top,
+                    "final_sets": season.final_sets,
+                },
+            )
+
+    def end_regular(self, keep: Collection[int], reason: str) -> list[int]:
+        """The end time has passed: close every regular set not begun (no match done) that is
+        not in ``keep`` (the sets a table took before the end), and make ``games`` the sets the
+        regular season drew, in one transaction. Done again (after a restart) it closes what
+        is left. Returns the sets closed."""
+        with self.transaction() as db:
+            rows = db.execute(
+                "SELECT s.set_index FROM sets s WHERE s.stage = 'regular' AND s.closed IS NULL AND NOT EXISTS"
+                " (SELECT 1 FROM matches m WHERE m.set_index = s.set_index AND m.seq IS NOT NULL)"
+            )
+            closing = [int(i) for (i,) in rows if int(i) not in keep]
+            db.executemany("UPDATE sets SET closed = ? WHERE set_index = ?", [(reason, i) for i in closing])
+            (drawn,) = db.execute("SELECT COUNT(*) FROM sets WHERE stage = 'regular'").fetchone()
+            db.execute("UPDATE meta SET value = ? WHERE key = 'games'", (json.dumps(int(drawn)),))
+        return closing
+
+    def choose_finalists(self, finalists: Sequence[Finalist], at: str) -> bool:
+        """Keep the final's bots (best first, with their ratings of the regular season) once:
+        ``False`` when they were chosen already (a restart keeps the first choice)."""
+        chosen = json.dumps([[f.bot, f.mu, f.sigma] for f in finalists])
+        with self.transaction() as db:
+            cursor = db.execute(
+                "UPDATE season SET finalists = ?, regular_ended = ? WHERE id = 1 AND finalists IS NULL", (chosen, at)
+            )
+            return cursor.rowcount == 1
 
     def close_sets(self, indexes: Collection[int], reason: str) -> None:
         """Give up the pending matches of these sets (a retired version in them cannot be
@@ -158,12 +214,16 @@ class LadderStore(LadderReader):
             db.execute("UPDATE meta SET value = ? WHERE key = 'games'", (json.dumps(games),))
 
     @staticmethod
-    def _insert_sets(db: sqlite3.Connection, sets: Sequence[DuplicateSet]) -> None:
+    def _insert_sets(db: sqlite3.Connection, sets: Sequence[DuplicateSet], stage: str = "regular") -> None:
         for duplicate_set in sets:
             table = json.dumps(list(duplicate_set.table))
-            _insert(
-                db, "sets", [{"set_index": duplicate_set.index, "seed": seed_text(duplicate_set.seed), "bots": table}]
-            )
+            row = {
+                "set_index": duplicate_set.index,
+                "seed": seed_text(duplicate_set.seed),
+                "bots": table,
+                "stage": stage,
+            }
+            _insert(db, "sets", [row])
             matches = duplicate_set.matches()
             _insert(
                 db,

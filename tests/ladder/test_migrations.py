@@ -41,6 +41,7 @@ KEYS = {
     "faults": "match, number",
     "pairings": "set_index",
     "entrants": "name",
+    "season": "id",
 }
 """Every table, with the key its rows are read in the order of."""
 
@@ -83,8 +84,8 @@ def number(seed: object) -> int:
 def assert_kept(before: Rows, after: Rows) -> None:
     """Every row of ``before`` is in ``after``, with every value it had; columns the upgrade
     added are NULL in them (but a bot's entrant, its own name, and its version, the first:
-    migration 6), and a table it added is empty. (``meta.schema`` is the version, which moves
-    on.)"""
+    migration 6; a set's stage, the regular season's: migration 8), and a table it added is
+    empty. (``meta.schema`` is the version, which moves on.)"""
     for table, rows in before.items():
         assert len(after[table]) == len(rows), f"{table}: {len(rows)} rows before, {len(after[table])} after"
         for old, new in zip(rows, after[table], strict=True):
@@ -92,7 +93,7 @@ def assert_kept(before: Rows, after: Rows) -> None:
                 continue
             for column, value in old.items():
                 assert same_value(column, value, new[column]), f"{table}.{column}: {value!r} became {new[column]!r}"
-            filled = {"entrant": old.get("name"), "version": 1} if table == "bots" else {}
+            filled = {"bots": {"entrant": old.get("name"), "version": 1}, "sets": {"stage": "regular"}}.get(table, {})
             for column in new.keys() - old.keys():
                 assert new[column] == filled.get(column), f"{table}.{column}: the upgrade wrote {new[column]!r}"
     assert all(not after[table] for table in after.keys() - before.keys())
@@ -244,11 +245,12 @@ def sqlite_master(db: Path) -> list[tuple[str, str, str | None]]:
 
 
 @pytest.mark.process
-@pytest.mark.parametrize("version", [2, 3, 4, 5, 7])
+@pytest.mark.parametrize("version", [2, 3, 4, 5, 7, 8])
 def test_a_referee_killed_while_upgrading_leaves_the_version_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: int
 ) -> None:
-    name = {4: "chain-dbafde3-to-1d94cdc.db", 5: "v4-e5bcbe2.db", 7: "v6-7aa84db.db"}.get(version, "v1-dbafde3.db")
+    earlier = {4: "chain-dbafde3-to-1d94cdc.db", 5: "v4-e5bcbe2.db", 7: "v6-7aa84db.db", 8: "v7-f9885c8.db"}
+    name = earlier.get(version, "v1-dbafde3.db")
     db = earlier_ladder(name, tmp_path)
     before = dump(db)
     killed = subprocess.run([sys.executable, "-c", KILLED, str(db), str(version)], cwd=ROOT, check=False)

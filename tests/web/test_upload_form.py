@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,10 @@ from hypothesis import strategies as st
 
 from referee.ladder.entrants import add_entrant
 from referee.ladder.uploads import uploads, uploads_folder
+from referee.store.records import Season
 from referee.store.writer import LadderStore
 from referee.web.ladder import upload_form
+from referee.web.ladder.queries import season_mark
 from referee.web.ladder.upload_form import ENTRANT_BURST, MAX_BODY, UPLOAD_PATH
 from tests.ladder.test_uploads import FIRST, archive
 from tests.web.ladder_helpers import View, hostile_ladder
@@ -336,3 +339,30 @@ def test_any_body_is_answered_and_writes_nothing_outside(
     assert status in (201, 400, 413, 422)
     after = {p for p in folder.rglob("*") if "uploads" not in str(p)}
     assert after - before <= {p for p in after if p.name.endswith(("-wal", "-shm"))}
+
+
+async def test_after_submissions_close_no_upload_is_taken_and_the_page_says_so(ladder: Ladder) -> None:
+    cookie = await ladder.cookie("carol")
+    csrf = await ladder.csrf(cookie)
+    _, _, before = await ladder.view.ask("/api/version", headers=[HOST, cookie])
+    store = LadderStore(ladder.db)
+    store.set_season(Season(ends="2026-01-02T00:00:00+00:00", closes="2026-01-01T00:00:00+00:00"))  # past
+    store.close()
+    body = form_body({"archive": BOT, "command": b"python3 bot.py", "csrf": csrf})
+    status, _, page = await ladder.post(body, *multipart(), cookie, ORIGIN)
+    assert status == 403 and b"submissions closed at 2026-01-01T00:00:00+00:00" in page and ladder.asked == 0
+    status, _, answer = await ladder.post(body, *multipart(), bearer(ladder.keys["dave"]))
+    assert status == 403 and "submissions closed" in json.loads(answer)["error"]
+    assert ladder.kept() == []
+    status, _, page = await ladder.view.ask("/entrant", headers=[HOST, cookie])
+    assert status == 200 and b"No more uploads: submissions closed" in page and b'name="csrf"' not in page
+    _, _, after = await ladder.view.ask("/api/version", headers=[HOST, cookie])
+    assert json.loads(after)["stamp"] != json.loads(before)["stamp"]  # open pages show it at once
+
+
+def test_the_pages_stamp_moves_when_the_clock_passes_a_season_time() -> None:
+    """Pages are kept by their stamp: the freeze and the end time change it with no write."""
+    season = Season(ends="2026-03-01T18:00:00+00:00", closes="2026-03-01T12:00:00+00:00")
+    marks = [season_mark(season, datetime.fromisoformat(t)) for t in
+             ("2026-03-01T11:59:59+00:00", "2026-03-01T12:00:00+00:00", "2026-03-01T18:00:00+00:00")]  # fmt: skip
+    assert marks == [".00", ".10", ".11"] and season_mark(None, datetime.now(UTC)) == ""

@@ -23,10 +23,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from referee.ladder.season import utc_now
 from referee.ladder.setup import logs_folder
 from referee.ladder.uploads import moved
 from referee.store.entrants import secret_digests
 from referee.store.reader import LadderReader
+from referee.store.season import read_season
 from referee.web.asgi import route
 from referee.web.ladder import queries
 from referee.web.ladder.answers import (
@@ -99,7 +101,8 @@ class LadderWeb:
         self._kept: tuple[str, queries.Board] | None = None
         self.kept = Kept(lambda: self.reading.run(self._look))
         self.renders = Bucket()
-        self.desk = UploadDesk(db, self.who, self._digests, self._ours, self._plain_page)
+        self.desk = UploadDesk(db, self.who, digests=self._digests, ours=self._ours, page=self._plain_page,
+                               season=lambda: self.reading.run(lambda r: read_season(r.db)))  # fmt: skip
 
     @property
     def token(self) -> str | None:
@@ -244,7 +247,7 @@ class LadderWeb:
         if path == "/entrant":
             query(scope, ())
             digest = dict(state.entrants).get(viewer.entrant or "")
-            shown = await entrant_page(self.reading, viewer, csrf_value(digest) if digest else "")
+            shown = await entrant_page(self.reading, viewer, csrf_value(digest) if digest else "", utc_now())
             if shown is None:
                 return Answer.text(403, FOR_ENTRANTS)
             uploads = moved(self.reading.path, viewer.entrant) if viewer.entrant is not None else ""

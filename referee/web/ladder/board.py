@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from referee.duel.status import DuelStatus
 from referee.duel.view import caption, verdict_line
+from referee.ladder.order import format_order
+from referee.ladder.season_run import SeasonReport
 from referee.web.ladder.markup import bot_link, esc, interval, number, table
 from referee.web.ladder.queries import Board
 
@@ -25,6 +27,8 @@ def board_body(found: Board) -> str:
     ]
     if found.duel is not None:
         parts.append(duel_section(found.duel))
+    if found.season is not None:
+        parts.append(season_section(found.season))
     parts.append("<h2>Leaderboard</h2>")
     parts.append(_standings(found))
     parts.append(
@@ -52,6 +56,39 @@ def _standings(found: Board) -> str:
         ])  # fmt: skip
     head = ["#", "bot", "μ", "σ", "95% interval", "μ-3σ", "games", "win", "pts/rd", "crash/tmo/err"]
     return table(head, rows, wide=frozenset({3, 4, 8}), text=frozenset({1}), cls="board")
+
+
+STATES = {"regular": "regular season", "final": "the final", "over": "over"}
+
+
+def season_section(report: SeasonReport) -> str:
+    """The season in a few lines: when it ends, when submissions close, the final's size, where
+    it stands, and, once the final has bots, their order from the final's matches alone."""
+    season = report.season
+    final = "none"
+    if season.has_final:
+        final = f"top {season.final_top} × {season.final_sets} sets"
+        if season.finalists is not None:
+            final += f", {report.final_done} of {season.final_sets} played"
+    items = [
+        ("ends at", season.ends or "no end"),
+        ("submissions close at", season.closes or "never"),
+        ("final", final),
+        ("state", STATES[report.state]),
+    ]
+    parts = ['<section class="season"><h2>Season</h2><ul>']
+    parts += [f"<li>{esc(label)}: <strong>{esc(value)}</strong></li>" for label, value in items]
+    parts.append("</ul>")
+    if report.order is not None:
+        ranked = "".join(f"<li>{bot_link(bot)}</li>" for bot in report.order.bots)
+        parts.append(f'<p>The final\'s order (its own matches alone):</p><ol class="final">{ranked}</ol>')
+        line = format_order(report.order.progress)
+        if line:
+            parts.append(f'<p class="hint">{esc(line)}</p>')
+    elif season.finalists is not None and len(season.finalists) < 2:
+        parts.append('<p class="hint">No final: fewer than two bots were playing when the season ended.</p>')
+    parts.append("</section>")
+    return "".join(parts)
 
 
 def duel_section(status: DuelStatus) -> str:

@@ -7,10 +7,14 @@ entrants instead; the public gets none. Every name goes through ``esc``
 
 from __future__ import annotations
 
+from datetime import datetime
+
+from referee.ladder.season import closed_reason, taking_versions, utc_now
 from referee.ladder.upload_archive import MiB
 from referee.ladder.uploads import Upload, uploads
 from referee.store.entrants import StoredEntrant, entrants
 from referee.store.records import BotVersion
+from referee.store.season import read_season
 from referee.web.ladder.markup import bot_link, esc, matches_href, table
 from referee.web.ladder.reading import Reading
 from referee.web.ladder.upload_form import FIELDS
@@ -93,15 +97,20 @@ def entrants_body(found: list[StoredEntrant]) -> str:
     return "<h1>Entrants</h1>" + table(["entrant", "versions"], rows, cls="entrants")
 
 
-async def entrant_page(reading: Reading, viewer: Viewer, csrf: str = "") -> tuple[str, str] | None:
+async def entrant_page(
+    reading: Reading, viewer: Viewer, csrf: str = "", now: datetime | None = None
+) -> tuple[str, str] | None:
     """The title and body of ``/entrant`` as ``viewer`` sees it: an entrant's own page (with
-    the upload form when ``csrf`` is given), the organizer's list of entrants; ``None`` for
-    the public (``FOR_ENTRANTS``)."""
+    the upload form when ``csrf`` is given and submissions are open at ``now``), the
+    organizer's list of entrants; ``None`` for the public (``FOR_ENTRANTS``)."""
     name = viewer.entrant
     if viewer.kind == "organizer":
         return "Entrants", entrants_body(await reading.run(lambda r: entrants(r.db)))
     if name is None:
         return None
     uploaded = uploads_body(uploads(reading.path, name), ladder_public(reading.path))
-    found = await reading.run(lambda r: of_entrant(versions(r), name))
-    return name, entrant_body(name, found, uploaded, upload_form(csrf) if csrf else "")
+    found, season = await reading.run(lambda r: (of_entrant(versions(r), name), read_season(r.db)))
+    form = upload_form(csrf) if csrf else ""
+    if form and season is not None and not taking_versions(season, now or utc_now()):
+        form = f'<h2>Upload a new version</h2><p class="hint">No more uploads: {esc(closed_reason(season))}.</p>'
+    return name, entrant_body(name, found, uploaded, form)

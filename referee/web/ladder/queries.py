@@ -8,14 +8,18 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from referee.duel.status import DuelStatus, duel_status
 from referee.duel.store import DuelReader
 from referee.ladder.order import TOP, format_order, order_of
+from referee.ladder.season import ended, taking_versions, utc_now
+from referee.ladder.season_run import SeasonReport, season_report
 from referee.ladder.standings import Standing, format_modes, standing, standings
 from referee.stats.ratings import INITIAL
 from referee.store.reader import LadderReader
-from referee.store.records import BotVersion, match_key
+from referee.store.records import BotVersion, Season, match_key
+from referee.store.season import read_season
 from referee.web.ladder.versions import of_entrant, versions
 from referee.web.public import NOWHERE, Public, ladder_public
 
@@ -49,6 +53,8 @@ class Board:
     modes: str
     order: str | None
     duel: DuelStatus | None
+    season: SeasonReport | None = None
+    """The ladder's season, where it stands now (``None``: no season)."""
 
 
 def board(reader: LadderReader) -> Board:
@@ -67,6 +73,7 @@ def board(reader: LadderReader) -> Board:
         modes=format_modes(reader.modes()),
         order=order_line(reader, rows),
         duel=status,
+        season=season_report(reader, utc_now()),
     )
 
 
@@ -282,7 +289,15 @@ def stamp(reader: LadderReader) -> str:
     seq, scheduled = reader.db.execute("SELECT COALESCE(MAX(seq), 0), COUNT(*) FROM matches").fetchone()
     bots = reader.db.execute("SELECT COUNT(*), total(length(name)) FROM bots").fetchone()
     retired = sum(1 for v in versions(reader).values() if v.retired)
-    return f"{seq}.{scheduled}.{bots[0]}.{int(bots[1])}.{retired}"
+    return f"{seq}.{scheduled}.{bots[0]}.{int(bots[1])}.{retired}{season_mark(read_season(reader.db), utc_now())}"
+
+
+def season_mark(season: Season | None, now: datetime) -> str:
+    """What of a season changes with the clock alone, not the database: whether its
+    submissions have closed and its end time passed (the pages say so at that moment)."""
+    if season is None:
+        return ""
+    return f".{int(not taking_versions(season, now))}{int(ended(season, now))}"
 
 
 def latest(reader: LadderReader) -> int:

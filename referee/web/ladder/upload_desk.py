@@ -11,6 +11,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from referee.ladder.season import closed_reason, taking_versions, utc_now
+from referee.store.records import Season
 from referee.web.ladder.answers import Answer, client_of
 from referee.web.ladder.markup import esc
 from referee.web.ladder.upload_form import Form, FormRefused, UploadDoor, bearer_key, csrf_value, read_form
@@ -21,21 +23,25 @@ from referee.web.link import AsgiReceive
 class UploadDesk:
     """The uploads of the ladder in ``db``: ``who`` finds the entrant, ``digests`` its key's
     SHA-256 (the ``csrf`` value's key), ``ours`` says whether a request came from one of our
-    pages (its ``Origin``), ``page`` makes a page of the ladder's look for a browser."""
+    pages (its ``Origin``), ``page`` makes a page of the ladder's look for a browser,
+    ``season`` reads the season (after its submissions close, no upload is taken)."""
 
     def __init__(
         self,
         db: Path,
         who: Who,
+        *,
         digests: Digests,
         ours: Callable[[dict[str, Any]], bool],
         page: Callable[[str, str], Awaitable[Answer]],
+        season: Callable[[], Awaitable[Season | None]],
     ) -> None:
         self.db = db
         self.who = who
         self.digests = digests
         self.ours = ours
         self.page = page
+        self.season = season
         self.door = UploadDoor()
 
     async def answer(self, scope: dict[str, Any], receive: AsgiReceive) -> Answer:
@@ -45,6 +51,10 @@ class UploadDesk:
             if scope.get("query_string"):
                 raise FormRefused(400, "an upload takes no query: the key goes in a cookie or a bearer header\n")
             entrant = await self._uploader(scope)
+            season = await self.season()
+            if not taking_versions(season, utc_now()):
+                assert season is not None
+                raise FormRefused(403, f"{closed_reason(season)}\n")
             client = client_of(scope)
             self.door.let_in(entrant, client)
             with self.door.reading_from(client):
