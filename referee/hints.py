@@ -66,7 +66,7 @@ def hint(reason: str, message: str = "", line: str | None = None, exit_code: int
         if "hello" in message or "start-up" in message:
             return f"no hello arrived: {FLUSH}; or the bot takes longer than --startup to start"
         if "connected" in message:
-            return "no bot connected to this TCP seat: start it with the printed address and token"
+            return "no bot connected to this TCP seat: start it with the printed address and the seat's token"
         return f"no reply arrived in time: {FLUSH}; or the bot spent its decision time and its bank thinking"
     if reason == "crash":
         code = exit_code

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import trio
 
 from referee.check.links import CheckSocketLink
-from referee.network import DEFAULT_HOST, new_token, show_address
+from referee.network import DEFAULT_HOST, new_token, read_token_file, show_address, shown_token
 from referee.players.acceptor import Acceptor, turn_away
 from referee.players.channel import SocketLink
 from referee.players.tcp import Refusal
@@ -34,6 +34,15 @@ class TcpTarget:
     host: str = DEFAULT_HOST
     port: int = 0
     connect_timeout: float = CONNECT_TIMEOUT
+    given: bool = False
+    """The user supplied the token (``tcp:NAME:TOKEN``, ``tcp:NAME:@FILE``): never printed."""
+    token_file: str | None = None
+
+    @property
+    def shown_token(self) -> str:
+        """The token as printed lines name it: ``token 3q2S...`` when the check made it up, else
+        where it came from, never its value (``referee.network.shown_token``)."""
+        return shown_token(self.token, given=self.given, token_file=self.token_file)
 
     @property
     def spec(self) -> str:
@@ -44,17 +53,21 @@ class TcpTarget:
 def tcp_target(
     spec: str, *, host: str = DEFAULT_HOST, port: int = 0, connect_timeout: float = CONNECT_TIMEOUT
 ) -> TcpTarget | None:
-    """The target a bot spec names (``tcp:NAME`` or ``tcp:NAME:TOKEN``; without a token the
-    check makes one up), or ``None`` for a command line."""
+    """The target a bot spec names (``tcp:NAME``, ``tcp:NAME:TOKEN`` or ``tcp:NAME:@FILE``;
+    without a token the check makes one up), or ``None`` for a command line. Raises
+    ``ValueError`` for a token file that cannot be read."""
     if not spec.startswith(TCP_PREFIX):
         return None
     name, _, token = spec[len(TCP_PREFIX) :].partition(":")
+    token_file = token[1:] if token.startswith("@") else None
     return TcpTarget(
         name=name or "bot",
-        token=token or new_token(),
+        token=(read_token_file(token_file) if token_file is not None else token) or new_token(),
         host=host,
         port=port,
         connect_timeout=connect_timeout,
+        given=bool(token),
+        token_file=token_file,
     )
 
 
@@ -118,8 +131,12 @@ class CheckListener:
     def instructions(self) -> str:
         """What the bot's author has to do, printed when the check is listening."""
         where = show_address(*self.address)
-        token = self.target.token
+        target = self.target
+        if target.token_file is not None:
+            option = f"--token-file {target.token_file}"
+        else:
+            option = "--token YOUR_TOKEN" if target.given else f"--token {target.token}"
         return (
-            f"check: connect to {where} with token {token} (once per step; run your bot in a loop, e.g. "
-            f"while true; do python3 mybot.py --tcp {where} --token {token}; done)"
+            f"check: connect to {where} with {target.shown_token} (once per step; run your bot in a loop, "
+            f"e.g. while true; do python3 mybot.py --tcp {where} {option}; done)"
         )

@@ -109,6 +109,7 @@ class Probe(Conversation):
         variant: str,
         *,
         token: str | None = None,
+        shown_token: str | None = None,
         connected: float | None = None,
         sandbox: str | None = None,
     ) -> None:
@@ -117,6 +118,8 @@ class Probe(Conversation):
         """What the bot runs in (``sandbox_description``), or ``None``: not isolated."""
         self.token = token
         """Over TCP: the token the bot's hello must carry."""
+        self.shown_token = shown_token or f"the check's token {token!r}"
+        """How messages name it: one the user supplied never by its value (``TcpTarget.shown_token``)."""
         self.connected = connected
         """Over TCP: when the step took the connection; start-up is timed from then."""
         self.limits = limits
@@ -326,13 +329,13 @@ class Probe(Conversation):
         if given is not None and secrets.compare_digest(given.encode(), self.token.encode()):
             return
         if given is None:
-            message = f"the hello carries no token; over TCP it must carry the check's token {self.token!r}"
+            message = f"the hello carries no token; over TCP it must carry {self.shown_token}"
         else:
-            message = f"the hello's token {given!r} is not the check's token {self.token!r}"
+            message = f"the hello's token {given!r} is not {self.shown_token}"
         self.post(Error(code="bad_token", message=message, fatal=True))
         with trio.move_on_after(self.limits.grace), contextlib.suppress(LinkClosed):
             await self._write()
-        raise self.fail(f"{message} (bad_token)", f"{wanted}, carrying the token {self.token!r}", "bad_token")
+        raise self.fail(f"{message} (bad_token)", f"{wanted}, carrying {self.shown_token}", "bad_token")
 
     # -- the end -----------------------------------------------------------------------------
     async def wind_down(self) -> None:

@@ -22,8 +22,9 @@ import statistics
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
+import msgspec
 import trio
 
 from protocol.ruleset import RuleSet
@@ -290,9 +291,32 @@ async def run_step(step: Step, plan: CheckPlan, listener: CheckListener | None =
         )
     elif result.warnings:
         result.verdict = "warn"
+    if listener is not None and listener.target.given:
+        _hide_token(result, listener.target.token)
     hello = probe.hello if probe is not None else None
     shown = probe.link.shown if probe is not None and isinstance(probe.link, CheckProcessLink) else ()
     return StepRun(result, hello.name if hello is not None else None, shown)
+
+
+HIDDEN_TOKEN: Final = "<token>"
+"""What a step's result shows in place of a token the user supplied (``tcp:NAME:TOKEN``)."""
+
+
+def _hide_token(result: StepResult, token: str) -> None:
+    """Take a token the user supplied out of a step's result: the bot's hello carries it, and a
+    transcript, a failure's line or its message would print it (in a CI log, ``--json``)."""
+    forms = sorted({token, msgspec.json.encode(token).decode()[1:-1]}, key=len, reverse=True)
+
+    def hide(text: str) -> str:
+        for form in forms:
+            text = text.replace(form, HIDDEN_TOKEN)
+        return text
+
+    result.message, result.stderr = hide(result.message), hide(result.stderr)
+    result.expected = None if result.expected is None else hide(result.expected)
+    result.got = None if result.got is None else hide(result.got)
+    result.warnings = [hide(w) for w in result.warnings]
+    result.transcript = [msgspec.structs.replace(t, line=hide(t.line)) for t in result.transcript]
 
 
 async def _started(plan: CheckPlan, nursery: trio.Nursery) -> tuple[Probe | None, StepFailed | None]:
@@ -326,8 +350,11 @@ async def _connected(plan: CheckPlan, listener: CheckListener) -> tuple[Probe | 
         )
         return None, failure
     connected = max(link.accepted, trio.current_time())  # a connection that waited: from the step's start
-    token = listener.target.token
-    return Probe(link, plan.limits, plan.rules, plan.variant, token=token, connected=connected), None
+    target = listener.target
+    shown = target.shown_token if target.given else None  # a token the user gave: never by its value
+    return Probe(
+        link, plan.limits, plan.rules, plan.variant, token=target.token, shown_token=shown, connected=connected
+    ), None
 
 
 async def _converse(step: Step, probe: Probe, limits: Limits) -> StepFailed | None:

@@ -112,8 +112,8 @@ def check(
     Every step's bot runs in the bubblewrap sandbox (--sandbox auto: when bubblewrap works
     here, else with a warning; on: exit 1 without it; off: not isolated), as in a match.
 
-    With BOT tcp:NAME[:TOKEN] the check listens instead (--host, --port) and each step waits
-    for the bot to connect with the token (made up when not given): run the bot in a loop.
+    With BOT tcp:NAME[:TOKEN] or tcp:NAME:@FILE the check listens instead (--host, --port): each
+    step waits for the bot to connect with the token (printed only when made up); run it in a loop.
     """
     tcp = _over_tcp(bot, host, port, connect_timeout, sandbox_mode, sandbox_binds)
     steps = select(patterns)
@@ -168,6 +168,10 @@ def _over_tcp(
     if not bot.strip():
         raise click.BadParameter("the bot's command line is empty", param_hint="BOT")
     tcp = bot.startswith(TCP_PREFIX)
+    try:
+        tcp_target(bot)  # a token file that cannot be read, before anything listens
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="BOT") from None
     if not tcp and (host, port, connect_timeout) != (None, None, None):
         raise click.UsageError(f"--host, --port and --connect-timeout are for {TCP_PREFIX}NAME[:TOKEN] bots")
     if tcp and (sandbox_mode == "on" or sandbox_binds):

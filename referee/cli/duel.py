@@ -34,6 +34,7 @@ from referee.duel.bots import BotList, chosen_bot, duel_bots, opponents, pool
 from referee.duel.run import DuelPlayed, play_duel, read_status
 from referee.duel.settings import DEFAULT_MAX_SETS, Contest, DuelSettings
 from referee.duel.view import broken_lines, status_json, status_table, verdict_line
+from referee.duel.where import default_db, moved_note
 from referee.errors import LadderError
 from referee.ladder.play import LadderInterrupted, LadderPlan, RunOutput
 from referee.match.config import MatchConfig
@@ -123,7 +124,7 @@ _OPTIONS: list[Decorator] = [
         "--cwd",
         type=click.Path(file_okay=False, exists=True),
         default=None,
-        help="Folder command-line bots run from (default: the current folder).",
+        help="Folder command-line bots run from, and their dir= is taken from (default: the current folder).",
     ),
     SANDBOX_OPTION,
     SANDBOX_BIND_OPTION,
@@ -143,13 +144,14 @@ _OPTIONS: list[Decorator] = [
 
 
 def _contest_options(db: str) -> Decorator:
-    """The options both commands take, ``db`` the default database."""
+    """The options both commands take, ``db`` the default database's name."""
     db_option = click.option(
         "--db",
-        default=db,
-        show_default=True,
+        default=None,
         type=click.Path(dir_okay=False),
-        help="Its SQLite database (replay logs in NAME-logs/ beside it); the same command resumes it.",
+        help=f"Its SQLite database (replay logs in NAME-logs/ beside it); the same command resumes it. Default: "
+        f"{db} here, or in ~/.local/state/hearts-referee/ (named from the bots) when the current folder is a bot's "
+        "(the start says where).",
     )
     options: list[Decorator] = [*_OPTIONS[:4], db_option, *_OPTIONS[4:]]
 
@@ -169,9 +171,10 @@ def _contest_options(db: str) -> Decorator:
 def duel(ctx: click.Context, /, new: str, old: str, **options: Any) -> None:
     """Is NEW better than OLD? Duplicate sets of NEW and OLD at one table with fixed opponents,
     on the same cards in every seat, until --sprt decides or --max-sets. NEW and OLD are command
-    lines (with --bots, names in that list). Exit status: 0 H1 accepted, 1 H0 accepted,
+    lines (with --bots, names in that list); a first word dir=FOLDER runs a bot from a folder of
+    its own, which the sandbox shows it whole. Exit status: 0 H1 accepted, 1 H0 accepted,
     2 a broken bot (it cannot start, or is dropped from more than 10% of its seats) or an
-    error, 3 no decision. Example: referee duel "python3 bot.py" "python3 old/bot.py"
+    error, 3 no decision. Example: referee duel "php bin/bot" "dir=../previous php bin/bot"
     --sprt 0,2 (docs/testing-bots.md)."""
     ctx.exit(_contest(ctx, "duel", new, [old], None, options))
 
@@ -187,7 +190,8 @@ def duel(ctx: click.Context, /, new: str, old: str, **options: Any) -> None:
 @_contest_options("gauntlet.db")
 @click.pass_context
 def gauntlet(ctx: click.Context, /, new: str, pool: str, **options: Any) -> None:
-    """NEW against each bot of a pool, in duplicate sets as `referee duel` plays them: NEW's
+    """NEW (a command line, dir=FOLDER first as in `referee duel`, or a name with --bots)
+    against each bot of a pool, in duplicate sets as `referee duel` plays them: NEW's
     difference against each with its intervals (and --sprt's verdict), and the mean over the
     pool. Exit status: 0 H1 accepted against every bot, 1 H0 accepted against one at least,
     2 a broken bot (NEW, an opponent or a pool bot) or an error, 3 otherwise
@@ -201,14 +205,13 @@ def _contest(
     """Run the duel or gauntlet, show where it stands; its exit status."""
     rates = [f"--{name}" for name in ("alpha", "beta") if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
     sprt = _bounds(options["sprt"], options["alpha"], options["beta"], rates)
-    db = options["db"]
-    check_output_file(db, "--db", make_folders=False)
     try:
         entries, settings = _bots(kind, new, olds, pool_file, sprt, options)
         rules = ruleset(options["variant"] or DEFAULT_PRESET, parse_options(options["pairs"]))
         given_rules = rules if options["variant"] or options["pairs"] else None
     except FAILURES as err:
         raise AnswerError(str(err)) from None
+    db = _database(kind, options["db"], entries)
     plan = LadderPlan(
         db=db,
         entries=entries,
@@ -226,6 +229,23 @@ def _contest(
         cluster=options["cluster"],
     )
     return _show(db, _play(plan, settings, options), options)
+
+
+def _database(kind: Contest, given: str | None, entries: Sequence[BotEntry]) -> str:
+    """The database: ``given``, or the default (``referee.duel.where``), said on stderr when it
+    is not in the current folder; checked writable."""
+    if given is not None:
+        check_output_file(given, "--db", make_folders=False)
+        return given
+    found = default_db(kind, entries)
+    if found.crowded:
+        try:
+            found.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError as err:
+            raise AnswerError(f"cannot make {found.path.parent} for the {kind}'s database ({err}): give --db") from None
+        click.echo(moved_note(kind, found), err=True)
+    check_output_file(found.path, "--db", make_folders=False)
+    return str(found.path)
 
 
 def _bounds(pair: tuple[float, float] | None, alpha: float, beta: float, rates: Sequence[str]) -> SprtBounds | None:

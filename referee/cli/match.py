@@ -38,7 +38,7 @@ from referee.match.config import POLICIES, MatchConfig
 from referee.match.outcome import MatchOutcome
 from referee.match.play import TCP_PREFIX, TableOptions, play_match, play_matches
 from referee.match.text import format_outcome
-from referee.network import DEFAULT_HOST
+from referee.network import DEFAULT_HOST, shown_token
 from referee.players.bot_config import BotConfigError, config_folder, read_bots, runnable
 from referee.players.building import build
 from referee.players.hosted import WEB_PREFIX
@@ -213,10 +213,12 @@ def _web_seats(host: str, refusals: RefusalReport) -> WebSeatServer:
 
 
 def announce_tcp_seats(address: tuple[str, int], seats: list[TcpSeat]) -> None:
-    """Tell the user (on stderr) where TCP bots connect and with which tokens."""
+    """Tell the user (on stderr) where TCP bots connect and with which tokens: a token the user
+    supplied (``NAME:TOKEN``, ``NAME:@FILE``) by where it came from, never by its value."""
     host, port = address
     for seat in seats:
-        click.echo(f"tcp seat {seat.seat} {seat.name}: connect to {host}:{port} with token {seat.token}", err=True)
+        token = shown_token(seat.token, given=seat.token_given, token_file=seat.token_file)
+        click.echo(f"tcp seat {seat.seat} {seat.name}: connect to {host}:{port} with {token}", err=True)
 
 
 def announce_web_seats(url: str, seats: list[WebSeat]) -> None:

@@ -2,20 +2,41 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import click
 
-from referee.starter import STARTERS, StarterError, make_folder
+from referee.starter import STARTERS, TRANSCRIPT_FILE, StarterError, make_folder, make_neutral_folder, must_be_new
 
 
 @click.command("new")
 @click.argument("language", metavar="LANGUAGE")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
-def new(language: str, folder: Path) -> None:
+@click.option(
+    "--neutral",
+    is_flag=True,
+    help="For a language without a kit: a README with where the protocol, its JSON Schema and the test vectors "
+    "are and the exact check, match and ladder commands, and a transcript of one round (played now by a sample "
+    "bot) to test against.",
+)
+@click.option(
+    "--command",
+    "bot_command",
+    metavar="COMMAND",
+    default=None,
+    help="With --neutral: the command that starts the bot in FOLDER (default: php bot.php for php, ruby bot.rb "
+    "for ruby, ...; else ./bot).",
+)
+def new(language: str, folder: Path, neutral: bool, bot_command: str | None) -> None:
     """Make FOLDER a bot to start from in LANGUAGE (python, javascript, java, rust, go, c++):
     the kit, a sample bot that plays legally and a README with how to build, play, check and
-    ladder it. FOLDER must be new or empty."""
+    ladder it. FOLDER must be new or empty. For any other language, --neutral."""
+    if bot_command is not None and not neutral:
+        raise click.UsageError("--command is for --neutral folders (a kit's folder has its own command)")
+    if neutral:
+        _neutral(language, folder, bot_command)
+        return
     try:
         chosen = make_folder(language, folder)
     except StarterError as err:
@@ -26,4 +47,19 @@ def new(language: str, folder: Path) -> None:
     click.echo(f'  check:  cd {folder} && referee check "{chosen.command}"')
 
 
-new.help = (new.help or "") + f"\n\nLanguages: {', '.join(STARTERS)}."
+def _neutral(language: str, folder: Path, bot_command: str | None) -> None:
+    from referee.docgen import transcript  # noqa: PLC0415 (a match's modules only for --neutral)
+
+    try:
+        must_be_new(folder)  # before the round is played
+        command = make_neutral_folder(language, folder, transcript(), bot_command)
+    except StarterError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(
+        f"made {folder}: the start of a {language} bot (README.md: what to read, the check and ladder commands; "
+        f"{TRANSCRIPT_FILE}: one round to test against)"
+    )
+    click.echo(f'  check:  cd {folder} && referee check "{command}"')
+
+
+new.help = inspect.cleandoc(new.help or "") + f"\n\nLanguages with a kit: {', '.join(STARTERS)}."

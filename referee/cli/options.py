@@ -94,7 +94,7 @@ class BotCommand(click.types.StringParamType):
             self.fail("the bot's command line is empty", param, ctx)
         if self.tcp and text.startswith(TCP_PREFIX):
             if "\0" in text:
-                self.fail(f"{text!r} holds a NUL character", param, ctx)
+                self.fail(f"{text.partition(':')[0]}:... holds a NUL character", param, ctx)  # no token shown
             return text
         try:
             command_words(text)

@@ -1,15 +1,21 @@
 """The bots of a duel or a gauntlet, from what the command line names.
 
 A bot is a command line (as ``referee match`` takes: run from the current folder, or
-``--cwd``), named ``new``, ``old`` and ``opponent``, ``opponent-2``, ...; or, with ``--bots
-FILE``, the name of a bot in that TOML bot list (as ``referee ladder run`` takes: its command,
-build and folder). A gauntlet's pool is such a list (``--pool``); when ``--bots`` is the pool
-itself, NEW and the opponents are left out of the pool. The default opponent is the sample
+``--cwd``), named ``new``, ``old`` and ``opponent``, ``opponent-2``, ...; a first word
+``dir=FOLDER`` (as cutechess's ``dir=``; taken from the current folder or ``--cwd``) gives it a
+folder of its own: its command runs there, and the sandbox shows it that folder whole when
+nothing else lies in it (``referee.sandbox.sight.own_folder``). Or, with ``--bots FILE``, the
+name of a bot in that TOML bot list (as ``referee ladder run`` takes: its command, build and
+folder). A gauntlet's pool is such a list (``--pool``); when ``--bots`` is the pool itself, NEW
+and the opponents are left out of the pool. The default opponent is the sample
 heuristic bot of ``sample_bots/bots.toml``, named ``opponent``. Every bot keeps the folder it
 runs from, made absolute, so that bots from several lists run each from its own."""
 
 from __future__ import annotations
 
+import io
+import os
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,7 +23,7 @@ import msgspec
 
 from referee.duel.settings import Contest, DuelSettings
 from referee.errors import LadderError
-from referee.players.bot_config import BotEntry, bot_folder, command_words, config_folder, read_bots
+from referee.players.bot_config import BotConfigError, BotEntry, bot_folder, command_words, config_folder, read_bots
 from referee.stats.sequential import SprtBounds
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "bots.toml"
@@ -25,6 +31,8 @@ SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots" / "bots.toml"
 DEFAULT_OPPONENT = "heuristic"
 OPPONENT = "opponent"
 """The default opponent's name in a duel."""
+DIR_WORD = "dir="
+"""The first word of a command-line bot that names its folder: ``dir=../previous php bin/bot``."""
 
 
 class BotList:
@@ -50,8 +58,55 @@ def chosen_bot(given: str, name: str, bots: BotList | None, cwd: Path) -> BotEnt
     """The bot ``given`` names: a bot of ``bots``, or (without a list) a command line, named ``name``."""
     if bots is not None:
         return bots.named(given)
-    command_words(given)  # a command line that cannot be run is refused now
-    return BotEntry(name=name, command=given, folder=str(cwd.absolute()))
+    folder, command = split_dir(given)
+    command_words(command)  # a command line that cannot be run is refused now
+    if folder is None:
+        return BotEntry(name=name, command=command, folder=str(cwd.absolute()))
+    place = Path(os.path.normpath(cwd.absolute() / os.path.expanduser(folder)))
+    if not place.is_dir():
+        raise BotConfigError(f"bot {name}: {DIR_WORD}{folder}: there is no folder {place} (taken from {cwd})")
+    return BotEntry(name=name, command=relative_inside(command, place), folder=str(place))
+
+
+def split_dir(given: str) -> tuple[str | None, str]:
+    """A command-line bot's ``dir=FOLDER`` (``None`` when its first word is no ``dir=``) and the
+    rest of its line as written. The folder may be quoted as any word (``'dir=my bots/old'``)."""
+    if "\0" in given:
+        return None, given  # refused by command_words with the whole line
+    stream = io.StringIO(given)
+    lexer = shlex.shlex(stream, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        first = lexer.get_token()
+    except ValueError:
+        return None, given  # an unclosed quote: refused by command_words
+    if first is None or not first.startswith(DIR_WORD):
+        return None, given
+    rest = given[stream.tell() :].strip()
+    if not first[len(DIR_WORD) :]:
+        raise BotConfigError(f"{given!r}: {DIR_WORD} names no folder ({DIR_WORD}FOLDER, then the command)")
+    if not rest:
+        raise BotConfigError(f"{given!r}: no command after {first}")
+    return first[len(DIR_WORD) :], rest
+
+
+def relative_inside(command: str, folder: Path) -> str:
+    """``command`` with each word that is an absolute path to an existing file or folder inside
+    ``folder`` made relative to it (``./bot`` for the program): the command runs from there,
+    and ``dir=../old php /abs/old/bin/bot`` is then the same bot as ``dir=../old php bin/bot``,
+    shown the same folder whole by the sandbox. ``command`` as written when no word is such."""
+    words = command_words(command)
+    changed = False
+    for index, word in enumerate(words):
+        path = os.path.normpath(word)
+        if not os.path.isabs(word) or not os.path.exists(path):
+            continue
+        if path == str(folder) or path.startswith(str(folder).rstrip("/") + "/"):
+            relative = os.path.relpath(path, folder)
+            words[index] = f"./{relative}" if index == 0 and "/" not in relative else relative
+            changed = True
+    return shlex.join(words) if changed else command
 
 
 def default_opponent() -> BotEntry:

@@ -2,7 +2,9 @@
 database created or resumed under its run lock, fresh sandboxed bots per match, tables at once
 or a Dask cluster) with a ``RunKind`` of its own: the duel's database, the roll call of its bots
 before the first set (``referee.ladder.roll_call``), its sets scheduled one at a time while its
-tests have not decided and no bot is broken (``referee.duel.feed``), and its live view. This is
+tests have not decided and no bot is broken (``referee.duel.feed``), and its live view. Before
+the roll call, every folder shown whole to none of the bots that use it is named, with the fix
+(``referee.duel.folders``). This is
 what ``referee duel`` and ``referee gauntlet`` call."""
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from rich.console import Console
 
 from referee.duel.faults import duel_faults
 from referee.duel.feed import DuelFeed
+from referee.duel.folders import crowded_lines
 from referee.duel.progress import DuelProgress
 from referee.duel.settings import DuelSettings
 from referee.duel.setup import check_same_duel, open_duel
@@ -33,11 +36,13 @@ class DuelRun:
     """A duel's ``RunKind``: ``duel`` as asked for (its test taken from the database when
     ``duel`` has none, once ``check`` has run), at most ``max_sets`` sets against each bot."""
 
-    def __init__(self, duel: DuelSettings, max_sets: int) -> None:
+    def __init__(self, duel: DuelSettings, max_sets: int, warn: Callable[[str], None] | None = None) -> None:
         if max_sets < 1:
             raise LadderError("--max-sets must be at least 1")
         self.duel = duel
         self.max_sets = max_sets
+        self.warn = warn
+        """Where a folder shown whole to no bot is told (else among the notes)."""
         self.unstarted: dict[str, FaultReport] = {}
         """The bots that failed the roll call of this run."""
 
@@ -57,13 +62,18 @@ class DuelRun:
         if status.stopped or not waiting & set(self.duel.olds):
             return []
         names = [name for name in self.duel.names if name not in self.duel.olds or name in waiting]
+        notes = crowded_lines(commands, names, options)  # why a bot may fail to start, said first
+        if self.warn is not None:
+            for line in notes:
+                self.warn(line)
+            notes = []
         try:
             self.unstarted = roll_call(commands, names, options)
         except KeyboardInterrupt:  # as an interrupt of the sets: never click's exit status 1 (H0)
             raise LadderInterrupted("interrupted during the roll call: run the same command again") from None
         if not self.unstarted:
-            return [f"roll call: {', '.join(names)} started and said hello"]
-        return [f"roll call: {', '.join(self.unstarted)} failed to start"]
+            return [*notes, f"roll call: {', '.join(names)} started and said hello"]
+        return [*notes, f"roll call: {', '.join(self.unstarted)} failed to start"]
 
     def feed(self, store: LadderStore) -> SetFeed | None:
         return DuelFeed(_duel_store(store), self.duel, self.max_sets, self.unstarted)
@@ -98,7 +108,7 @@ def play_duel(plan: LadderPlan, duel: DuelSettings, max_sets: int, telling: RunO
     """Create or resume the duel in ``plan.db``, call the roll of its bots, and play its sets
     until every test has decided, a bot is broken or ``max_sets`` sets against each bot are
     done. Raises as ``play_ladder`` does."""
-    kind = DuelRun(duel, max_sets)
+    kind = DuelRun(duel, max_sets, None if telling is None else telling.warn)
     result = play_ladder(plan, telling, kind)
     return DuelPlayed(result, kind.duel, kind.unstarted)
 

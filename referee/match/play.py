@@ -27,7 +27,7 @@ from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import MatchRunner
-from referee.network import DEFAULT_HOST
+from referee.network import DEFAULT_HOST, read_token_file
 from referee.players.channel import Failure, NullLink
 from referee.players.connection import BotConnection, goodbye_note, handshake, say_goodbye
 from referee.players.hosted import SeatHost, web_seat_name
@@ -54,13 +54,11 @@ def tcp_seat(spec: str, seat: int) -> TcpSeat | None:
     if token.startswith("@"):
         tcp.token_file = token[1:]
         try:
-            token = Path(token[1:]).read_text(encoding="utf-8").partition("\n")[0].strip()
-        except (OSError, UnicodeDecodeError) as err:
-            raise BotStartError(f"seat {seat} ({name}): cannot read the token file {token[1:]!r}: {err}") from None
-        if not token:
-            raise BotStartError(f"seat {seat} ({name}): the token file is empty")
+            token = read_token_file(token[1:])
+        except ValueError as err:
+            raise BotStartError(f"seat {seat} ({name}): {err}") from None
     if token:
-        tcp.token = token
+        tcp.token, tcp.token_given = token, True
     return tcp
 
 

@@ -69,6 +69,8 @@ class TcpSeat(ClaimedSeat):
 
     token_file: str | None = None
     """The file the token was read from (``tcp:NAME:@FILE``), which no bot may see."""
+    token_given: bool = False
+    """The user supplied the token (``tcp:NAME:TOKEN`` or ``@FILE``): it is never printed."""
 
     @property
     def free(self) -> bool:
@@ -182,7 +184,7 @@ class TcpSeatServer:
 
         def check(hello: BotHello) -> Failure | None:
             if not hello.token:
-                return Failure("bad_token", "your hello has no token; send the token the referee printed for your seat")
+                return Failure("bad_token", "your hello has no token; send your seat's token")
             token = hello.token.encode("utf-8", "surrogatepass")  # compare_digest takes ASCII str only
             seat = next((s for s in self.seats if secrets.compare_digest(s.token.encode(), token)), None)
             if seat is None:

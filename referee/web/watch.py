@@ -129,6 +129,14 @@ def _written(path: Path) -> float:
         return 0.0
 
 
+def shown_log(path: Path) -> str:
+    """A log as the page names it, never by a path of the organizer's machine: a ladder's (in
+    its ``NAME-logs`` folder) from ``<ladder>``, as ``referee.web.public`` writes it; any other
+    by its file name alone (``match.jsonl``, not ``/srv/hearts/match.jsonl``)."""
+    absolute = path.absolute()
+    return str(absolute) if absolute.parent.name.endswith("-logs") else path.name
+
+
 @dataclass
 class LogTail:
     """A log file followed as it grows: its entries (checked) and bad lines."""
@@ -268,7 +276,7 @@ class LogTail:
             return False
         if not stat.S_ISREG(info.st_mode):  # a pipe or a device could block or never end
             if self.error is None:
-                self.error = f"{self.path} is not a regular file"
+                self.error = f"{shown_log(self.path)} is not a regular file"
                 return True
             return False
         changed = not self.exists
@@ -363,7 +371,7 @@ class LogTail:
         with no ``<`` in it (escaped, as the record's)."""
         message = Push(
             type=kind,
-            log=str(self.path),
+            log=shown_log(self.path),
             waiting=not self.exists,
             entries=self.entries[since_entries:],
             bad=self.bad[since_bad:],

@@ -8,7 +8,9 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 
+import msgspec
 import pytest
 import trio
 import trio.testing
@@ -26,8 +28,9 @@ from tests.shared import stray
 
 RANDOM_BOT = "sample_bots/python/random_bot.py"
 INSTRUCTIONS = re.compile(
-    r"^check: connect to (?P<host>[\d.]+):(?P<port>\d+) with token (?P<token>\S+) \(once per step; run your bot "
-    r"in a loop, e.g\. while true; do python3 mybot\.py --tcp (?P=host):(?P=port) --token (?P=token); done\)$"
+    r"^check: connect to (?P<host>[\d.]+):(?P<port>\d+) with (?:token (?P<token>\S+)|the token you gave|the token in "
+    r"\S+) \(once per step; run your bot in a loop, e\.g\. while true; do python3 mybot\.py --tcp (?P=host):(?P=port) "
+    r"(?:--token \S+|--token-file \S+); done\)$"
 )
 
 
@@ -107,12 +110,13 @@ def test_a_tcp_bot_passes_every_step_or_is_skipped_with_a_reason() -> None:
 
 @pytest.mark.process
 def test_a_wrong_token_fails_the_handshake_naming_the_token() -> None:
+    """The bot's token is named; the check's, which the user gave, is not (issue 43)."""
     marker = f"marker-{uuid.uuid4().hex}"
     report, _, _ = tcp_check("handshake.hello", "pass.legal", token="right-token", bot_token="WRONG", marker=marker)
     first = step(report, "handshake.hello")
     assert first.verdict == "fail"
-    assert "'WRONG'" in first.message and "'right-token'" in first.message and "(bad_token)" in first.message
-    assert "right-token" in (first.expected or "")
+    assert first.message == "the hello's token 'WRONG' is not the token you gave (bad_token)"
+    assert "right-token" not in msgspec.json.encode(report).decode()
     assert '"token":"WRONG"' in (first.got or "")
     sent = [decode_referee(line.line.encode()) for line in first.transcript if line.direction == "send"]
     assert isinstance(sent[-1], Error) and sent[-1].code == "bad_token" and sent[-1].fatal
@@ -198,19 +202,33 @@ def test_connections_beyond_one_per_step_are_refused_busy() -> None:
 def test_the_token_is_made_up_when_not_given() -> None:
     target = tcp_target("tcp:mybot")
     assert target is not None and target.name == "mybot" and len(target.token) >= 16
-    assert tcp_target("tcp:mybot:abc") == TcpTarget(name="mybot", token="abc")
+    assert tcp_target("tcp:mybot:abc") == TcpTarget(name="mybot", token="abc", given=True)
     assert tcp_target(GOOD) is None
 
 
-@pytest.mark.process
-def test_the_command_line_prints_where_to_connect_and_reports() -> None:
-    """`referee check tcp:bot:WRONG --port 0` in a subprocess: the instructions on stderr, a
-    failing handshake in the report, stderr marked as not visible over TCP."""
-    marker = f"marker-{uuid.uuid4().hex}"
-    args = ["check", "tcp:bot:sesame", "--port", "0", "--only", "handshake.hello", "--only", "exit.*"]
+def test_a_token_file_is_read_and_never_shown(tmp_path: Path) -> None:
+    path = tmp_path / "token"
+    path.write_text("s3cret-from-file\n")
+    target = tcp_target(f"tcp:mybot:@{path}")
+    assert target == TcpTarget(name="mybot", token="s3cret-from-file", given=True, token_file=str(path))
+    assert target.shown_token == f"the token in {path}"
+    listener = CheckListener(target)
+    assert "s3cret" not in listener.instructions() and f"--token-file {path}" in listener.instructions()
+    missing = CliRunner().invoke(main, ["check", f"tcp:mybot:@{tmp_path / 'none'}"])
+    assert missing.exit_code == 2 and "cannot read the token file" in missing.output
 
-    async def run(bot_token: str) -> tuple[int, str, str]:
-        command = [sys.executable, "-m", "referee.cli", *args]
+
+@pytest.mark.process
+def test_the_command_line_prints_where_to_connect_and_reports(tmp_path: Path) -> None:
+    """`referee check tcp:bot:sesame --port 0` in a subprocess: the instructions on stderr, a
+    failing handshake in the report, stderr marked as not visible over TCP; the token the user
+    gave (on the command line, in a file) printed nowhere, not even in --verbose's transcripts."""
+    marker = f"marker-{uuid.uuid4().hex}"
+    args = ["check", "--port", "0", "--only", "handshake.hello", "--only", "exit.*"]
+    (tmp_path / "token").write_text("sesame\n")
+
+    async def run(spec: str, bot_token: str) -> tuple[int, str, str]:
+        command = [sys.executable, "-m", "referee.cli", *args, spec, "--verbose"]
         process = await trio.lowlevel.open_process(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         assert process.stdout is not None and process.stderr is not None
         err = b""
@@ -234,17 +252,20 @@ def test_the_command_line_prints_where_to_connect_and_reports() -> None:
         assert process.returncode is not None
         return process.returncode, out.decode(), err.decode()
 
-    code, out, err = trio.run(run, "sesame")
+    code, out, err = trio.run(run, "tcp:bot:sesame", "sesame")
     assert code == 0, out
-    assert "token sesame" in err
+    assert "with the token you gave" in err and "--token YOUR_TOKEN" in err
     assert out.startswith("referee check: tcp:bot\n")
     assert "3 steps: 3 passed" in out
+    assert '"token":"<token>"' in out  # the bot's hello in the transcript
+    assert "sesame" not in out + err
 
-    code, out, _ = trio.run(run, "WRONG")
+    code, out, err = trio.run(run, f"tcp:bot:@{tmp_path / 'token'}", "WRONG")
     assert code == 1, out
-    assert "problem:  the hello's token 'WRONG' is not the check's token 'sesame' (bad_token)" in out
+    assert f"problem:  the hello's token 'WRONG' is not the token in {tmp_path / 'token'} (bad_token)" in out
     assert "stderr: (not visible over TCP)" in out
     assert "2 skipped" in out
+    assert "sesame" not in out + err
     assert stray(marker) == []
 
 

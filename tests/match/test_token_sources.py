@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from protocol.bot import seat_token
 from referee.cli import main
@@ -71,3 +71,38 @@ def test_printed_tokens_never_start_with_a_dash() -> None:
     assert all(len(t) == 16 and re.fullmatch(r"[A-Za-z0-9_-]+", t) for t in tokens)
     assert len(set(tokens)) == len(tokens)
     assert TcpSeat(seat=0, name="n").token != TcpSeat(seat=1, name="e").token
+
+
+def _nowhere(secret: str, result: Result, *files: Path) -> None:
+    """The token is in no output of the command: its stdout, its stderr, the logs it wrote."""
+    assert result.exit_code == 0, result.output
+    assert secret not in result.stdout and secret not in result.stderr
+    for path in files:
+        assert secret not in path.read_text(encoding="utf-8")
+
+
+def test_a_token_the_user_supplied_is_never_printed(tmp_path: Path) -> None:
+    """Issue 43: `tcp:NAME:TOKEN`, `tcp:NAME:@FILE` (referee match) and `NAME:TOKEN` (referee
+    serve) are named by where the token came from, never by its value, in stderr, the result
+    (and --json's) and the log; a token the referee made up is printed, or no bot could use it.
+    Every seat connects over TCP and none comes: nothing is started, the fallback plays."""
+    path = tmp_path / "token"
+    path.write_text("FILE-s3cret-1\n")
+    log = tmp_path / "match.jsonl"
+    seats = [f"tcp:php:@{path}", "tcp:b:CLI-s3cret-2", "tcp:c", "tcp:d"]
+    for as_json in ([], ["--json"]):
+        result = CliRunner().invoke(main, ["match", *seats, "--connect-timeout", "0.1", "--log", str(log), *as_json])
+        _nowhere("s3cret", result, log)
+        lines = result.stderr.splitlines()
+        assert lines[0].endswith(f"with the token in {path}") and lines[1].endswith("with the token you gave")
+        assert re.search(r"tcp seat 2 c: connect to \S+ with token [\w-]{16}$", lines[2])
+    logs = tmp_path / "logs"
+    served = ["serve", "php1:SERVE-s3cret-3", f"php2:@{path}", "php3", "php4", "--connect-timeout", "0.1"]
+    result = CliRunner().invoke(main, [*served, "--log-dir", str(logs), "--json"])
+    _nowhere("s3cret", result, *logs.iterdir())
+    assert "tcp seat 0 php1: connect to" in result.stderr and "with the token you gave" in result.stderr
+
+
+def test_a_token_in_a_refused_spec_is_not_echoed() -> None:
+    result = CliRunner().invoke(main, ["match", "tcp:php:NUL-s3cret\0", "x", "y", "z"])
+    assert result.exit_code == 2 and "NUL character" in result.output and "s3cret" not in result.output

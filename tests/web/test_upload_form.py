@@ -132,6 +132,19 @@ async def test_the_entrant_page_has_the_form_and_a_browser_upload_is_kept(ladder
     assert b"Your uploads" in page and b"received" in page and b'data-uploads="1:' in page
 
 
+async def test_the_form_s_page_lets_a_browser_send_its_origin(ladder: Ladder) -> None:
+    """Under ``Referrer-Policy: no-referrer`` a browser sends ``Origin: null`` with a form's POST,
+    and the upload was refused as another site's (found by tests/web/test_class_ladder.py in
+    Chromium): the entrant's page says ``same-origin`` (no referrer to any other site), every
+    other page still ``no-referrer``."""
+    cookie = await ladder.cookie("carol")
+    status, headers, _ = await ladder.view.ask("/entrant", headers=[HOST, cookie])
+    assert status == 200 and headers[b"referrer-policy"] == b"same-origin"
+    for target in ("/", "/matches", "/entrant?key=x"):
+        _, headers, _ = await ladder.view.ask(target, headers=[HOST, cookie])
+        assert headers[b"referrer-policy"] == b"no-referrer", target
+
+
 async def test_nobody_else_gets_the_form(ladder: Ladder) -> None:
     status, _, page = await ladder.view.ask("/entrant", headers=[HOST])  # no secret, with entrants: the public
     assert status == 403 and b"csrf" not in page
@@ -160,17 +173,17 @@ async def test_a_script_uploads_with_its_bearer_key_and_is_told_the_state(ladder
     assert not (ladder.db.parent / "escape.py").exists()
 
 
-@pytest.mark.parametrize(
-    ("why", "headers", "status", "says"),
-    [
-        ("no secret at all", [ORIGIN], 403, b"entrant"),
-        ("a wrong bearer key", [("bearer", "not-a-key")], 403, b"opens nothing"),
-        ("a cookie without an Origin", ["cookie"], 403, b"sent from the entrant"),
-        ("another site's Origin", ["cookie", (b"origin", b"https://evil.example")], 403, b"sent from the entrant"),
-        ("two Origins", ["cookie", ORIGIN, ORIGIN], 403, b"sent from the entrant"),
-        ("no csrf field", ["cookie", ORIGIN], 403, b"not from your page"),
-    ],
-)
+WHO_CASES: list[tuple[Any, ...]] = [
+    ("no secret at all", [ORIGIN], 403, b"entrant"),
+    ("a wrong bearer key", [("bearer", "not-a-key")], 403, b"opens nothing"),
+    ("a cookie without an Origin", ["cookie"], 403, b"sent from the entrant"),
+    ("another site's Origin", ["cookie", (b"origin", b"https://evil.example")], 403, b"sent from the entrant"),
+    ("two Origins", ["cookie", ORIGIN, ORIGIN], 403, b"sent from the entrant"),
+    ("no csrf field", ["cookie", ORIGIN], 403, b"not from your page"),
+]
+
+
+@pytest.mark.parametrize(("why", "headers", "status", "says"), WHO_CASES, ids=[case[0] for case in WHO_CASES])
 async def test_only_the_entrant_from_its_own_page_uploads(
     ladder: Ladder, why: str, headers: list[Any], status: int, says: bytes
 ) -> None:
@@ -198,40 +211,39 @@ async def test_a_csrf_value_of_another_entrant_or_an_old_link_is_refused(ladder:
     assert ladder.kept() == []
 
 
-@pytest.mark.parametrize(
-    ("why", "body", "headers", "status", "says"),
-    [
-        ("not a form", b"{}", [(b"content-type", b"application/json")], 415, b"multipart/form-data"),
-        ("no boundary", b"x", [(b"content-type", b"multipart/form-data")], 415, b"multipart/form-data"),
-        ("an unknown field", form_body({"archive": BOT, "path": b"/etc"}), multipart(), 400, b"unknown field"),
-        (
-            "a field twice",
-            form_body({"archive": BOT}).replace(b"--" + BOUNDARY.encode() + b"--\r\n", b"")
-            + form_body({"archive": BOT}),
-            multipart(),
-            400,
-            b"given twice",
-        ),
-        ("cut before its end", form_body({"archive": BOT})[:-20], multipart(), 400, b"before its last boundary"),
-        ("a command too long", form_body({"archive": BOT, "command": b"x" * 1001}), multipart(), 413, b"command"),
-        ("no file", form_body({"command": b"python3 bot.py"}), multipart(), 400, b"no file was sent"),
-        (
-            "a command that is not UTF-8",
-            form_body({"archive": BOT, "command": b"\xff"}),
-            multipart(),
-            400,
-            b"not UTF-8",
-        ),
-        ("no command anywhere", form_body({"archive": BOT}), multipart(), 400, b"no command"),
-        (
-            "too large, as its length says",
-            b"",
-            [*multipart(), (b"content-length", str(MAX_BODY + 1).encode())],
-            413,
-            b"larger than",
-        ),
-    ],
-)
+FORM_CASES: list[tuple[Any, ...]] = [
+    ("not a form", b"{}", [(b"content-type", b"application/json")], 415, b"multipart/form-data"),
+    ("no boundary", b"x", [(b"content-type", b"multipart/form-data")], 415, b"multipart/form-data"),
+    ("an unknown field", form_body({"archive": BOT, "path": b"/etc"}), multipart(), 400, b"unknown field"),
+    (
+        "a field twice",
+        form_body({"archive": BOT}).replace(b"--" + BOUNDARY.encode() + b"--\r\n", b"") + form_body({"archive": BOT}),
+        multipart(),
+        400,
+        b"given twice",
+    ),
+    ("cut before its end", form_body({"archive": BOT})[:-20], multipart(), 400, b"before its last boundary"),
+    ("a command too long", form_body({"archive": BOT, "command": b"x" * 1001}), multipart(), 413, b"command"),
+    ("no file", form_body({"command": b"python3 bot.py"}), multipart(), 400, b"no file was sent"),
+    (
+        "a command that is not UTF-8",
+        form_body({"archive": BOT, "command": b"\xff"}),
+        multipart(),
+        400,
+        b"not UTF-8",
+    ),
+    ("no command anywhere", form_body({"archive": BOT}), multipart(), 400, b"no command"),
+    (
+        "too large, as its length says",
+        b"",
+        [*multipart(), (b"content-length", str(MAX_BODY + 1).encode())],
+        413,
+        b"larger than",
+    ),
+]
+
+
+@pytest.mark.parametrize(("why", "body", "headers", "status", "says"), FORM_CASES, ids=[case[0] for case in FORM_CASES])
 async def test_a_bad_form_is_refused_by_name_and_keeps_nothing(  # noqa: PLR0917 - the case's fields
     ladder: Ladder, why: str, body: bytes, headers: list[tuple[bytes, bytes]], status: int, says: bytes
 ) -> None:

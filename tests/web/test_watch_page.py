@@ -62,6 +62,7 @@ def test_the_page_follows_a_log_to_the_result(page: Page, tmp_path: Path) -> Non
     try:
         page.goto(watcher.url)
         page.wait_for_selector("#status:has-text('waiting for')", timeout=10_000)
+        assert "waiting for live.jsonl" in page.locator("#status").inner_text()  # its name, no server path
         at = cut(lines, 6)
         log.write_bytes(b"".join(lines[:at]) + b"garbage\n")
         page.wait_for_selector("#trick .card", timeout=10_000)
@@ -85,6 +86,7 @@ def test_the_page_follows_a_log_to_the_result(page: Page, tmp_path: Path) -> Non
     assert page.locator("#scores tbody tr").count() == 1 and page.locator("#scores tfoot tr").count() == 1
     assert page.locator("#badge").inner_text() == "verified ✓"
     assert "1 bad line skipped" in page.locator("#status").inner_text()
+    assert str(tmp_path) not in page.content()
 
 
 def test_faults_show_as_they_happen(page: Page, tmp_path: Path) -> None:

@@ -64,6 +64,10 @@ class Answer:
     kind: str = "text/html; charset=utf-8"
     policy: str = PAGE_POLICY
     headers: list[tuple[bytes, bytes]] = field(default_factory=list)
+    referrer: str = "no-referrer"
+    """Its ``Referrer-Policy``: ``same-origin`` for a page with a form that posts (the
+    entrant's), since under ``no-referrer`` a browser sends ``Origin: null`` with the form,
+    and the upload then cannot be told from another site's."""
 
     @classmethod
     def text(cls, status: int, text: str) -> Answer:
@@ -74,7 +78,8 @@ class Answer:
             (b"content-type", self.kind.encode()),
             (b"content-length", str(len(self.body)).encode()),
             (b"content-security-policy", self.policy.encode()),
-            *SECURITY_HEADERS[1:],
+            *(item for item in SECURITY_HEADERS[1:] if item[0] != b"referrer-policy"),
+            (b"referrer-policy", self.referrer.encode()),
             *self.headers,
         ]
         await send({"type": "http.response.start", "status": self.status, "headers": headers})

@@ -251,7 +251,9 @@ class LadderWeb:
             if shown is None:
                 return Answer.text(403, FOR_ENTRANTS)
             uploads = moved(self.reading.path, viewer.entrant) if viewer.entrant is not None else ""
-            return self._page(*shown, state, "entrant", uploads=uploads)
+            own = self._page(*shown, state, "entrant", uploads=uploads)
+            own.referrer = "same-origin"  # its form's POST carries our Origin (not "null")
+            return own
         return Answer.text(404, "not found\n")
 
     def _ours(self, scope: dict[str, Any]) -> bool:

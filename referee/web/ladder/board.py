@@ -42,7 +42,7 @@ def _standings(found: Board) -> str:
     rows = []
     for s in found.standings:
         version = found.versions.get(s.bot)
-        name = bot_link(s.bot)
+        name = bot_link(s.bot, titled=True)  # whole in its title where ladder.css shortens it
         if version is not None and (version.version > 1 or version.entrant != s.bot):
             name += f' <span class="tag">v{version.version} of {esc(version.entrant)}</span>'
         if version is not None and version.retired:
@@ -54,7 +54,8 @@ def _standings(found: Board) -> str:
             number(s.ordinal), str(s.matches), f"{s.win_rate:.0%}", number(s.points_per_round, 2),
             f'<span class="{"bad" if faults != "0/0/0" else ""}">{faults}</span>',
         ])  # fmt: skip
-    head = ["#", "bot", "μ", "σ", "95% interval", "μ-3σ", "games", "win", "pts/rd", "crash/tmo/err"]
+    dropped = "crash/<wbr>tmo/<wbr>err"  # may wrap on a phone, leaving the names room
+    head = ["#", "bot", "μ", "σ", "95% interval", "μ-3σ", "games", "win", "pts/rd", dropped]
     return table(head, rows, wide=frozenset({3, 4, 8}), text=frozenset({1}), cls="board")
 
 

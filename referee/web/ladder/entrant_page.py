@@ -44,8 +44,9 @@ def uploads_body(found: list[Upload], public: Public) -> str:
         for u in reversed(found)
     ]  # fmt: skip
     return "<h2>Your uploads</h2>" + table(
-        ["#", "received", "state", "version", "what the ladder said"], rows, text=frozenset({1, 2, 3, 4}), cls="uploads"
-    )
+        ["#", "received", "state", "version", "what the ladder said"], rows, wide=frozenset({1}),
+        text=frozenset({1, 2, 3, 4}), cls="uploads",
+    )  # fmt: skip
 
 
 def upload_form(csrf: str) -> str:
@@ -56,7 +57,7 @@ def upload_form(csrf: str) -> str:
     return (
         '<h2>Upload a new version</h2><form class="upload" method="post" action="/entrant/upload" '
         'enctype="multipart/form-data">'
-        f"<label>Your bot's folder as <code>.zip</code> or <code>.tar.gz</code> (at most {limit} MiB) "
+        f"<label><span>Your bot's folder as <code>.zip</code> or <code>.tar.gz</code> (at most {limit} MiB)</span> "
         '<input type="file" name="archive" accept=".zip,.tar.gz,.tgz" required></label>'
         '<label>Command <input type="text" name="command" maxlength="1000" placeholder="python3 bot.py" '
         'autocomplete="off" spellcheck="false"></label>'

@@ -24,8 +24,11 @@ def bot_href(name: str) -> str:
     return esc(f"/bot/{quote(name, safe='')}")
 
 
-def bot_link(name: str) -> str:
-    return f'<a class="bot" href="{bot_href(name)}">{esc(name)}</a>'
+def bot_link(name: str, *, titled: bool = False) -> str:
+    """A link to a bot's page; ``titled``: its whole name in a title too (where ``ladder.css``
+    may shorten it)."""
+    title = f' title="{esc(name)}"' if titled else ""
+    return f'<a class="bot"{title} href="{bot_href(name)}">{esc(name)}</a>'
 
 
 def matches_href(bot: str | None = None, page: int = 1) -> str:
