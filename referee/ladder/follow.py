@@ -258,8 +258,10 @@ class PoolFollower:
         self.store.change_pool(change, games, keep=self.feed.handed)
         self.built.update(ready)
         self.commands.update({v.name: v.command for v in change.added})
-        if self.cluster_bots is not None:
-            self.cluster_bots.extend(new)
+        if self.cluster_bots is not None:  # a version back in the list is built again by the workers that need it
+            back = [v.runs_as() for v in self.store.versions() if v.name in change.back]
+            again = {b.name for b in [*new, *back]}
+            self.cluster_bots[:] = [b for b in self.cluster_bots if b.name not in again] + new + back
         lines = change.describe()
         if extra:
             lines.append(catch_up_line(extra, games))

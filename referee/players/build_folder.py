@@ -61,16 +61,27 @@ def build_uid() -> int:
 
 
 _scratch: list[Path] = []
+_scratch_parent: list[Path] = []
 _scratch_lock = threading.Lock()
 
 
-def scratch_root() -> Path:
-    """This process's scratch folder for build copies (``/tmp/hearts-builds-*``, mode 0755:
-    the bots, under uids of their own, pass through it to their copies; nobody else may
-    write in it), removed when the process ends."""
+def scratch_in(parent: Path) -> None:
+    """Make this process's scratch folder in ``parent`` rather than the system's temporary
+    folder (a Dask worker's own directory, which Dask removes at the next worker start when
+    its worker was killed: a killed process runs no ``atexit``). Only before the first copy."""
     with _scratch_lock:
         if not _scratch:
-            root = Path(tempfile.mkdtemp(prefix="hearts-builds-"))
+            _scratch_parent[:] = [parent]
+
+
+def scratch_root() -> Path:
+    """This process's scratch folder for build copies (``/tmp/hearts-builds-*``, or in the
+    folder ``scratch_in`` gave; mode 0755: the bots, under uids of their own, pass through it
+    to their copies; nobody else may write in it), removed when the process ends."""
+    with _scratch_lock:
+        if not _scratch:
+            parent = _scratch_parent[0] if _scratch_parent else None
+            root = Path(tempfile.mkdtemp(prefix="hearts-builds-", dir=parent))
             root.chmod(0o755)
             _scratch.append(root)
             atexit.register(remove_scratch)

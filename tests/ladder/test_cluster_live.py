@@ -1,0 +1,216 @@
+"""A living ladder on a real local Dask cluster of two worker processes (issue 42, part 6): a
+new bot the workers cannot run is refused by name and retired while the others play on; a
+match in play on a worker is a table of ``/tables`` whose log grows as it plays; a worker
+builds a bot once, again only when it changed."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from referee.ladder.cluster import ClusterRun, local_cluster
+from referee.ladder.feed import LadderFeed
+from referee.ladder.follow import PoolFollower
+from referee.ladder.runner import RunOptions
+from referee.ladder.setup import logs_folder, open_ladder
+from referee.match.config import MatchConfig
+from referee.players.bot_config import read_bots
+from referee.players.bot_content import with_content
+from referee.rules import ruleset
+from referee.store.writer import LadderStore
+from referee.web.ladder.tables import in_play
+from tests.ladder.helpers import BOTS, PY, ROOT, check_consistent
+
+pytest.importorskip("distributed", reason="Dask is in the test extra (pip install -e '.[test]')")
+pytestmark = [pytest.mark.process, pytest.mark.xdist_group("cluster-two-workers")]
+
+RULES = ruleset("american", {"end": "rounds", "rounds": 1})
+HANG = 240
+"""A hang guard, not a speed test: a loaded machine starts Dask's workers slowly."""
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    """A real scheduler with two worker processes, shared by this module's tests."""
+    distributed = pytest.importorskip("distributed")
+    with local_cluster(2) as cluster, distributed.Client(cluster) as dask_client:
+        dask_client.wait_for_workers(2)
+        yield dask_client
+
+
+async def within_hang(call: Callable[[], Awaitable[object]]) -> None:
+    with trio.fail_after(HANG):
+        await call()
+
+
+def write_list(folder: Path, bots: dict[str, tuple[str, str | None]]) -> Path:
+    """A bot list of ``name: (command, build line)``."""
+    path = folder / "bots.toml"
+    text = ""
+    for name, (command, build) in bots.items():
+        text += f"[[bot]]\nname = {json.dumps(name)}\ncommand = {json.dumps(command)}\n"
+        text += f"build = {json.dumps(build)}\n\n" if build else "\n"
+    path.write_text(text)
+    return path
+
+
+def living_ladder(
+    folder: Path,
+    client: Any,
+    bots: dict[str, tuple[str, str | None]],
+    games: int,
+    told: list[str],
+    *,
+    config: MatchConfig | None = None,
+) -> tuple[LadderStore, ClusterRun, PoolFollower]:
+    """A ladder run on the cluster as ``ladder run --cluster`` makes it, following its list."""
+    listed = write_list(folder, bots)
+    entries = with_content(read_bots(listed), folder)
+    db = folder / "ladder.db"
+    store, _ = open_ladder(db, entries, RULES, games=games, seed=11, default_rules=ruleset("american"))
+    logs_folder(db).mkdir(mode=0o700, exist_ok=True)
+    feed = LadderFeed(store)
+    options = RunOptions(logs=logs_folder(db), cwd=folder, config=config or MatchConfig())
+    run = ClusterRun(
+        store, RULES, entries, options, client=client, sandbox_mode="off", on_refused=told.append, feed=feed, window=2
+    )
+    follower = PoolFollower(listed, folder, store, feed, run.commands, {}, None, (), told.append, cluster_bots=run.bots)
+    return store, run, follower
+
+
+def rows(db: Path, query: str) -> list[tuple[Any, ...]]:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(query).fetchall()
+    finally:
+        con.close()
+
+
+def test_a_new_bot_no_worker_can_run_is_refused_by_name_and_the_others_play_on(tmp_path: Path, client: Any) -> None:
+    good = {name: (BOTS["first"], None) for name in ("a", "b", "c")} | {"random": (BOTS["random"], None)}
+    told: list[str] = []
+    store, run, follower = living_ladder(tmp_path, client, good, 3, told)
+    first_result = trio.Event()
+    run.on_result = lambda record: first_result.set()
+
+    async def edit_while_it_plays() -> None:
+        await first_result.wait()
+        write_list(tmp_path, {**good, "ghost": ("/no/such/program --play", None)})
+        lines = await follower.look()
+        assert "new entrant ghost" in lines
+
+    async def main() -> None:
+        with trio.fail_after(HANG):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(edit_while_it_plays)
+                await run.run()
+
+    trio.run(main)
+    refused = [line for line in told if line.startswith("bot ghost")]
+    assert len(refused) == 1, told
+    assert "/no/such/program" in refused[0] and "on worker" in refused[0]
+    assert "the ladder goes on without it" in refused[0]
+    ghost = next(v for v in store.versions() if v.name == "ghost")
+    assert not ghost.active
+    db = Path(store.path)
+    store.close()
+    closed = rows(db, "SELECT bots FROM sets WHERE closed IS NOT NULL")
+    assert closed and all("ghost" in json.loads(table) for (table,) in closed)
+    played = rows(db, "SELECT set_index FROM sets WHERE closed IS NULL")
+    assert len(played) >= 2  # the sets in flight when the list changed, at least
+    counts = check_consistent(db)
+    assert counts["done"] == 4 * len(played) and len(played) + len(closed) == games_of(db)
+    assert counts["total"] == counts["done"] + 4 * len(closed)  # a closed set's matches are never played
+    seated = {bot for (bot,) in rows(db, "SELECT DISTINCT bot FROM results")}
+    assert seated == set(good)
+
+
+def games_of(db: Path) -> int:
+    store = LadderStore(db)
+    try:
+        return store.settings().games
+    finally:
+        store.close()
+
+
+def test_a_match_on_a_worker_is_a_table_whose_log_grows_as_it_plays(tmp_path: Path, client: Any) -> None:
+    gate = tmp_path / "gate"
+    step = f"{PY} {ROOT}/tests/bots/step_bot.py {gate} 1,5"
+    bots = {"step": (step, None), "a": (BOTS["first"], None), "b": (BOTS["first"], None), "c": (BOTS["first"], None)}
+    slow = MatchConfig(per_decision=120.0, bank=600.0)
+    store, run, _ = living_ladder(tmp_path, client, bots, 1, [], config=slow)
+    logs = run.options.logs
+    seen: dict[str, bytes] = {}
+
+    async def until(found: Callable[[], bool]) -> None:
+        while not found():
+            await trio.sleep(0.05)
+
+    def tables() -> dict[str, bytes]:
+        return {table.key: table.log.read_bytes() for table in in_play(store, logs)}
+
+    async def watch() -> None:
+        await until(lambda: any(b"play_request" in log for log in tables().values()))
+        key, log = next((k, v) for k, v in tables().items() if b"play_request" in v)
+        lines = log.decode().splitlines()
+        assert json.loads(lines[0])["type"] == "header" and all(json.loads(line) for line in lines)
+        seen["before"] = log
+        (tmp_path / "gate-1").touch()  # its bot plays on, up to its fifth card
+        await until(lambda: len(tables().get(key, b"")) > len(log))
+        grown = tables()[key]
+        assert grown.startswith(log)
+        seen[key] = grown
+        (tmp_path / "gate-5").touch()
+
+    async def main() -> None:
+        try:
+            with trio.fail_after(HANG):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(watch)
+                    await run.run()
+        finally:  # whatever failed, no bot stays held on the module's workers
+            for gate_file in ("gate-1", "gate-5"):
+                (tmp_path / gate_file).touch()
+
+    trio.run(main)
+    (key,) = (k for k in seen if k != "before")
+    assert in_play(store, logs) == []
+    final = (logs / f"{key}.jsonl").read_bytes()  # the verified log took the watched one's place
+    assert final.startswith(seen[key]) and len(final) > len(seen[key])
+    assert sorted(p.name for p in logs.iterdir()) == [f"{m}.jsonl" for m in sorted(seen_keys(store))]
+    store.close()
+
+
+def seen_keys(store: LadderStore) -> list[str]:
+    return [f"{row['set_index']:05d}-{row['rotation']}" for row in store.match_rows() if row["status"] == "done"]
+
+
+def test_a_worker_builds_a_bot_once_and_again_only_when_it_changed(tmp_path: Path, client: Any) -> None:
+    count = tmp_path / "builds"
+
+    def built_as(label: str) -> str:
+        return f"echo {label} $PPID >> {count}"  # $PPID: the worker process that ran the build
+
+    bots = {name: (BOTS["first"], built_as(name)) for name in ("a", "b", "c", "d")}
+    store, run, follower = living_ladder(tmp_path, client, bots, 2, [])
+    trio.run(within_hang, run.run)
+    before = count.read_text().split("\n")
+    changed = {**bots, "a": (BOTS["first"], built_as("a2"))}  # another build line: version a@2
+    write_list(tmp_path, changed)
+    assert "new version a@2 of a (replaces a)" in trio.run(follower.look)
+    trio.run(within_hang, run.run)
+    builds = Counter(line for line in count.read_text().splitlines())
+    assert max(builds.values()) == 1, builds  # no bot built twice by one worker
+    by_bot = Counter(line.split()[0] for line in builds)
+    assert set(by_bot) == {"a", "a2", "b", "c", "d"} and all(n <= 2 for n in by_bot.values()), by_bot
+    workers_before = {line.split()[1] for line in before if line}
+    assert all(f"{name} {pid}" in builds for name in "bcd" for pid in workers_before)
+    assert check_consistent(Path(store.path))["done"] == 4 * 4  # 2 sets, then 2 for a@2
+    store.close()
