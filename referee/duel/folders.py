@@ -12,40 +12,25 @@ bot's of neither. The ladder says the same of its bot lists
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shlex
 from collections.abc import Mapping, Sequence
 
-from referee.ladder.runner import RunOptions, limits_among
+from referee.ladder.roll_call import crowding, some
+from referee.ladder.runner import RunOptions
 
 
 def crowded_lines(commands: Mapping[str, str], names: Sequence[str], options: RunOptions) -> list[str]:
     """One line for each folder that bots of ``names`` start in and use but that is shown whole
-    to none of them: what lies in it (other bots' files, the duel's database and logs) and what
-    to do about each."""
-    crowded: dict[str, tuple[list[str], list[str]]] = {}
-    referees: set[str] = set()
-    for name in names:
-        limits = limits_among(options, commands, name)
-        if limits.sandbox is None:
-            continue
-        referees.update(limits.sandbox.hidden)
-        with contextlib.suppress(ValueError):
-            folder = os.path.abspath(limits.cwd or options.cwd or os.getcwd())
-            found = limits.sandbox.crowded(shlex.split(commands[name]), folder, limits.environment() or {})
-            if found:
-                bots, paths = crowded.setdefault(folder, ([], []))
-                bots.append(name)
-                paths.extend(p for p in found if p not in paths)
+    to none of them (``roll_call.crowding``): what lies in it (other bots' files, the duel's
+    database and logs) and what to do about each."""
+    crowded, referees = crowding(commands, names, options)
     return [_line(folder, bots, paths, referees) for folder, (bots, paths) in crowded.items()]
 
 
 def _line(folder: str, bots: Sequence[str], paths: Sequence[str], referees: set[str]) -> str:
     theirs = [p for p in paths if p not in referees]
     ours = [p for p in paths if p in referees]
-    held = [f"other bots' files ({_some(theirs)})"] if theirs else []
-    held += [f"the referee's files ({_some(ours)})"] if ours else []
+    held = [f"other bots' files ({some(theirs)})"] if theirs else []
+    held += [f"the referee's files ({some(ours)})"] if ours else []
     fixes = ['give each bot a folder of its own: dir=FOLDER as its first word, e.g. "dir=../previous php bin/bot"']
     fixes += ["and --db outside every bot's folder"] if ours else []
     return (
@@ -53,8 +38,3 @@ def _line(folder: str, bots: Sequence[str], paths: Sequence[str], referees: set[
         f"of them, only the paths each command names, so a bot that loads files it does not name fails "
         f"({'; '.join(fixes)}; docs/testing-bots.md)"
     )
-
-
-def _some(paths: Sequence[str], most: int = 3) -> str:
-    shown = ", ".join(paths[:most])
-    return shown + (f" and {len(paths) - most} more" if len(paths) > most else "")

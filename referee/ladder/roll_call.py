@@ -66,16 +66,25 @@ def refusal(name: str, report: FaultReport) -> str:
     return "\n".join([f"bot {name} refused: it failed its start-up check ({report.reason})", *why_lines(report)])
 
 
-def crowded_folders(commands: Mapping[str, str], names: Sequence[str], options: RunOptions) -> list[str]:
-    """One line for each folder that bots of ``names`` start in and use but that is shown whole
-    to none of them, because other bots' files or the ladder's lie in it (``Sandbox.crowded``):
-    each such bot sees only the paths its command names, which is safe but may hide a data file
-    it reads by a relative path. The fix is a folder of its own per bot (docs/ladder.md)."""
-    crowded: dict[str, tuple[list[str], list[str]]] = {}
+Crowded = dict[str, tuple[list[str], list[str]]]
+"""Each folder shown whole to none of the bots that start in it: (those bots, what lies in it
+that is not theirs)."""
+
+
+def crowding(commands: Mapping[str, str], names: Sequence[str], options: RunOptions) -> tuple[Crowded, set[str]]:
+    """The folders that bots of ``names`` start in and use but that are shown whole to none of
+    them, because other bots' files or the referee's lie in it (``Sandbox.crowded``), and the
+    referee's own hidden files among what lies there (its database and logs): each such bot
+    sees only the paths its command names, which is safe but may hide a data file it reads by
+    a relative path. The ladder (``crowded_folders``) and the duel (``referee.duel.folders``)
+    each say it with their own fixes."""
+    crowded: Crowded = {}
+    referees: set[str] = set()
     for name in names:
         limits = limits_among(options, commands, name)
         if limits.sandbox is None:
             continue
+        referees.update(limits.sandbox.hidden)
         with contextlib.suppress(ValueError):
             folder = os.path.abspath(limits.cwd or options.cwd or os.getcwd())
             found = limits.sandbox.crowded(shlex.split(commands[name]), folder, limits.environment() or {})
@@ -83,13 +92,20 @@ def crowded_folders(commands: Mapping[str, str], names: Sequence[str], options: 
                 bots, paths = crowded.setdefault(folder, ([], []))
                 bots.append(name)
                 paths.extend(p for p in found if p not in paths)
+    return crowded, referees
+
+
+def crowded_folders(commands: Mapping[str, str], names: Sequence[str], options: RunOptions) -> list[str]:
+    """One line for each folder ``crowding`` finds, with the ladder's fix: a folder of its own
+    per bot (docs/ladder.md)."""
+    crowded, _ = crowding(commands, names, options)
     return [
-        f"the folder {folder} is used by {', '.join(bots)} but holds {_some(paths)}: it is shown whole to none "
+        f"the folder {folder} is used by {', '.join(bots)} but holds {some(paths)}: it is shown whole to none "
         "of them, only the paths each command names (give each bot a folder of its own: `folder =`, docs/ladder.md)"
         for folder, (bots, paths) in crowded.items()
     ]
 
 
-def _some(paths: Sequence[str], most: int = 3) -> str:
+def some(paths: Sequence[str], most: int = 3) -> str:
     shown = ", ".join(paths[:most])
     return shown + (f" and {len(paths) - most} more" if len(paths) > most else "")

@@ -14,14 +14,13 @@ from urllib.parse import urlencode
 
 import pytest
 
-from referee.duel.feed import DuelFeed
 from referee.ladder.schedule import draw_sets
 from referee.store.database import read_only
 from referee.store.writer import LadderStore
 from referee.web.ladder import queries
 from referee.web.ladder.budget import MAX_OPEN, Bucket, Slots
 from referee.web.ladder.tables import in_play
-from tests.duel.helpers import TEST, duel_settings, duel_store, play_set, scored
+from tests.duel.helpers import TEST, undecided_duel
 from tests.web.ladder_helpers import HOSTILE, NAMES, View
 from tests.web.test_watch_page import finished_log
 
@@ -263,14 +262,7 @@ async def test_the_versions_of_an_entrant_are_linked_and_a_retired_one_marked(db
 
 
 async def test_a_duels_database_shows_its_llr_against_the_bounds_and_its_sets(tmp_path: Path) -> None:
-    settings = duel_settings()
-    store = duel_store(tmp_path / "duel.db", settings)
-    feed = DuelFeed(store, settings, max_sets=100)
-    for index in range(5):
-        group = feed()
-        assert group is not None
-        play_set(store, group, scored(new=5, old=8 if index % 2 else 6))
-    store.close()
+    undecided_duel(tmp_path / "duel.db")
     view = View(tmp_path / "duel.db")
     try:
         status, page = await view.get("/")

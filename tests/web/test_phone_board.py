@@ -10,12 +10,11 @@ from pathlib import Path
 import trio
 from playwright.sync_api import Page
 
-from referee.duel.feed import DuelFeed
 from referee.ladder.schedule import draw_sets
 from referee.rules import ruleset
 from referee.store.records import LadderSettings
 from referee.store.writer import LadderStore
-from tests.duel.helpers import duel_settings, duel_store, play_set, scored
+from tests.duel.helpers import undecided_duel
 from tests.ladder.helpers import record_of
 from tests.web.ladder_helpers import View
 
@@ -87,14 +86,7 @@ def test_names_on_the_phone_leaderboard_break_only_between_words(page: Page, tmp
 
 
 def test_the_duels_table_fits_a_phone(page: Page, tmp_path: Path) -> None:
-    settings = duel_settings()
-    store = duel_store(tmp_path / "duel.db", settings)
-    feed = DuelFeed(store, settings, max_sets=100)
-    for index in range(5):
-        group = feed()
-        assert group is not None
-        play_set(store, group, scored(new=5, old=8 if index % 2 else 6))
-    store.close()
+    undecided_duel(tmp_path / "duel.db")
     page.set_viewport_size({"width": 390, "height": 844})
     page.set_content(page_html(tmp_path / "duel.db"))
     assert page.locator("table.duel td").count() > 0
