@@ -183,6 +183,18 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("referee.sandbox", ("referee.sandbox", "referee.errors")),
     ("referee.stats", ("protocol", "referee.rules", "referee.stats")),  # pure: the ladder, duel, bench share it
     (
+        "referee.analysis",  # pure estimation over a verified log's record; its process pool is stdlib
+        (
+            "protocol",
+            "referee.rules",
+            "referee.log_format",
+            "referee.replay",
+            "referee.names",
+            "referee.errors",
+            "referee.analysis",
+        ),
+    ),
+    (
         "referee.check",  # drives a bot with the match's pieces; reads no log, stores nothing
         (
             "protocol",
@@ -205,7 +217,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("referee.ladder", LADDER),
     ("referee.duel", (*LADDER, "referee.duel")),  # above the ladder, never the other way round
     ("referee.web", (*LADDER, "referee.duel", "referee.network", "referee.web")),  # pages over all of them
-    ("referee.bench", (*LADDER, "referee.duel", "referee.web", "referee.bench")),  # measures everything below the CLI
+    # the benchmarks measure everything below the CLI
+    ("referee.bench", (*LADDER, "referee.duel", "referee.web", "referee.analysis", "referee.bench")),
 ]
 
 

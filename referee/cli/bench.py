@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 import msgspec
 
+from referee.bench.analyze import bench_analyze
 from referee.bench.channels import CHANNELS, PERIODS, bench_channels
 from referee.bench.cluster import bench_cluster
 from referee.bench.duel_feed import bench_duel_feed
@@ -45,6 +46,31 @@ def bench() -> None:
 def _report(result: object, as_json: bool, text: str) -> None:
     """A benchmark's result: one JSON object (``--json``, for scripts) or its lines of text."""
     click.echo(msgspec.json.encode(result).decode() if as_json else text)
+
+
+@bench.command("analyze")
+@click.option(
+    "--log",
+    "log_path",
+    default=None,
+    type=click.Path(exists=True, dir_okay=False),
+    help="Analyse this log's match (default: a greedy match played in-process).",
+)
+@click.option("--seed", default=1, show_default=True, type=int)
+@click.option("--seat", default=0, show_default=True, type=int)
+@click.option("--workers", default=None, type=click.IntRange(1, 512), help="Processes (default: every core).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def analyze_bench(log_path: str | None, seed: int, seat: int, workers: int | None, as_json: bool) -> None:
+    """`referee analyze` for one seat of a whole match: playouts/s, decisions/s, time per match."""
+    found = bench_analyze(log_path, seed, seat, workers)
+    _report(
+        found,
+        as_json,
+        f"{found.source}: {found.rounds} rounds, {found.analysed} of {found.decisions} decisions valued, "
+        f"{found.workers} workers\n"
+        f"  {found.seconds:.1f} s per match   {found.playouts_per_second:,.0f} playouts/s   "
+        f"{found.decisions_per_second:.1f} decisions/s",
+    )
 
 
 @bench.command()

@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "duel": "referee.cli.duel:duel",
     "gauntlet": "referee.cli.duel:gauntlet",
     "replay": "referee.cli.replay:replay",
+    "analyze": "referee.cli.analyze:analyze",
     "check": "referee.cli.check:check",
     "new": "referee.cli.new:new",
     "vectors": "referee.cli.vectors:vectors",

@@ -1,0 +1,96 @@
+"""``referee bench analyze``: how fast ``referee analyze`` values a match.
+
+Without a log, a whole American match (to 100) is played in-process by the greedy playout
+policy at every seat and recorded as a verified log's ``MatchRecord`` would be; then one
+seat's decisions and deals are analysed with the default budget. Printed: playouts per
+second, decisions per second and the time for the match (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+
+import msgspec
+
+from protocol.cards import card_code
+from referee.analysis import Budget, analyse_match
+from referee.replay.reader import read_log
+from referee.replay.record import MatchRecord, PassRecord, PlayRecord, RoundRecord, SeatRecord, TrickRecord
+from referee.replay.verify import verify
+from referee.rules import Match, Round, ruleset
+from referee.rules.playout import greedy_card
+from referee.rules.wire import codes_of
+
+
+class AnalyzeBench(msgspec.Struct, kw_only=True):
+    source: str
+    rounds: int
+    decisions: int
+    analysed: int
+    playouts: int
+    seconds: float
+    workers: int
+    playouts_per_second: float
+    decisions_per_second: float
+
+
+def _round(round_: Round, number: int, rng: random.Random) -> RoundRecord:
+    n = round_.table.players
+    rec = RoundRecord(
+        round=number, dealer=round_.dealer, pass_direction=round_.pass_direction, match_phase=round_.match_phase,
+        hands=[codes_of(m) for m in round_.dealt],
+    )  # fmt: skip
+    offset = round_.table.pass_offset(round_.pass_direction)
+    points = round_.table.points
+    for seat in range(n) if round_.phase == "pass" else ():
+        cards = sorted(round_.hand(seat), key=lambda c: (points[c], c & 15), reverse=True)[:3]
+        rec.passes.append(PassRecord(seat=seat, to_seat=(seat + offset) % n, cards=[card_code(c) for c in cards]))
+        round_.pass_cards(seat, cards)
+    while round_.phase == "play":
+        if not round_.trick:
+            rec.tricks.append(TrickRecord(number=round_.trick_number, leader=round_.leader))
+        card = greedy_card(round_, rng)
+        rec.tricks[-1].plays.append(PlayRecord(seat=round_.turn, card=card_code(card)))
+        before = round_.trick_number
+        round_.play(round_.turn, card)
+        if round_.trick_number != before:
+            done = round_.tricks[-1]
+            rec.tricks[-1].winner, rec.tricks[-1].points, rec.tricks[-1].complete = done.winner, done.points, True
+    return rec
+
+
+def greedy_match(seed: int) -> MatchRecord:
+    """An American match played by the greedy policy at every seat, as a record."""
+    rules = ruleset("american")
+    match = Match(rules, seed)
+    record = MatchRecord(
+        log_format=2, match_id=f"greedy-{seed}", started="", referee="bench", protocol=1, seed=str(seed),
+        first_dealer=match.first_dealer, rules=rules, policy="forfeit", time_control={},
+        seats=[SeatRecord(seat=i, name=f"greedy{i}", command="") for i in range(rules.players)],
+    )  # fmt: skip
+    rng = random.Random(seed)
+    while not match.over:
+        round_ = match.next_round()
+        rec = _round(round_, len(match.results), rng)
+        if round_.phase == "moon":
+            round_.choose_moon(round_.turn, "add_to_others")
+        rec.result = match.record(round_)
+        rec.scores = list(match.scores)
+        record.rounds.append(rec)
+    return record
+
+
+def bench_analyze(log: str | None, seed: int, seat: int, workers: int | None) -> AnalyzeBench:
+    record = verify(read_log(log).matches[0]) if log else greedy_match(seed)
+    workers = workers or os.cpu_count() or 1
+    started = time.perf_counter()
+    analysis = analyse_match(record, [seat], seed=seed, budget=Budget(), workers=workers)
+    seconds = time.perf_counter() - started
+    analysed = sum(r.loss is not None for r in analysis.decisions)
+    return AnalyzeBench(
+        source=log or f"greedy American match, seed {seed}", rounds=len(record.rounds),
+        decisions=len(analysis.decisions), analysed=analysed, playouts=analysis.playouts, seconds=seconds,
+        workers=workers, playouts_per_second=analysis.playouts / seconds, decisions_per_second=analysed / seconds,
+    )  # fmt: skip
