@@ -1,7 +1,7 @@
 """``referee bench cluster``: what going through Dask costs a ladder match.
 
 The same matches (four Python random bots, fresh and sandboxed as a ladder plays them) are
-played by calling the worker's function (``referee.ladder.cluster.play_task``) in this process
+played by calling the worker's function (``referee.ladder.cluster_worker.play_task``) in this process
 and through a one-worker local Dask cluster (submit, wait, fetch the result), alternating, one
 at a time; the difference is Dask's overhead per match. The coordinator's check of each
 returned log (read, verify against the rules engine, compare with the outcome) is timed too.
@@ -17,7 +17,9 @@ from pathlib import Path
 import msgspec
 
 from referee.bench.match import RANDOM_BOT
-from referee.ladder.cluster import MatchDone, MatchTask, check_result, dask_distributed, local_cluster, play_task
+from referee.ladder.cluster_check import check_result
+from referee.ladder.cluster_dask import dask_distributed, local_cluster
+from referee.ladder.cluster_worker import MatchDone, MatchTask, play_task
 from referee.match.config import MatchConfig
 from referee.players.bot_config import BotEntry
 from referee.rules.presets import ruleset

@@ -118,6 +118,7 @@ class PoolFollower:
         cluster_bots: list[BotEntry] | None = None,
         options: RunOptions | None = None,
         now: Callable[[], datetime] = utc_now,
+        cluster_check: Callable[[Sequence[BotEntry]], Mapping[str, str]] | None = None,
     ) -> None:
         self.bot_list = bot_list
         self.cwd = cwd
@@ -133,6 +134,10 @@ class PoolFollower:
         self.options = options
         """How the run starts its bots: a new version is started once so, before it is taken
         (the start-up check a restart makes); ``None``: no check."""
+        self.cluster_check = cluster_check
+        """On a cluster: the start-up check of an upload's new version, by a worker
+        (``ClusterRun.check``: blocking, called in a thread); why each it refused, by name.
+        ``None``: uploads are not taken (no worker could have their files)."""
         self.now = now
         """The season's clock: after its submissions freeze no new version is taken
         (``referee.ladder.season``)."""
@@ -191,9 +196,9 @@ class PoolFollower:
             return lines
 
     def _received(self) -> list[Upload]:
-        """The uploads waiting to be taken, oldest first (none on a cluster, whose workers
-        build their bots from the list alone)."""
-        if self.cluster_bots is not None:
+        """The uploads waiting to be taken, oldest first (none on a cluster that cannot check
+        them on a worker: ``cluster_check``)."""
+        if self.cluster_bots is not None and self.cluster_check is None:
             return []
         return sorted((u for u in uploads(self.store.path) if u.state == "received"), key=lambda u: u.received)
 
@@ -211,7 +216,7 @@ class PoolFollower:
             if season is not None and season.closes is not None and moment(upload.received) >= moment(season.closes):
                 raise RefereeError(f"received at {upload.received}, after {closed_reason(season)}")
             others = [entry_of(db, u) for u in playing(db).values() if u.entrant != upload.entrant]
-            lines = await self._apply([*self.listed, *others, entry_of(db, upload)], taking=True)
+            lines = await self._apply([*self.listed, *others, entry_of(db, upload)], taking=True, upload=True)
         except (RefereeError, ValueError, OSError) as err:
             mark(db, upload, "refused", str(err))
             self.tell(f"upload {upload.seq} of {upload.entrant}: refused ({err}); the ladder goes on")
@@ -238,10 +243,12 @@ class PoolFollower:
             self.tell(f"{self.bot_list}: {line}")
         return lines
 
-    async def _apply(self, entries: list[BotEntry], *, taking: bool) -> list[str]:
+    async def _apply(self, entries: list[BotEntry], *, taking: bool, upload: bool = False) -> list[str]:
         """Make exactly ``entries`` the pool: build the new versions, check their start, then
         one transaction; what changed, as lines (raises why it cannot). Not ``taking``
-        versions (submissions closed): a change that adds one is refused whole."""
+        versions (submissions closed): a change that adds one is refused whole. On a cluster
+        an ``upload``'s version is checked by a worker (``cluster_check``); a list's new
+        versions by each worker as it first seats them."""
         if len(entries) < 2 or len({e.name for e in entries}) != len(entries):
             raise RefereeError("a ladder needs at least two bots, each of its own name")
         change = pool_change(self.store.versions(), entries, _now())
@@ -252,7 +259,7 @@ class PoolFollower:
             raise RefereeError(closed_reason(season))
         new = [v.runs_as() for v in change.added]
         ready = await trio.to_thread.run_sync(self._build, new)
-        await self._start_up_check(change.added, ready)
+        await self._start_up_check(change.added, ready, on_workers=upload)
         extra = sets_for_newcomers(self.store, change)
         games = self.store.settings().games + extra
         self.store.change_pool(change, games, keep=self.feed.handed)
@@ -267,12 +274,23 @@ class PoolFollower:
             lines.append(catch_up_line(extra, games))
         return lines
 
-    async def _start_up_check(self, added: Sequence[BotVersion], ready: Mapping[str, BuiltBot]) -> None:
+    async def _start_up_check(
+        self, added: Sequence[BotVersion], ready: Mapping[str, BuiltBot], *, on_workers: bool = False
+    ) -> None:
         """The check a start makes (``referee.ladder.roll_call``), on the new versions: each is
         started once as its matches will start it and must answer its hello; raises naming
-        every one that did not, with why (the edit is then not taken). Skipped on a cluster
-        (each worker checks what it starts) and where the run gave no ``options``."""
-        if self.options is None or not added or self.cluster_bots is not None:
+        every one that did not, with why (the edit is then not taken). On a cluster, with
+        ``on_workers``, one worker builds and starts them (``cluster_check``); otherwise
+        skipped there (each worker checks what it starts), and where the run gave no
+        ``options``."""
+        if self.cluster_bots is not None:
+            if on_workers and added and self.cluster_check is not None:
+                entries = [v.runs_as() for v in added]  # abandoned on Ctrl-C: the client's end ends its wait
+                refused = await trio.to_thread.run_sync(self.cluster_check, entries, abandon_on_cancel=True)
+                if refused:
+                    raise RefereeError("\n".join(refused.values()))
+            return
+        if self.options is None or not added:
             return
         commands = {**self.commands, **{v.name: v.command for v in added}}
         options = dataclasses.replace(self.options, built={**self.built, **ready})

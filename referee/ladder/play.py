@@ -271,7 +271,7 @@ def play_ladder(plan: LadderPlan, telling: RunOutput | None = None, kind: RunKin
 def _frozen(plan: LadderPlan, telling: RunOutput) -> LadderPlan:
     """The plan with the bot list a ladder's season lets a start take: once submissions have
     closed, no new version (``referee.ladder.season_run.frozen_entries``), each left named."""
-    entries, left = season_start(plan.db, plan.entries, plan.now(), cluster=plan.cluster is not None, asked=plan.season)
+    entries, left = season_start(plan.db, plan.entries, plan.now())
     for line in left:
         _warner(telling)(line)
     return dataclasses.replace(plan, entries=entries)
@@ -370,8 +370,11 @@ def _opened(plan: LadderPlan, kind: RunKind) -> Iterator[tuple[LadderStore, Rule
 
 def _play_on_cluster(plan: LadderPlan, cluster: str, telling: RunOutput, kind: RunKind) -> LadderResult:
     """``play_ladder`` on a Dask cluster: the store, its lock and the logs stay here. With a
-    feed of sets, ``plan.concurrency`` of them are in flight at once."""
-    from referee.ladder.cluster import ClusterRun, cluster_client  # noqa: PLC0415 - Dask is optional
+    feed of sets, ``plan.concurrency`` of them are in flight at once (at least one a worker
+    thread on a ladder). As locally, a ladder follows its list and takes its uploads (each
+    checked by a worker first, ``ClusterRun.check``), and its season ends it (``SeasonRun``)."""
+    from referee.ladder.cluster import ClusterRun  # noqa: PLC0415 - Dask is optional
+    from referee.ladder.cluster_dask import cluster_client  # noqa: PLC0415
 
     with _opened(plan, kind) as (store, rules, notes):
         options = RunOptions(logs=logs_folder(plan.db), config=plan.config, cwd=plan.cwd)
@@ -386,10 +389,12 @@ def _play_on_cluster(plan: LadderPlan, cluster: str, telling: RunOutput, kind: R
             background = _guarded(telling)
             if plan.bot_list is not None and isinstance(feed, LadderFeed):
                 follower = PoolFollower(plan.bot_list, plan.cwd, store, feed, run.commands, {}, None, (),
-                                        telling.warn, cluster_bots=run.bots)  # fmt: skip
+                                        telling.warn, cluster_bots=run.bots, now=plan.now,
+                                        cluster_check=run.check)  # fmt: skip
                 background.append(_at_once(follower.run))
+            season = _season_run(store, plan, telling, kind)
             seconds = _drive(run, store, notes, telling, kind, workers=run.workers, background=background,
-                             keep_running=plan.keep_running)  # fmt: skip
+                             keep_running=plan.keep_running, season=season)  # fmt: skip
         finally:
             client.close()
             if local is not None:
@@ -508,7 +513,7 @@ async def _with_sigterm(
             for task in background:
                 await nursery.start(task)
             await run.run()
-            if season is not None and isinstance(run, LadderRun):
+            if season is not None:
                 await season.carry_on(run)
             while keep_running and season is None:  # the follower may add sets: look for them now and then
                 await trio.sleep(IDLE_LOOK)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import msgspec
 import trio
@@ -59,8 +59,13 @@ from referee.store.records import Finalist, ScheduledMatch, Season
 from referee.store.season import stage_progress
 from referee.store.writer import LadderStore
 
-if TYPE_CHECKING:
-    from referee.ladder.runner import LadderRun
+
+class Plays(Protocol):
+    """A run that plays what its feed hands out, then returns (``LadderRun`` on this machine,
+    ``ClusterRun`` on a cluster): the season calls it again as its stages come."""
+
+    async def run(self) -> object: ...
+
 
 LOOK = 1.0
 """Seconds between two looks for new sets while a season waits for its end time."""
@@ -133,7 +138,7 @@ class SeasonRun:
     now: Callable[[], datetime]
     tell: Callable[[str], None] | None = None
 
-    async def carry_on(self, run: LadderRun) -> None:
+    async def carry_on(self, run: Plays) -> None:
         while True:
             season = self.store.season()
             if season is None or season.ends is None:
@@ -332,19 +337,13 @@ def _wanted(asked: SeasonAsked, stored: Season | None, now: datetime) -> Season:
         raise LadderError(str(err)) from None
 
 
-def season_start(
-    db: str | Path, entries: Sequence[BotEntry], now: datetime, *, cluster: bool, asked: SeasonAsked | None
-) -> tuple[list[BotEntry], list[str]]:
+def season_start(db: str | Path, entries: Sequence[BotEntry], now: datetime) -> tuple[list[BotEntry], list[str]]:
     """What a start of a ladder with a season takes of its bot list (``frozen_entries``), and
-    notes naming what it left. A season is not played on a cluster (yet): refused there."""
+    notes naming what it left (locally or on a cluster alike)."""
     if not Path(db).is_file():
-        if cluster and asked is not None and asked.given:
-            raise LadderError("a season (--season-end, --submissions-close, a final) is not played on --cluster yet")
         return list(entries), []
     store = LadderStore(db)
     try:
-        if cluster and (store.season() is not None or (asked is not None and asked.given)):
-            raise LadderError("a season (--season-end, --submissions-close, a final) is not played on --cluster yet")
         return frozen_entries(store, entries, now)
     finally:
         store.close()

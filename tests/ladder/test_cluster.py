@@ -6,6 +6,7 @@ coordinator killed with SIGKILL and resumed without re-running a finished match.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import signal
@@ -13,6 +14,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 
@@ -22,23 +24,21 @@ import trio
 from click.testing import CliRunner
 
 from referee.cli import main
-from referee.ladder.cluster import (
-    ClusterRun,
-    MatchDone,
-    MatchTask,
-    ResultRefused,
-    check_result,
-    local_cluster,
-    play_task,
-)
+from referee.ladder.cluster import ClusterRun
+from referee.ladder.cluster_check import ResultRefused, check_result
+from referee.ladder.cluster_dask import local_cluster
+from referee.ladder.cluster_uploads import UploadNotCarried, WorkerUploads, pack_files
+from referee.ladder.cluster_worker import MatchDone, MatchTask, play_task
 from referee.ladder.runner import RunOptions
 from referee.ladder.setup import logs_folder, open_ladder
+from referee.ladder.uploads import files_of, receive
 from referee.match.config import MatchConfig
 from referee.players.bot_config import read_bots
 from referee.rules import ruleset
 from referee.store.writer import LadderStore
 from tests.ladder.helpers import ROOT, bot_list, check_consistent
 from tests.ladder.test_resume import done_count, result_rows, wait_for
+from tests.ladder.test_uploads import archive
 
 pytest.importorskip("distributed", reason="Dask is in the test extra (pip install -e '.[test]')")
 
@@ -341,3 +341,43 @@ def result_rows_of(db: Path, query: str) -> list[tuple[object, ...]]:
         return con.execute(query).fetchall()
     finally:
         con.close()
+
+
+def test_an_uploads_files_reach_a_worker_as_the_same_tree_or_the_bot_is_refused(tmp_path: Path) -> None:
+    """The coordinator's pack of an upload (``cluster_uploads.pack_files``) unpacks on a worker
+    to the tree it was, its content hash the upload's (one lone folder, an empty folder and
+    an executable bit kept); bytes that are not the upload's are refused, never used."""
+    db = tmp_path / "l.db"
+    tree = io.BytesIO()
+    with tarfile.open(fileobj=tree, mode="w") as tar:
+        for name in ("top/", "top/top/", "top/top/empty/"):  # "top" is the archive's wrapper, "top/top" the bot's
+            tar.addfile(_folder(name))
+        script = tarfile.TarInfo("top/top/run.sh")
+        script.size, script.mode = 3, 0o755
+        tar.addfile(script, io.BytesIO(b"hi\n"))
+    kept = receive(db, "alice", tree.getvalue(), command="sh top/run.sh", build=None, now="2026-01-01T00:00:00+00:00")
+    assert kept.state == "received" and kept.content is not None
+    folder = files_of(db, kept)
+    packed = pack_files(folder)
+    assert packed == pack_files(folder)  # the same tree, the same bytes
+    copies = WorkerUploads()
+    copy = copies.folder(kept.content, packed, tmp_path / "worker")
+    assert sorted(p.relative_to(copy).as_posix() for p in copy.rglob("*")) == ["top", "top/empty", "top/run.sh"]
+    assert os.access(copy / "top" / "run.sh", os.X_OK)
+    other = receive(db, "bob", archive({"bot.py": "x"}), command="python3 bot.py", build=None, now=kept.received)
+    assert other.content is not None
+    with pytest.raises(UploadNotCarried, match="content hash"):
+        copies.folder(other.content, packed, tmp_path / "worker")  # bytes that are not bob's
+    with pytest.raises(UploadNotCarried, match="could not pack"):
+        copies.folder("0" * 64, "the coordinator could not pack its files: gone", tmp_path / "worker")
+    (folder / "link").symlink_to("/etc/passwd")
+    with pytest.raises(UploadNotCarried, match="link: not a folder or a regular file"):
+        pack_files(folder)
+    copies.remove(kept.content, {})
+    assert not copy.exists()
+
+
+def _folder(name: str) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name.rstrip("/"))
+    info.type, info.mode = tarfile.DIRTYPE, 0o755
+    return info

@@ -1,7 +1,9 @@
 """A living ladder on a real local Dask cluster of two worker processes (issue 42, part 6): a
 new bot the workers cannot run is refused by name and retired while the others play on; a
 match in play on a worker is a table of ``/tables`` whose log grows as it plays; a worker
-builds a bot once, again only when it changed."""
+builds a bot once, again only when it changed; an upload taken while it runs plays from each
+worker's own copy of its files (the coordinator's moved away), a broken one is refused with
+its reason; a season ends and plays its final on the cluster as it does locally."""
 
 from __future__ import annotations
 
@@ -9,24 +11,33 @@ import json
 import sqlite3
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
 
-from referee.ladder.cluster import ClusterRun, local_cluster
+from referee.ladder.cluster import ClusterRun
+from referee.ladder.cluster_dask import local_cluster
 from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower
+from referee.ladder.play import LadderPlan, RunOutput, play_ladder
 from referee.ladder.runner import RunOptions
+from referee.ladder.season import SeasonAsked
+from referee.ladder.season_run import season_report
 from referee.ladder.setup import logs_folder, open_ladder
+from referee.ladder.uploads import files_of, playing, receive, uploads
 from referee.match.config import MatchConfig
 from referee.players.bot_config import read_bots
 from referee.players.bot_content import with_content
 from referee.rules import ruleset
 from referee.store.writer import LadderStore
 from referee.web.ladder.tables import in_play
-from tests.ladder.helpers import BOTS, PY, ROOT, check_consistent
+from tests.ladder.helpers import BOTS, PY, ROOT, bot_list, check_consistent
+from tests.ladder.test_resume import done_count
+from tests.ladder.test_season import START, stage_of
+from tests.ladder.test_uploads import NOW, archive
 
 pytest.importorskip("distributed", reason="Dask is in the test extra (pip install -e '.[test]')")
 pytestmark = [pytest.mark.process, pytest.mark.xdist_group("cluster-two-workers")]
@@ -81,7 +92,8 @@ def living_ladder(
     run = ClusterRun(
         store, RULES, entries, options, client=client, sandbox_mode="off", on_refused=told.append, feed=feed, window=2
     )
-    follower = PoolFollower(listed, folder, store, feed, run.commands, {}, None, (), told.append, cluster_bots=run.bots)
+    follower = PoolFollower(listed, folder, store, feed, run.commands, {}, None, (), told.append,
+                            cluster_bots=run.bots, cluster_check=run.check)  # fmt: skip
     return store, run, follower
 
 
@@ -111,6 +123,7 @@ def test_a_new_bot_no_worker_can_run_is_refused_by_name_and_the_others_play_on(t
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(edit_while_it_plays)
                 await run.run()
+            await run.run()  # the sets drawn after the edit, if the first run ended before it was taken
 
     trio.run(main)
     refused = [line for line in told if line.startswith("bot ghost")]
@@ -214,3 +227,94 @@ def test_a_worker_builds_a_bot_once_and_again_only_when_it_changed(tmp_path: Pat
     assert all(f"{name} {pid}" in builds for name in "bcd" for pid in workers_before)
     assert check_consistent(Path(store.path))["done"] == 4 * 4  # 2 sets, then 2 for a@2
     store.close()
+
+
+WHERE_BOT = """import os, sys
+here = os.path.realpath(__file__)
+if "ladder-uploads" in here:  # run from the coordinator's files: no worker may need them
+    sys.exit(4)
+with open(sys.argv[1], "a") as trail:
+    trail.write(here + chr(10))
+from first_legal_bot import play
+play("alice")
+"""
+
+
+def test_an_upload_plays_on_both_workers_from_their_own_copy_and_a_broken_one_is_refused(
+    tmp_path: Path, client: Any
+) -> None:
+    good = {name: (BOTS["first"], None) for name in ("a", "b", "c")} | {"random": (BOTS["random"], None)}
+    told: list[str] = []
+    store, run, follower = living_ladder(tmp_path, client, good, 2, told)
+    db = Path(store.path)
+    trail = tmp_path / "trail"
+    first_result = trio.Event()
+    run.on_result = lambda record: first_result.set()
+    bot = {"bot.py": WHERE_BOT, "first_legal_bot.py": (ROOT / "tests/bots/first_legal_bot.py").read_text()}
+    command = f"{PY} bot.py {trail}"
+
+    async def upload_while_it_plays() -> None:
+        await first_result.wait()
+        receive(db, "alice", archive(bot), command=command, build=None, now=NOW)
+        receive(db, "mallory", archive({"bot.py": "import sys\nsys.exit(3)\n"}), command=f"{PY} bot.py", build=None,
+                now=NOW)  # fmt: skip
+        lines = await follower.look()
+        assert "new entrant alice" in lines
+        files = files_of(db, playing(db)["alice"])
+        files.rename(files.with_name("moved"))  # the coordinator's copy gone: the workers have theirs
+
+    async def main() -> None:
+        with trio.fail_after(HANG):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(upload_while_it_plays)
+                await run.run()
+            await run.run()  # the sets drawn for the newcomer, as a kept-running ladder plays them
+
+    trio.run(main)
+    alice, mallory = uploads(db)
+    assert (alice.state, alice.version) == ("playing", "alice"), alice
+    assert (
+        mallory.state == "refused" and "failed its start-up check" in mallory.detail and "on worker" in mallory.detail
+    )
+    assert "mallory" not in {v.entrant for v in store.versions()} and "alice" in store.active()
+    store.close()
+    ran_from = set(trail.read_text().split())
+    assert len(ran_from) == 2, ran_from  # each worker its own copy, named by the content hash
+    assert all(f"/hearts-uploads/{alice.content}/bot.py" in path and "ladder-uploads" not in path for path in ran_from)
+    played = rows(db, "SELECT COUNT(*) FROM results WHERE bot = 'alice'")[0][0]
+    assert played >= 4, played
+    assert check_consistent(db)["done"] == 4 * len(rows(db, "SELECT set_index FROM sets WHERE closed IS NULL"))
+
+
+def test_a_season_on_the_cluster_stops_at_the_end_time_then_plays_its_final(tmp_path: Path, client: Any) -> None:
+    config = bot_list(tmp_path, ["random", "heuristic", "first"])
+    db = tmp_path / "season.db"
+
+    def now() -> datetime:  # the end time passes once the first match is done
+        return START + timedelta(hours=2 if done_count(db) >= 1 else 0)
+
+    told: list[str] = []
+    plan = LadderPlan(
+        db=db, entries=read_bots(config), rules=None, default_rules=ruleset("american"), games=3, seed=11,
+        concurrency=2, cwd=tmp_path, cluster=client.scheduler.address, bot_list=config,
+        season=SeasonAsked(ends="+1h", final_top=2, final_sets=1), now=now,
+    )  # fmt: skip
+    result = play_ladder(plan, RunOutput(quiet=True, warn=told.append))
+    store = LadderStore(db)
+    try:
+        statuses: dict[int, list[str]] = {}
+        for row in store.match_rows():
+            statuses.setdefault(row["set_index"], []).append(row["status"])
+        # two sets in flight (one a worker) before the end: both whole; set 2 never began
+        assert stage_of(store, "regular") == [0, 1, 2]
+        assert statuses[0] == statuses[1] == ["done"] * 4 and statuses[2] == ["pending"] * 4
+        season = store.season()
+        assert season is not None and season.finalists is not None
+        [final] = store.sets("final")
+        assert set(final.table) == {f.bot for f in season.finalists} and statuses[final.index] == ["done"] * 4
+        report = season_report(store, now())
+        assert report is not None and report.state == "over" and report.order is not None
+    finally:
+        store.close()
+    assert result.played == 12 and told[-1].startswith("the season ended at 2026-03-01T13:00:00+00:00: the final")
+    assert check_consistent(db) == {"done": 12, "total": 16}
