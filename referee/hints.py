@@ -20,6 +20,42 @@ FLUSH = (
     "language: docs/writing-a-bot.md#flushing-your-output)"
 )
 
+READ_BY_LINE = (
+    "read each line as it comes, not a block of input (mawk: run it as mawk -W interactive; PHP: fgets(STDIN), "
+    'not fread; Perl: <STDIN>, not read; Ruby: STDIN.gets; Lua: io.read("l"); bash: read -r; Python: '
+    "sys.stdin.readline(), not sys.stdin.buffer.read(N); every language: docs/writing-a-bot.md#flushing-your-output)"
+)
+READS_LATE = (
+    "the bot reads its input late: its answer came only once its input ended, and it read the referee's later "
+    f"lines only then (its stderr, below), so it waits for a block of input, not a line: {READ_BY_LINE}"
+)
+"""For a bot seen answering only after it read lines the referee wrote later: its input, not its output."""
+OR_READS_LATE = f"; if it does flush, it reads its input in blocks: {READ_BY_LINE}"
+"""Added to ``FLUSH`` when a line came once the input ended and nothing says which end held it."""
+NO_REPLY = (
+    "no reply arrived within the bot's time (the decision limit, then its bank): a bot that thinks that long must "
+    f"think less per decision; else {FLUSH}; or it reads its input in blocks: {READ_BY_LINE}"
+)
+"""For a request never answered: its time first, then the line's way out, then its way in."""
+
+
+def slow_hint(took: float, limit: float, *, per_decision: float, bank: float, start: bool = False) -> str:
+    """For a bot seen answering ``took`` seconds after it was asked, over the ``limit`` it had
+    (``per_decision`` to decide plus what was left of a match's ``bank``; at the handshake:
+    the start-up limit): its time first, since it is slow, not silent."""
+    if start:
+        return (
+            f"the bot said hello {took:.2f} s after the referee's, over the start-up limit of {limit:g} s: start "
+            "faster (load big data after hello, or lazily), or give it more with --startup"
+        )
+    return (
+        f"the bot answered {took:.2f} s after the request, over the {limit:g} s it had ({per_decision:g} s to "
+        f"decide, then the bank: {bank:g} s a match, drained by every decision over {per_decision:g} s): it is slow, "
+        f"not silent: think less per decision (stop a search at a deadline well below {per_decision:g} s), or give "
+        "it more with --time-per-move and --time-bank"
+    )
+
+
 _SIGNAL_CAUSES = {
     "SIGKILL": "killed outright: out of memory, --memory-limit, or the sandbox's end",
     "SIGXCPU": "over its CPU time (--cpu-limit)",
@@ -67,7 +103,7 @@ def hint(reason: str, message: str = "", line: str | None = None, exit_code: int
             return f"no hello arrived: {FLUSH}; or the bot takes longer than --startup to start"
         if "connected" in message:
             return "no bot connected to this TCP seat: start it with the printed address and the seat's token"
-        return f"no reply arrived in time: {FLUSH}; or the bot spent its decision time and its bank thinking"
+        return NO_REPLY
     if reason == "crash":
         code = exit_code
         name = _signal_name(-code) if code is not None and code < 0 else None

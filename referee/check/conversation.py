@@ -4,7 +4,7 @@ it reads, the transcript of both, and how the conversation ends.
 A ``Conversation`` judges nothing about the bot's answers (the ``Probe`` built on it does);
 it keeps the record a failing step shows (every line each way, with the time since the step
 began) and knows the two ways a bot's output ends: the bot is gone (``gone``: crashed, with
-its status, or disconnected), or it had left a line unflushed (``stranded``). ``StepFailed`` is
+its status, or disconnected); why a line came late is ``referee.check.late``'s. ``StepFailed`` is
 how anything wrong leaves a step.
 """
 
@@ -20,7 +20,6 @@ from protocol.codec import ProtocolError
 from referee.check.links import CheckLink, Ending
 from referee.check.results import TranscriptLine
 from referee.errors import RefereeError
-from referee.hints import FLUSH
 from referee.players.channel import LinkClosed
 from referee.players.connection import classify_closed
 
@@ -117,30 +116,6 @@ class Conversation:
         return StepFailed(
             f"{failure.message} ({failure.reason})", expected=expected, got=failure.message, reason=failure.reason
         )
-
-    async def stranded(self, listen: float) -> StepFailed | None:
-        """After a timeout: close the bot's input and listen ``listen`` seconds. A line that
-        comes now was written but left in the bot's output buffer, which its runtime flushed
-        on the way out: the usual reason a bot that works by hand times out under a referee.
-        The failure to raise instead of the plain timeout, or ``None``."""
-        closed = trio.current_time()
-        await self.close_input()
-        with trio.move_on_after(listen):
-            try:
-                line = await self.link.receive_line()
-            except (LinkClosed, ProtocolError):
-                return None
-            after = (trio.current_time() - closed) * 1000
-            self._received(line)
-            return StepFailed(
-                f"its line came {after:.0f} ms after the check closed the bot's input, so it was waiting "
-                "in the bot's output buffer: not flushed",
-                got=show(line, 500),
-                reason="timeout",
-                line=show(line),
-                hint=FLUSH,
-            )
-        return None
 
     # -- the end -----------------------------------------------------------------------------
     async def close_input(self) -> None:

@@ -48,6 +48,7 @@ from protocol.messages import (
 from protocol.ruleset import RuleSet
 from referee import __version__
 from referee.check.conversation import Conversation, StepFailed, show
+from referee.check.late import explain_timeout
 from referee.check.links import CheckLink
 from referee.check.results import Decision
 from referee.match.clock import allowance, spend
@@ -193,25 +194,23 @@ class Probe(Conversation):
             raise await self.gone(err, "the bot reads what it is sent") from None
 
     # -- reading -----------------------------------------------------------------------------
-    async def _exchange(self, limit: float, wanted: str, timed_out: TimedOut) -> bytes:
+    async def _exchange(self, limit: float, wanted: str, timed_out: TimedOut, request_id: int | None = None) -> bytes:
         """Write what is queued and read the bot's answer, a complete line, within ``limit``
-        seconds: the one timed exchange of the handshake and of every request. Anything else
-        raises ``StepFailed`` expecting ``wanted``: no line in time (``timed_out`` says what
-        was missed; a line that comes once the input is closed was not flushed), the bot's
-        end (crash, disconnect), or a line the codec refuses (too long)."""
+        seconds: the one timed exchange of the handshake (``request_id`` ``None``) and of every
+        request. Anything else raises ``StepFailed`` expecting ``wanted``: no line in time
+        (``timed_out`` says what was missed; ``referee.check.late`` says why: slow, not flushed,
+        or reading its input late), the bot's end (crash, disconnect), or a line the codec
+        refuses (too long)."""
         start = trio.current_time()
         try:
             with trio.fail_after(limit):
                 await self._write()
                 line = await self.link.receive_line()
         except trio.TooSlowError:
-            message, got = timed_out((trio.current_time() - start) * 1000)
-            late = await self.stranded(self.limits.grace / 2)
-            if late is None:
-                raise StepFailed(f"{message} (timeout)", expected=wanted, got=got, reason="timeout") from None
-            late.message = f"{message}; {late.message} (timeout)"
-            late.expected = wanted
-            raise late from None
+            missed = timed_out((trio.current_time() - start) * 1000)
+            late = explain_timeout(self, self.limits, start, limit, missed=missed, wanted=wanted, request_id=request_id)
+            failure = await late
+            raise failure from None
         except LinkClosed as err:
             raise await self.gone(err, wanted) from None
         except ProtocolError as err:
@@ -255,7 +254,7 @@ class Probe(Conversation):
         # Timed from the start of the write: the referee times from the written request, but
         # a fast bot answers while the writer is still on its way back from the write.
         start = trio.current_time()
-        line = await self._exchange(limit, wanted, timed_out)
+        line = await self._exchange(limit, wanted, timed_out, request_id)
         elapsed = trio.current_time() - start
         self.bank = spend(self.bank, per, elapsed)
         self.decisions.append(Decision(request=kind, id=request_id, ms=round(elapsed * 1000, 3)))

@@ -55,7 +55,7 @@ class StepResult(msgspec.Struct, kw_only=True):
     """For a failure, the fault as the referee names it (``bad_json``, ``timeout``, ``crash``,
     ``illegal_move``, ...; ``no_exit``, ``exit_status``, ``unexpected_line``, ``too_slow`` for
     what only the check judges); for a skip, why (``handshake``, ``fail_fast``,
-    ``no_connection``, ``no_sandbox``, ``no_data``)."""
+    ``timeouts``: steps in a row timed out, ``no_connection``, ``no_sandbox``, ``no_data``)."""
     hint: str | None = None
     """For a failure: what the author should try (a debug print on stdout? a line not
     flushed?), the same words ``referee match`` prints for that fault."""

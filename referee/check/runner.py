@@ -44,6 +44,10 @@ from referee.sandbox.bwrap import Sandbox
 STDERR_KEPT = 16 * 1024
 """Characters of a step's stderr kept in the report (the end of it)."""
 KILL_GRACE = 0.2
+TIMEOUTS_IN_A_ROW: Final = 3
+"""Steps timed out one after the other after which the check stops (unless ``keep_going``):
+a bot that does not answer in time makes each further step wait as long, and says nothing new
+(a bot answering in 2.5 s ran 320 s, 17 steps timed out in a row)."""
 """Seconds a bot that failed its step gets between closed stdin, SIGTERM and SIGKILL."""
 NOT_ISOLATED = "none — bots are not isolated"
 OVER_TCP = "none — a tcp: bot runs wherever it was started; the check does not start it"
@@ -89,6 +93,8 @@ class CheckPlan:
     clean_env: bool = False
     """Start the bot in the environment a sandbox gives it, without the sandbox: the one run
     that tells whether the sandbox is why the bot failed its handshake."""
+    keep_going: bool = False
+    """Run every step even after ``TIMEOUTS_IN_A_ROW`` steps timed out one after the other."""
 
 
 async def run_check(
@@ -107,6 +113,7 @@ async def run_check(
     connect_timeout: float = CONNECT_TIMEOUT,
     on_listening: Callable[[CheckListener], None] | None = None,
     sandbox: Sandbox | None = None,
+    keep_going: bool = False,
 ) -> CheckReport:
     """Check the bot ``command`` (a command line, or ``tcp:NAME[:TOKEN]`` for a bot that
     connects to ``host:port``, once per step, each within ``connect_timeout`` seconds;
@@ -115,7 +122,8 @@ async def run_check(
     run at once (each with its own bot); the first step always runs alone, and the results
     come out in the steps' order: ``on_result`` is called with each as soon as the steps
     before it are done. Every bot process starts in ``sandbox`` (none: not isolated; a
-    ``tcp:`` bot is never started, so never sandboxed). Raises ``InvalidRuleSet`` for an
+    ``tcp:`` bot is never started, so never sandboxed). After ``TIMEOUTS_IN_A_ROW`` steps timed
+    out in a row the rest are skipped, unless ``keep_going``. Raises ``InvalidRuleSet`` for an
     unknown variant before anything is started, ``OSError`` when the address cannot be
     listened on."""
     rules = ruleset(variant)
@@ -132,6 +140,7 @@ async def run_check(
         cwd=cwd,
         on_result=on_result,
         sandbox=sandbox if target is None else None,
+        keep_going=keep_going,
     )
     if target is None:
         return await _check(plan)
@@ -174,6 +183,8 @@ class _Run:
         self.name: str | None = None
         self.skip_reason: tuple[str, str] | None = None
         """Why the steps not yet run are skipped, and that reason's name."""
+        self.timed_out: list[str] = []
+        """The steps that timed out since the last that did not, in the order they ended."""
 
     async def work(self, indices: Iterator[int]) -> None:
         """Run steps one after the other: ``indices`` is shared by the workers, each takes
@@ -194,6 +205,23 @@ class _Run:
             self.record(index, result)
             if result.verdict == "fail" and self.skip_reason is None:
                 self.skip_reason = self._stop_after(current)
+            self._count_timeouts(result)
+
+    def _count_timeouts(self, result: StepResult) -> None:
+        """Stop the steps not yet run after ``TIMEOUTS_IN_A_ROW`` timed out one after the
+        other (unless ``keep_going``): each would wait as long, to say the same."""
+        if result.verdict != "fail" or result.reason != "timeout":
+            self.timed_out = []
+            return
+        self.timed_out.append(result.name)
+        if len(self.timed_out) >= TIMEOUTS_IN_A_ROW and self.skip_reason is None and not self.plan.keep_going:
+            steps = ", ".join(self.timed_out)
+            self.skip_reason = (
+                f"not run: {len(self.timed_out)} steps in a row timed out ({steps}), and each further step would "
+                "wait as long: the bot does not answer in time (the first's hint says why; --keep-going runs "
+                "every step)",
+                "timeouts",
+            )
 
     async def _passes_bare(self, current: Step) -> bool:
         """Whether ``current`` passes with the bot started without the sandbox (as it would be

@@ -60,6 +60,11 @@ from referee.rules.presets import DEFAULT_PRESET, PRESETS
 )
 @click.option("-j", "--jobs", default=1, show_default=True, type=click.IntRange(min=1), help="Steps to run at once.")
 @click.option("-x", "--fail-fast", is_flag=True, help="Stop at the first failing step (the rest are skipped).")
+@click.option(
+    "--keep-going",
+    is_flag=True,
+    help="Run every step even after 3 in a row timed out (by default the rest are skipped: each would wait as long).",
+)
 @click.option("-v", "--verbose", is_flag=True, help="Show every step's transcript and stderr in full.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the steps and a summary.")
 @click.option(
@@ -93,6 +98,7 @@ def check(
     patterns: tuple[str, ...],
     jobs: int,
     fail_fast: bool,
+    keep_going: bool,
     verbose: bool,
     as_json: bool,
     host: str | None,
@@ -107,11 +113,9 @@ def check(
     Each step starts the bot afresh, plays a scripted part of the protocol with it and ends
     it. Example: referee check "python3 sample_bots/python/random_bot.py"
     The clock is referee match's (a decision limit and a bank, full at each step's match);
-    a bot whose answers would spend more than the bank over a whole match fails.
-
-    Every step's bot runs in the bubblewrap sandbox (--sandbox auto: when bubblewrap works
-    here, else with a warning; on: exit 1 without it; off: not isolated), as in a match.
-
+    a bot whose answers would spend more than the bank over a whole match fails. Every step's
+    bot runs in the bubblewrap sandbox (--sandbox auto: when bubblewrap works here, else with a
+    warning; on: exit 1 without it; off: not isolated), as in a match.
     With BOT tcp:NAME[:TOKEN] or tcp:NAME:@FILE the check listens instead (--host, --port): each
     step waits for the bot to connect with the token (printed only when made up); run it in a loop.
     """
@@ -132,6 +136,7 @@ def check(
                 limits=limits,
                 steps=steps,
                 fail_fast=fail_fast,
+                keep_going=keep_going,
                 jobs=jobs,
                 keep_transcripts=verbose,
                 on_result=None if as_json else _live(len(steps), jobs),

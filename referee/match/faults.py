@@ -22,7 +22,7 @@ from referee.match.outbox import Outbox
 from referee.match.outcome import MAX_REPORTS, STDERR_TAIL, FaultReport
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
-from referee.names import printable
+from referee.names import printable, seat_label
 from referee.players.channel import Failure
 from referee.players.connection import BotConnection
 from referee.players.process import ProcessLink
@@ -111,6 +111,7 @@ class Faults:
                 rule=failure.rule,
                 line=line,
                 hint=hint(failure.reason, failure.message, line),
+                command=unnamed_command(seat.connection, seat.index),
             )
         )
 
@@ -147,6 +148,14 @@ def sandbox_hint(connection: BotConnection, stderr: str) -> str | None:
     return bind_hint(stderr, link.shown, stranger=link.limits.sandbox.privileged)
 
 
+def unnamed_command(connection: BotConnection, seat: int) -> str | None:
+    """A process bot's command line when its name is only its seat's (it never said hello and
+    was given no label): what names it in a fault's report; else ``None``."""
+    if connection.name(seat) != seat_label(seat) or not isinstance(connection.link, ProcessLink):
+        return None
+    return connection.command
+
+
 def start_report(connection: BotConnection) -> FaultReport:
     """A bot that failed its handshake outside a match (a duel's roll call), explained as a
     seat's fault is: the line it sent, how its program ended, its last stderr lines and the
@@ -172,6 +181,7 @@ def start_report(connection: BotConnection) -> FaultReport:
         exit=exit_text(code) if code is not None else None,
         stderr=[printable(text_line, 300) for text_line in lines[-STDERR_TAIL:]],
         stderr_lines=len(lines),
+        command=unnamed_command(connection, 0),
     )
     if failure.reason in SANDBOX_MISS_FAULTS:
         report.hint = sandbox_hint(connection, text) or report.hint

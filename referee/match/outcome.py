@@ -31,6 +31,9 @@ class FaultReport(msgspec.Struct, kw_only=True):
     """The last lines of its stderr in this match."""
     stderr_lines: int = 0
     """How many lines it wrote to stderr in all."""
+    command: str | None = None
+    """The bot's command line, when nothing else names it (no hello, no label: its name is its
+    seat's), so that a bot that died before its hello is known by what was started."""
 
 
 class MatchOutcome(msgspec.Struct, kw_only=True):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shlex
 
 from referee.match.outcome import FaultReport, MatchOutcome
-from referee.names import printable
+from referee.names import printable, seat_label
 
 TABLE_WIDTH = 100
 """Widest score table with the seats' names as column headings; wider ones use seat numbers."""
@@ -31,19 +31,28 @@ def format_outcome(outcome: MatchOutcome) -> str:
     tie = " (tie)" if len(outcome.winners) > 1 else ""
     rounds = f"{outcome.rounds} round{'' if outcome.rounds == 1 else 's'}"
     lines.append(f"result: {winners} won{tie}; {outcome.reason} after {rounds}")
+    commands = {report.seat: report.command for report in outcome.faults if report.command}
     for seat in outcome.seats:
         extra = "".join(
             f", {label} {count}"
             for label, count in (("substitutions", seat.substitutions), ("penalties", seat.penalties))
             if count
         )
-        lines.append(f"  seat {seat.seat} {names[seat.seat]}: {seat.status}{extra}")
+        lines.append(f"  {who(seat.seat, names[seat.seat], commands.get(seat.seat))}: {seat.status}{extra}")
     lines += [f"note: {printable(note)}" for note in outcome.notes]
     for report in outcome.faults:
         lines += fault_lines(report, outcome.log)
     if outcome.log:
         lines.append(f"log: {outcome.log}")
     return "\n".join(lines)
+
+
+def who(seat: int, name: str, command: str | None) -> str:
+    """A seat as a line names it: ``seat 1 NAME``; a bot known by no name but its seat's, by
+    its command (``seat 0 (python3 bot.py)``), else once (``seat 0``, not ``seat 0 seat 0``)."""
+    if name != seat_label(seat):
+        return f"seat {seat} {name}"
+    return f"seat {seat} ({printable(command, 120)})" if command else f"seat {seat}"
 
 
 def why_lines(report: FaultReport) -> list[str]:
@@ -75,7 +84,8 @@ def fault_lines(report: FaultReport, log: str | None) -> list[str]:
         "substitute": "the referee's move was played for it",
         "reconnect": "disconnected: the referee waited for it to connect again",
     }.get(report.action, report.action)
-    lines = [f"seat {report.seat} {printable(report.name)}: {report.reason}{rule} ({action})", *why_lines(report)]
+    head = f"{who(report.seat, printable(report.name), report.command)}: {report.reason}{rule} ({action})"
+    lines = [head, *why_lines(report)]
     if log:
         lines.append(f"  look closer: referee replay {shlex.quote(log)} --seat {report.seat}")
     else:

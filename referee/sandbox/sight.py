@@ -89,15 +89,21 @@ def uses_folder(
     args: Sequence[str], cwd: str, host: Callable[[str], str] = str, env: dict[str, str] | None = None
 ) -> bool:
     """Whether a command needs the folder it is started in: its program or something it names
-    is a relative path that exists there (``./bot``, ``bot.py``, ``-cp .``, ``node .``,
-    ``python3 -m pkg``'s ``pkg``, ``-Ilib``, ``PERL5LIB=lib``). When not, the bot starts in its
-    home instead, and its ``PWD`` names no folder of the referee's (a bot started from
-    ``/root/ladders/final`` learnt that name)."""
+    is a path that exists there (``./bot``, ``bot.py``, ``-cp .``, ``node .``, ``python3 -m
+    pkg``'s ``pkg``, ``-Ilib``, ``PERL5LIB=lib``), however it is spelt: ``php /p/bin/bot`` run
+    in ``/p`` uses ``/p`` as ``php bin/bot`` does (issue 43: the same bot passed in one spelling
+    and failed in the other, its ``vendor/`` unseen), unless the folder is a shared one. When
+    not, the bot starts in its home instead, and its ``PWD`` names no folder of the referee's (a
+    bot started from ``/root/ladders/final`` learnt that name)."""
     program = args[0] if args else ""
     if "/" in program and not os.path.isabs(program):
         return True
     named = [*_named(args, cwd, host), *_in_variables(env or {}, cwd, host)]
-    return any(not os.path.isabs(part) for part in named)
+    if any(not os.path.isabs(part) for part in named):
+        return True
+    folder = os.path.abspath(cwd)
+    spelt = [os.path.normpath(p) for p in (program, *named) if os.path.isabs(p)]
+    return not shared(folder) and any(inside(p, folder) for p in spelt)
 
 
 def own_folder(

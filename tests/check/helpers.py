@@ -60,6 +60,7 @@ def check(
     keep_transcripts: bool = False,
     sandbox: Sandbox | None = None,
     clock: trio.abc.Clock | None = None,
+    keep_going: bool = False,
 ) -> CheckReport:
     """The check of ``command`` (``clock``: a ``trio.testing.MockClock`` to run the check's
     clock faster than the bot's)."""
@@ -75,6 +76,7 @@ def check(
             keep_transcripts=keep_transcripts,
             cwd=ROOT,
             sandbox=sandbox,
+            keep_going=keep_going,
         ),
         clock=clock,
     )

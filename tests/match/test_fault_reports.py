@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import main
+from referee.match.text import who
 
 pytestmark = pytest.mark.process
 
@@ -45,7 +46,9 @@ def test_each_mistake_is_explained_in_the_text(mode: str, reason: str, expected:
     log = tmp_path / "m.jsonl"
     code, out = match(mode, "--log", str(log))
     assert code == 0, out
-    assert f"seat 0 mistake-{mode}: {reason}" in out or f"seat 0 seat 0: {reason}" in out
+    # a bot with no hello is known by its command, once (issue 43: ``seat 0 seat 0``)
+    assert f"seat 0 mistake-{mode}: {reason}" in out or f"seat 0 ({MISTAKE} {mode}): {reason}" in out
+    assert "seat 0 seat 0" not in out
     assert "! seat 0" in out and f": {reason}" in out
     for text in expected:
         assert text in out, out
@@ -134,3 +137,21 @@ def test_a_bot_that_crashes_after_goodbye_is_a_note_under_the_result_not_a_fault
     lines = out.splitlines()
     result_at = next(i for i, line in enumerate(lines) if line.startswith("result: "))
     assert f"note: {note}" in lines[result_at:] and "! seat 0" not in out
+
+
+@pytest.mark.process
+def test_a_bot_dying_before_its_hello_is_named_by_its_command_once() -> None:
+    """Issue 43: it was ``seat 0 seat 0: crash``, without its command."""
+    dies = f"{sys.executable} -c 'import sys; sys.exit(3)'"
+    result = CliRunner().invoke(main, ["match", *SHORT, dies, GOOD, GOOD, GOOD])
+    assert result.exit_code == 0, result.output
+    assert f"  seat 0 ({dies}): crash" in result.output
+    assert f"! seat 0 ({dies}): crash (dropped" in result.output
+    assert "seat 0 seat 0" not in result.output
+
+
+def test_a_seat_is_named_once() -> None:
+    assert who(0, "seat 0", None) == "seat 0"
+    assert who(0, "seat 0", "php bin/bot") == "seat 0 (php bin/bot)"
+    assert who(2, "alice", "php bin/bot") == "seat 2 alice"
+    assert who(1, "seat 1", "evil\x1b[2J") == "seat 1 (evil\\x1b[2J)"

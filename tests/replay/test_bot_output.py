@@ -70,7 +70,8 @@ def test_each_fault_shows_its_hint_and_a_dropped_seats_stderr(match_log: MatchLo
     assert [block[2].strip(), block[3].strip()] == ["stderr: empty", "program: exited with code 0"]
     # the reply left in the buffer: a time-out, and the question about flushing
     block = after(lines, f"! trick 0: seat {NO_FLUSH} mistake-no_flush: timeout")
-    assert block[0].strip().startswith("hint: no reply arrived in time: was the line flushed?")
+    assert block[0].strip().startswith("hint: no reply arrived within the bot's time (the decision limit, then")
+    assert "was the line flushed?" in block[0]
     assert "  seat 0 mistake-crash: crash (exited with code 1)" in lines
     assert "  seat 3 first-legal: ok" in lines
 

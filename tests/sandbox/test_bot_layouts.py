@@ -248,11 +248,44 @@ def node_path(folder: Path) -> str:
     return "node bin/bot.js"
 
 
+PROJECT_BOT = """import os
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+with open(os.path.join(ROOT, "vendor", "autoload.py")) as loader:  # PHP's require: by its path
+    exec(loader.read())
+"""
+
+
+def project(folder: Path) -> Path:
+    """A bot spread over a project's folders as a PHP bot with Composer is (issue 43): ``bin/``
+    runs it and loads ``vendor/autoload.py`` by its path, which loads ``src/client.py``; nothing
+    names ``src/`` or ``vendor/`` on its command line. Returns its ``bin/`` script."""
+    for part in ("bin", "src", "vendor"):
+        (folder / part).mkdir(mode=0o755)
+    (folder / "vendor" / "autoload.py").write_text(
+        'with open(os.path.join(ROOT, "src", "client.py")) as client:\n    exec(client.read())\n'
+    )
+    (folder / "src" / "client.py").write_text("LOADED = True\n")
+    script = folder / "bin" / "bot.py"
+    script.write_text(PROJECT_BOT + FIRST.read_text())
+    return script
+
+
+def project_relative(folder: Path) -> str:
+    project(folder)
+    return f"{PY} bin/bot.py"
+
+
+def project_absolute(folder: Path) -> str:
+    return f"{PY} {project(folder)}"
+
+
 LUA = next((name for name in ("lua5.4", "lua", "luajit") if shutil.which(name)), "lua5.4")
 
 CASES: dict[str, tuple[Layout, str | None]] = {
     "python3 bot.py": (python_file, None),
     "python3 /abs/bot.py": (python_absolute, None),
+    "python3 bin/bot.py (src/ and vendor/ beside bin/)": (project_relative, None),
+    "python3 /abs/bin/bot.py (the same, spelt absolute)": (project_absolute, None),
     "./run (shebang)": (shebang, None),
     "./run (#!/usr/bin/env python3)": (shebang_env, "python3"),
     "sub/run (shebang in a subfolder)": (shebang_in_subfolder, None),
@@ -339,7 +372,8 @@ def test_a_class_path_shows_each_folder_it_names(home: Path) -> None:
     sight = shown_paths(["java", "-cp", "a:b:lib.jar:nothing", "Main"], str(home), {"PATH": "/usr/bin"})
     assert {str(home / "a"), str(home / "b")} <= set(sight.paths) or str(home) in sight.paths
     assert uses_folder(["java", "-cp", "a:b", "Main"], str(home))
-    assert not uses_folder(["java", "-cp", str(home / "a"), "Main"], str(home))
+    assert uses_folder(["java", "-cp", str(home / "a"), "Main"], str(home))  # spelt absolute: the same folder
+    assert not uses_folder(["java", "-cp", str(FIRST.parent), "Main"], str(home))  # another folder's
     shared = shown_paths(["java", "-cp", "/tmp:.", "Main"], "/tmp", {"PATH": "/usr/bin"})
     assert "/tmp" not in shared.paths  # never a shared folder whole
 
@@ -381,7 +415,12 @@ def test_a_bots_own_folder_is_shown_whole_and_a_shared_one_is_not(home: Path, tm
     assert own_folder(ruby, str(home), env, others=[((PY, str(FIRST)), str(home))], referees=[])  # uses no folder
     assert not own_folder(ruby, str(home), env, others=[], referees=[str(home / "match.jsonl")])
     assert not own_folder(["python3", "x.py"], "/tmp", env, others=[], referees=[])
-    assert not own_folder(["python3", str(home / "b.py")], str(home), env, others=[], referees=[])  # uses no folder
+    # issue 43: a file of the folder spelt absolute uses the folder as its relative spelling
+    # does (it was said to use none, and a bot that passed as ``php bin/bot`` failed as ``php
+    # /p/bin/bot``, its vendor/ unseen); a file of another folder uses none
+    assert own_folder(["python3", str(home / "b.py")], str(home), env, others=[], referees=[])
+    assert not own_folder(["python3", str(FIRST)], str(home), env, others=[], referees=[])
+    assert not own_folder(["python3", "/tmp/b.py"], "/tmp", env, others=[], referees=[])  # shared: never
 
 
 def test_the_sandbox_shows_an_own_folder_whole_and_else_what_is_named(home: Path) -> None:
@@ -406,7 +445,8 @@ def test_path_variables_and_include_flags_show_what_they_name(home: Path) -> Non
     assert {str(home / "lib"), str(home / "lua"), str(home / "gems")} <= set(sight.paths)
     assert uses_folder(["ruby", "x"], str(home), env=env)
     assert str(home / "lib") in shown_paths(["perl", "-Ilib", "x"], str(home), {}).paths
-    assert not uses_folder(["ruby", "x"], str(home), env={"RUBYLIB": str(home / "gems")})
+    assert uses_folder(["ruby", "x"], str(home), env={"RUBYLIB": str(home / "gems")})  # absolute, in the folder
+    assert not uses_folder(["ruby", "x"], str(home), env={"RUBYLIB": str(FIRST.parent)})  # another folder
 
 
 def bound(options: list[str]) -> set[str]:

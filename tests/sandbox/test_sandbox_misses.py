@@ -27,6 +27,7 @@ from referee.sandbox.misses import bind_hint, unshown_path
 from referee.store.writer import LadderStore
 from tests.check.helpers import check, sandbox, step
 from tests.ladder.test_run import ladder
+from tests.sandbox.test_bot_layouts import project
 
 PY = sys.executable
 ROOT = Path(__file__).resolve().parents[2]
@@ -163,12 +164,63 @@ def test_dot_dot_cannot_step_out_of_a_place_the_bot_was_shown() -> None:
     assert twice.startswith("the bot looked for /root/x,"), twice
 
 
+PROJECT = "/srv/entrants/php"
+"""A PHP bot's project folder (``bin/``, ``src/``, ``vendor/``), for the pure tests."""
+WRITE_LINES = [
+    "OSError: [Errno 30] Read-only file system: '{p}'",
+    "PHP Warning:  file_put_contents({p}): Failed to open stream: Read-only file system in {q}/src/Cache.php on line 9",
+    "Error: EROFS: read-only file system, open '{p}'",
+    "touch: cannot touch '{p}': Read-only file system",
+]
+
+
+def test_a_file_refused_beside_a_shown_bin_folder_asks_for_the_project_folder() -> None:
+    """Issue 43's whack-a-mole: ``php /p/bin/hearts-bot`` started elsewhere is shown ``/p/bin``;
+    it needs ``/p/vendor/autoload.php``, which loads ``/p/src/Client.php``. Each hint names the
+    path refused (not the file that asked, named last on PHP's line) and binds ``/p`` at once."""
+    shown = (f"{PROJECT}/bin", "/usr/bin")
+    for line in [
+        f"PHP Warning:  require({PROJECT}/vendor/autoload.php): Failed to open stream: No such file or directory "
+        f"in {PROJECT}/bin/hearts-bot on line 3",
+        f"PHP Fatal error:  Uncaught Error: Failed opening required '{PROJECT}/vendor/autoload.php' "
+        f"(include_path='.:/usr/share/php') in {PROJECT}/bin/hearts-bot:3",
+    ]:
+        hint = bind_hint(line, shown) or ""
+        assert hint.startswith(f"the bot looked for {PROJECT}/vendor/autoload.php, which its sandbox does not"), hint
+        assert f"--sandbox-bind {PROJECT} (read-only)" in hint and "autoload.php (read-only)" not in hint
+    after_vendor = (
+        f"PHP Warning:  require({PROJECT}/src/Client.php): Failed to open stream: No such file or directory in "
+        f"{PROJECT}/vendor/autoload.php on line 9"
+    )
+    hint = bind_hint(after_vendor, (*shown, f"{PROJECT}/vendor")) or ""
+    assert hint.startswith(f"the bot looked for {PROJECT}/src/Client.php,") and f"--sandbox-bind {PROJECT} " in hint
+    # a shared folder is never the end of a chain: the file alone
+    hint = bind_hint("open /tmp/vendor/x.php: no such file or directory", ["/tmp/bin"]) or ""
+    assert "--sandbox-bind /tmp/vendor/x.php (read-only)" in hint, hint
+
+
+@pytest.mark.parametrize("line", WRITE_LINES)
+def test_a_write_into_the_bots_read_only_folder_is_named_a_write(line: str) -> None:
+    path = f"{BOT_FOLDER}/var/cache.json"
+    hint = bind_hint("starting\n" + line.format(p=path, q=BOT_FOLDER) + "\n", SHOWN) or ""
+    assert hint.startswith(f"the bot tried to write {path}, in {BOT_FOLDER}, which its sandbox shows it read-only"), (
+        hint
+    )
+    assert "its private /tmp ($TMPDIR) and its home /home/bot ($HOME)" in hint
+    assert "--sandbox-bind" not in hint and "chmod" not in hint
+    elsewhere = bind_hint(line.format(p="/srv/other/x", q=BOT_FOLDER), SHOWN) or ""
+    assert elsewhere.startswith("the bot tried to write /srv/other/x, which its sandbox does not show it read-only")
+    assert bind_hint(line.format(p="/tmp/x", q=BOT_FOLDER), SHOWN) is None  # its own /tmp: no sandbox matter
+
+
 STDERRS = [
-    *(line.format(py=PY, p=p) for line in RUNTIME_LINES + DENIED_LINES
+    *(line.format(py=PY, p=p, q=PROJECT) for line in RUNTIME_LINES + DENIED_LINES + WRITE_LINES
       for p in ("/root/.ssh/id_rsa", f"{BOT_FOLDER}/bot.py", f"{BOT_FOLDER}/../x", "/usr/lib/x", "/tmp/w", "/")),
     "Traceback (most recent call last):\n  File \"/srv/entrants/alice/bot.py\", line 1\nOSError: boom",
     "",
     "no path at all: not found",
+    f"PHP Warning:  require({PROJECT}/vendor/autoload.php): Failed to open stream: No such file or directory "
+    f"in {PROJECT}/src/Client.php on line 3",
 ]  # fmt: skip
 
 
@@ -183,19 +235,22 @@ def test_the_hints_make_no_file_system_call(monkeypatch: pytest.MonkeyPatch) -> 
 
         return looked
 
-    expected = [bind_hint(text, SHOWN) for text in STDERRS]
+    shown = (*SHOWN, f"{PROJECT}/bin")
+    expected = [bind_hint(text, shown) for text in STDERRS]
     with monkeypatch.context() as patched:
         for module, name in [(os, "stat"), (os, "lstat"), (os, "access"), (os, "listdir"), (os, "scandir"),
                              (os, "open"), (os, "readlink"), (os.path, "exists"), (os.path, "lexists"),
                              (os.path, "isdir"), (os.path, "isfile"), (os.path, "islink"), (os.path, "realpath"),
                              (os.path, "abspath"), (builtins, "open")]:  # fmt: skip
             patched.setattr(module, name, refuse(f"{module.__name__}.{name}"))
-        got = [misses.bind_hint(text, SHOWN) for text in STDERRS]
-        got += [misses.bind_hint(text, SHOWN, stranger=False) for text in STDERRS]
+        got = [misses.bind_hint(text, shown) for text in STDERRS]
+        got += [misses.bind_hint(text, shown, stranger=False) for text in STDERRS]
     assert calls == []
     assert got[: len(STDERRS)] == expected
     assert any(h is not None and "does not show it" in h for h in got)  # the texts reached the hints
     assert any(h is not None and "user of its own" in h for h in got)
+    assert any(h is not None and "tried to write" in h for h in got)
+    assert any(h is not None and f"--sandbox-bind {PROJECT} (read-only)" in h for h in got)
 
 
 @pytest.mark.process
@@ -318,3 +373,50 @@ def test_the_ladder_s_roll_call_names_the_hidden_path(needy: Path, weights: Path
         assert store.progress()[0] == store.progress()[1]  # the ladder went on without it
     finally:
         store.close()
+
+
+@pytest.mark.process
+@needs_bwrap
+def test_check_names_a_write_into_the_bots_own_folder(tmp_path: Path) -> None:
+    """A bot keeping a cache beside its file (tests/bots/writer_bot.py): told it was a write, and
+    where it may write instead; nothing is written in its folder."""
+    tmp_path.chmod(0o755)
+    folder = tmp_path / "writer"
+    folder.mkdir(mode=0o755)
+    for name in ("writer_bot.py", "first_legal_bot.py"):
+        shutil.copy(ROOT / "tests" / "bots" / name, folder / name)
+    report = check(f"{PY} {folder / 'writer_bot.py'}", "handshake.hello", sandbox=sandbox())
+    first = step(report, "handshake.hello")
+    assert first.verdict == "fail", first
+    hint = first.hint or ""
+    assert hint.startswith(f"the bot tried to write {folder / 'cache.json'}, in {folder}, which its sandbox"), first
+    assert "/tmp" in hint and "/home/bot" in hint and "--sandbox-bind" not in hint
+    assert not (folder / "cache.json").exists()
+
+
+@pytest.mark.process
+@needs_bwrap
+def test_a_project_bot_started_from_elsewhere_is_told_to_bind_its_project_folder(tmp_path: Path) -> None:
+    """``python3 /p/bin/bot.py`` (bin/ loading src/ and vendor/) started from another folder sees
+    only ``/p/bin``: the hint binds ``/p``, not one file, and with that bind it plays."""
+    tmp_path.chmod(0o755)
+    home = tmp_path / "phpish"
+    home.mkdir(mode=0o755)
+    script = project(home)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o755)
+
+    def match(*extra: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [PY, "-m", "referee.cli", "match", "--json", "--sandbox", "on", "--set", "end=rounds", "--set",
+             "rounds=1", *extra, f"{PY} {script}", GOOD, GOOD, GOOD],
+            cwd=elsewhere, capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return dict(json.loads(done.stdout))
+
+    failed = match()
+    (fault,) = [f for f in failed["faults"] if f["seat"] == 0]
+    assert f"--sandbox-bind {home} (read-only)" in str(fault["hint"]), fault
+    fixed = match("--sandbox-bind", str(home))
+    assert [s["status"] for s in fixed["seats"]] == ["ok"] * 4
