@@ -39,7 +39,7 @@ from referee.ladder.roll_call import refusal, take_roll
 from referee.ladder.runner import RunOptions
 from referee.ladder.season import closed_reason, moment, taking_versions, utc_now
 from referee.ladder.setup import catch_up_line, sets_for_newcomers
-from referee.ladder.uploads import Upload, entry_of, mark, playing, uploads
+from referee.ladder.uploads import Upload, entry_of, mark, playing, waiting
 from referee.players.bot_config import BotEntry, bots_in
 from referee.players.bot_content import with_content
 from referee.players.building import BuiltBot
@@ -146,6 +146,8 @@ class PoolFollower:
         then reads the list against the pool the first look left, and finds nothing new."""
         read = self._read()
         self.seen = read[0] if read is not None else None
+        self.settled: set[tuple[str, int]] = set()
+        """Uploads (entrant, number) found taken or refused: never read again (``waiting``)."""
         self.listed: list[BotEntry] | None = None
         """The list's entries as last taken (with their content): what an upload is taken
         beside. ``None`` until a list is read whole."""
@@ -200,7 +202,7 @@ class PoolFollower:
         them on a worker: ``cluster_check``)."""
         if self.cluster_bots is not None and self.cluster_check is None:
             return []
-        return sorted((u for u in uploads(self.store.path) if u.state == "received"), key=lambda u: u.received)
+        return waiting(self.store.path, self.settled)
 
     async def _take_upload(self, upload: Upload) -> list[str]:
         """One entrant's upload beside the list and the other uploads taken: built, checked as

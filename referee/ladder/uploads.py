@@ -141,6 +141,27 @@ def uploads(db: str | Path, entrant: str | None = None) -> list[Upload]:
     return found
 
 
+def waiting(db: str | Path, settled: set[tuple[str, int]]) -> list[Upload]:
+    """The uploads still ``received``, oldest first. Only the state of an upload not in
+    ``settled`` is read, and one found taken or refused is added to it: an upload leaves
+    ``received`` once and never comes back, so a follower that looks every few seconds reads
+    each ``upload.json`` until it is settled, not every upload of the class at every look."""
+    root = uploads_folder(db)
+    found = []
+    for name in sorted(_folders(root)):
+        for seq in sorted(int(s) for s in _folders(root / name) if s.isascii() and s.isdigit()):
+            if (name, seq) in settled:
+                continue
+            upload = _read(root / name / str(seq))
+            if upload is None:
+                continue
+            if upload.state == "received":
+                found.append(upload)
+            else:
+                settled.add((name, seq))
+    return sorted(found, key=lambda u: u.received)
+
+
 def moved(db: str | Path, entrant: str) -> str:
     """A mark that changes whenever an upload of ``entrant`` appears or its state moves (each
     ``upload.json``'s number and time), read without opening a file: what the entrant's page

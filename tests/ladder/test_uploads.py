@@ -14,11 +14,22 @@ from pathlib import Path
 import pytest
 import trio
 
+from referee.ladder import uploads as uploads_module
 from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower
 from referee.ladder.runner import RunOptions
 from referee.ladder.setup import open_ladder
-from referee.ladder.uploads import UploadRefused, entry_of, files_of, playing, receive, uploads, uploads_folder
+from referee.ladder.uploads import (
+    UploadRefused,
+    entry_of,
+    files_of,
+    mark,
+    playing,
+    receive,
+    uploads,
+    uploads_folder,
+    waiting,
+)
 from referee.players.bot_config import read_bots
 from referee.rules import ruleset
 from referee.store.writer import LadderStore
@@ -52,6 +63,26 @@ def test_an_upload_is_kept_whole_with_its_state(tmp_path: Path) -> None:
     assert again.seq == 2 and again.content != kept.content
     entry = entry_of(db, again)
     assert entry.name == "alice" and entry.folder == str(files_of(db, again)) and entry.content == again.content
+
+
+def test_a_follower_reads_a_settled_upload_no_more(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``waiting``: the uploads still received, oldest first; one taken or refused is read
+    once more, then never (a class's hundreds of uploads are not read every 2 s)."""
+    db = tmp_path / "l.db"
+    bot = archive({"bot.py": "print(1)\n"})
+    first = receive(db, "alice", bot, command="python3 bot.py", build=None, now="2026-12-05T01:00:00+00:00")
+    second = receive(db, "bob", bot, command="python3 bot.py", build=None, now="2026-12-05T00:59:00+00:00")
+    refused = receive(db, "bob", b"not an archive", command="python3 bot.py", build=None, now=NOW)
+    reads: list[Path] = []
+    real = uploads_module._read
+    monkeypatch.setattr(uploads_module, "_read", lambda folder: reads.append(folder) or real(folder))
+    settled: set[tuple[str, int]] = set()
+    assert waiting(db, settled) == [second, first] and settled == {("bob", refused.seq)} and len(reads) == 3
+    mark(db, first, "playing", "alice playing")
+    reads.clear()
+    assert waiting(db, settled) == [second] and len(reads) == 2  # alice's read once more, settled
+    reads.clear()
+    assert waiting(db, settled) == [second] and len(reads) == 1  # bob's first alone
 
 
 def test_a_manifest_gives_the_command(tmp_path: Path) -> None:
