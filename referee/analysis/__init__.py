@@ -6,7 +6,8 @@ the seat knew (``worlds``) and playing the round out with a fixed policy (``esti
 choice made is compared with the best, with a paired confidence interval, and graded
 (``grading``), in points of the round and in the chance of finishing first (``winchance``).
 ``luck`` values each seat's cards the same way from the deal. ``run`` drives a whole match
-(in parallel over processes) and ``report`` is its output. Nothing here does I/O but ``run``'s
+(in parallel over processes) and ``report`` is its output; ``duplicate`` sums the luck of a
+ladder's duplicate set over its rotations. Nothing here does I/O but ``run``'s
 process pool; the command line is ``referee.cli.analyze``. See docs/analysis.md.
 """
 

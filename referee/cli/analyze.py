@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Final
 
 import click
 import msgspec
@@ -13,9 +14,19 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from referee.analysis import Budget, analyse_match
 from referee.analysis.report import render
+from referee.cli.options import check_output_file
+from referee.cli.replay import UnreadableLog
+from referee.replay.html import match_page
 from referee.replay.reader import LogError, NoSuchMatch, read_log
 from referee.replay.record import MatchRecord
 from referee.replay.verify import verify
+
+EXIT_REFUSED: Final = 1
+"""The log does not verify (an entry differs from what the rules produce): refused."""
+
+
+class LogRefused(click.ClickException):
+    exit_code = EXIT_REFUSED
 
 
 def _seats(record: MatchRecord, seats: tuple[int, ...], bot: str | None) -> list[int]:
@@ -38,14 +49,14 @@ def _record(log: Path, which: str | None) -> MatchRecord:
     except NoSuchMatch as err:
         raise click.UsageError(str(err)) from None
     except LogError as err:
-        raise click.ClickException(str(err)) from None
+        raise UnreadableLog(str(err)) from None
     if len(matches) != 1:
         raise click.UsageError(f"{log} holds {len(matches)} matches: choose one with --match")
     record = verify(matches[0])
     status = record.verification
     if status is None or status.status == "mismatch":
         why = status.describe() if status else "not verified"
-        raise click.ClickException(f"{log}: refused: the log does not verify ({why})")
+        raise LogRefused(f"{log}: refused: the log does not verify ({why})")
     return record
 
 
@@ -55,6 +66,13 @@ def _record(log: Path, which: str | None) -> MatchRecord:
 @click.option("--bot", default=None, help="Analyse the seats of the bot of this name (a ladder's bot name).")
 @click.option("--match", "which", default=None, help="A log holding several matches: the match id or its index from 0.")
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON (schema in docs/analysis.md).")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the replay viewer of the match with the analysis here (as referee replay --html --analysis).",
+)
 @click.option(
     "--seed", default=1, show_default=True, type=int, help="Seed of the sampling: the same seed, the same figures."
 )
@@ -83,6 +101,7 @@ def analyze(
     bot: str | None,
     which: str | None,
     as_json: bool,
+    html_path: Path | None,
     seed: int,
     budget: int,
     precision: float,
@@ -90,7 +109,13 @@ def analyze(
     workers: int | None,
 ) -> None:
     """Grade every decision of a seat in a logged match (from that seat's information only:
-    the hidden hands are sampled) and tell the luck of its cards from its play."""
+    the hidden hands are sampled) and tell the luck of its cards from its play.
+
+    Exit status: 0 analysed, 1 the log does not verify (refused, naming the first difference),
+    2 a usage error, 3 a file that is not a readable replay log.
+    """
+    if html_path is not None:
+        check_output_file(html_path, "--html", make_folders=False)
     record = _record(log, which)
     chosen = _seats(record, seats, bot)
     plan = Budget(first=min(32, budget), most=budget, precision=precision)
@@ -112,6 +137,9 @@ def analyze(
             record, chosen, seed=seed, budget=plan, policy="random" if policy == "random" else "greedy",
             workers=workers or os.cpu_count() or 1, progress=progress, log_name=log.name,
         )  # fmt: skip
+    if html_path is not None:
+        html_path.write_text(match_page(record, analysis), encoding="utf-8")
+        click.echo(f"wrote {html_path}", err=True)
     if as_json:
         click.echo(msgspec.json.encode(analysis).decode())
     else:

@@ -9,6 +9,7 @@ import click
 import msgspec
 from rich.console import Console
 
+from referee.analysis.report import SCHEMA, Analysis
 from referee.cli.options import check_output_file
 from referee.log_format import Deal
 from referee.names import printable
@@ -40,6 +41,13 @@ class UnreadableLog(click.ClickException):
     default=None,
     help="Write a self-contained HTML viewer of the match here.",
 )
+@click.option(
+    "--analysis",
+    "analysis_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="With --html: show this analysis of the match (referee analyze LOG --json > FILE) in the viewer.",
+)
 @click.option("--round", "round_number", type=int, default=None, help="Show only this round (numbered from 0).")
 @click.option("--seat", type=int, default=None, help="Show only what this seat was sent and replied, as on the wire.")
 @click.option("--match", "which", default=None, help="A log holding several matches: the match id or its index from 0.")
@@ -50,14 +58,15 @@ def replay(
     check: bool,
     as_json: bool,
     html_path: Path | None,
+    analysis_path: Path | None,
     round_number: int | None,
     seat: int | None,
     which: str | None,
     times: bool,
 ) -> None:
     """Show the match in LOG trick by trick, verify it against the rules (--verify), print it
-    as JSON (--json), write an HTML viewer (--html OUT) or show each seat's time per decision
-    (--times).
+    as JSON (--json), write an HTML viewer (--html OUT; --analysis FILE: referee analyze's
+    JSON at each decision) or show each seat's time per decision (--times).
 
     Exit status: 0 shown or verified (a log cut short by a killed referee verifies up to where
     it ends), 1 a mismatch (--verify), 2 a usage error, 3 a file that is not a readable log.
@@ -68,6 +77,7 @@ def replay(
         )
     if times and (check or html_path or round_number is not None or seat is not None):
         raise click.UsageError("--times shows the decision times alone (with --json as JSON)")
+    analysis = _analysis(analysis_path, html_path) if analysis_path is not None else None
     if html_path is not None:
         check_output_file(html_path, "--html", make_folders=False)
     _check_text(log)
@@ -94,8 +104,7 @@ def replay(
         raise click.UsageError(f"the log holds {len(matches)} matches ({ids}): choose one with --match")
     records = [verify(match) for match in matches]
     if html_path is not None:
-        html_path.write_text(match_page(records[0]), encoding="utf-8")
-        click.echo(f"wrote {html_path}", err=True)
+        _write_html(html_path, records[0], analysis)
     if check:
         _report(records, as_json)
     elif as_json:
@@ -103,6 +112,34 @@ def replay(
             click.echo(msgspec.json.encode(record).decode())
     elif html_path is None:
         _show(records, round_number)
+
+
+def _write_html(path: Path, record: MatchRecord, analysis: Analysis | None) -> None:
+    if analysis is not None and analysis.match_id != record.match_id:
+        raise click.BadParameter(
+            f"the analysis is of match {printable(analysis.match_id, 40)!r}, the log's match is "
+            f"{printable(record.match_id, 40)!r}",
+            param_hint="--analysis",
+        )
+    path.write_text(match_page(record, analysis), encoding="utf-8")
+    click.echo(f"wrote {path}", err=True)
+
+
+def _analysis(path: Path, html_path: Path | None) -> Analysis:
+    """An analysis written by ``referee analyze --json`` (schema ``SCHEMA``), for the viewer."""
+    if html_path is None:
+        raise click.UsageError("--analysis is shown in the HTML viewer: use it with --html OUT")
+    try:
+        found = msgspec.json.decode(path.read_bytes(), type=Analysis)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError) as err:
+        raise click.BadParameter(
+            f"{path}: not an analysis of referee analyze --json ({err})", param_hint="--analysis"
+        ) from None
+    if found.schema != SCHEMA:
+        raise click.BadParameter(
+            f"{path}: analysis schema {found.schema}, this referee reads {SCHEMA}", param_hint="--analysis"
+        )
+    return found
 
 
 def _check_text(log: Path) -> None:

@@ -131,7 +131,8 @@ def knowledge(table: Table, view: SeatView) -> Knowledge:
         _forbid_from_play(table, view, history, forbid)
         lead = table.lead_card
         if lead is not None and not history and view.phase == "play" and view.turn not in (-1, me):
-            must[view.turn].append(lead & 63)
+            if lead & 63 not in must[view.turn]:  # not when the seat passed it there (known once)
+                must[view.turn].append(lead & 63)
             for i in range(n):
                 seat = (view.dealer + 1 + i) % n
                 if seat == view.turn:

@@ -169,3 +169,27 @@ def test_without_constraints_each_hidden_card_lands_in_proportion_to_the_hands()
             if other != seat:
                 share = landed[card][other] / worlds
                 assert abs(share - know.counts[other] / total) < 0.05, (card, other, share)
+
+
+def test_the_two_of_clubs_passed_to_the_seat_that_leads_it_is_known_once() -> None:
+    """A seat that passed the 2♣ knows its receiver holds it (the pass) and must lead it (the
+    first lead): one card, one constraint. Counted twice, no world could be drawn (the luck of a
+    seat's cards after the pass, asked when it is another seat's turn to lead, once failed so)."""
+    rules = ruleset("american")
+    table = table_for(rules)
+    for seed in range(200):
+        round_ = Match(rules, seed).next_round()
+        giver = next((s for s in range(4) if any(c & 63 == table.lead_card & 63 for c in round_.hand(s))), None)
+        assert giver is not None
+        for seat in range(4):
+            hand = round_.hand(seat)
+            chosen = [c for c in hand if c & 63 == table.lead_card & 63] if seat == giver else []
+            round_.pass_cards(seat, (chosen + [c for c in hand if c not in chosen])[:3])
+        if round_.phase != "play" or round_.turn == giver:
+            continue
+        view = seat_view(round_, giver)
+        assert knowledge(table, view).must[round_.turn].count(table.lead_card & 63) == 1
+        world = sample_round(table, view, random.Random(seed))
+        assert world.hands[round_.turn] >> (table.lead_card & 63) & 1
+        return
+    raise AssertionError("no deal where the 2 of clubs was passed to the seat that then leads")
