@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -126,6 +127,7 @@ LADDER: Final = (
     "referee.errors",
     "referee.stats",
     "referee.store",
+    "referee.analysis",  # pure: the ladder analyses its finished matches (referee.ladder.analysis)
     "referee.ladder",
 )
 """What the ladder's modules may import (the ladder's own among them); the duel's may import the
@@ -341,3 +343,64 @@ def test_tests_are_laid_out_like_the_packages() -> None:
     homes = packages | {"protocol", "sample_bots"} | set(TEST_ONLY_FOLDERS)
     folders = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
     assert folders <= homes, f"test folders that mirror no package: {sorted(folders - homes)}"
+
+
+SQL_START: Final = re.compile(r"\s*(SELECT|INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER|PRAGMA|WITH|BEGIN)\s")
+"""A string that is SQL (case matters: ``"Create the logs"`` is English)."""
+
+SQL_ALLOWED: dict[str, str] = {}
+"""Modules of referee/ outside referee/store/ allowed an ``execute`` call or a SQL string, each
+with the reason it must hold one. Empty: every query is the store's (issue 45)."""
+
+
+def sql_in(source: str) -> list[str]:
+    """Every SQL in a module's source, read from its syntax tree: a call of a method named
+    ``execute*`` (``execute``, ``executemany``, ``executescript``: whatever the connection or
+    cursor is called), and a string constant that starts as a SQL statement (an f-string's
+    first part too)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.startswith("execute"):
+            found.append(f"line {node.lineno}: .{node.func.attr}(...)")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and SQL_START.match(node.value):
+            found.append(f"line {node.lineno}: {node.value.strip()[:40]!r}")
+    return found
+
+
+def sql_outside_the_store(package: Path) -> dict[str, list[str]]:
+    """The SQL in each module of ``package`` (a folder, ``referee/``) but its ``store/``."""
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package)
+        if relative.parts[0] != "store" and (sql := sql_in(path.read_text())):
+            found[relative.as_posix()] = sql
+    return found
+
+
+def test_every_query_is_in_the_store() -> None:
+    """No ``execute`` call and no SQL string in referee/ outside referee/store/ (its reader,
+    writer and small modules of one job each: pages.py, duels.py, duplicates.py, ...) unless
+    the allow-list says why: a query the pages, the duel or the ladder need is asked of the
+    store by name, and written once. An entry whose module holds no SQL any more is removed."""
+    found = sql_outside_the_store(ROOT / "referee")
+    unexplained = {module: sql for module, sql in found.items() if module not in SQL_ALLOWED}
+    assert not unexplained, f"SQL outside referee/store/ (move it into the store): {unexplained}"
+    stale = sorted(set(SQL_ALLOWED) - set(found))
+    assert not stale, f"in the allow-list but holding no SQL (remove them): {stale}"
+    assert all(reason.strip() for reason in SQL_ALLOWED.values())
+
+
+def test_the_sql_finder_finds_sql(tmp_path: Path) -> None:
+    """The check above is only as good as its finder: a call by any name of the connection, a
+    query in an f-string, a statement on its own line are found; English is not."""
+    assert sql_in("def f(db):\n    db.execute('SELECT 1')\n") == ["line 2: .execute(...)", "line 2: 'SELECT 1'"]
+    assert len(sql_in("cursor.executemany(q, rows)\nx.conn.executescript(script)\n")) == 2
+    assert sql_in('q = f"""\n    WITH done AS ({inner}) SELECT * FROM done"""\n') == ["line 1: 'WITH done AS ('"]
+    assert sql_in("s = 'PRAGMA user_version'\nt = 'DELETE FROM sets WHERE set_index = ?'\n") != []
+    english = '"""Create the logs. With fresh bots, select a seat."""\nx = "UPDATED" + " with " + "Select"\n'
+    assert sql_in(english) == []
+    (tmp_path / "store").mkdir()
+    (tmp_path / "web").mkdir()
+    (tmp_path / "store" / "pages.py").write_text("def f(db):\n    return db.execute('SELECT 1')\n")
+    (tmp_path / "web" / "planted.py").write_text("def f(reader):\n    return reader.db.execute(QUERY)\n")
+    assert sql_outside_the_store(tmp_path) == {"web/planted.py": ["line 2: .execute(...)"]}

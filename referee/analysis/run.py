@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 
 from referee.analysis.estimate import Budget, Estimate, estimate
 from referee.analysis.grading import grade
@@ -41,8 +41,13 @@ def _work(task: Task) -> object:
     return estimate(payload.info, payload.chosen, seed, budget, policy)
 
 
-def _run(tasks: list[Task], workers: int, progress: Progress | None) -> list[object]:
+def _run(tasks: list[Task], workers: int, progress: Progress | None, executor: Executor | None = None) -> list[object]:
+    """Every task's result, in the tasks' order: in this process (one worker), over a pool of
+    ``workers`` processes, or over ``executor`` (a Dask client's, ``--cluster``)."""
     results: list[object] = [None] * len(tasks)
+    if executor is not None:
+        _gather(executor, tasks, results, progress)
+        return results
     if workers <= 1:
         for i, task in enumerate(tasks):
             results[i] = _work(task)
@@ -50,12 +55,16 @@ def _run(tasks: list[Task], workers: int, progress: Progress | None) -> list[obj
                 progress(i + 1, len(tasks))
         return results
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(_work, task): i for i, task in enumerate(tasks)}
-        for done, future in enumerate(as_completed(futures), 1):
-            results[futures[future]] = future.result()
-            if progress:
-                progress(done, len(tasks))
+        _gather(pool, tasks, results, progress)
     return results
+
+
+def _gather(pool: Executor, tasks: list[Task], results: list[object], progress: Progress | None) -> None:
+    futures = {pool.submit(_work, task): i for i, task in enumerate(tasks)}
+    for done, future in enumerate(as_completed(futures), 1):
+        results[futures[future]] = future.result()
+        if progress:
+            progress(done, len(tasks))
 
 
 def _unvalued(i: int, d: Decision) -> DecisionReport | None:
@@ -117,8 +126,11 @@ def analyse_match(
     workers: int = 1,
     progress: Progress | None = None,
     log_name: str = "log",
+    executor: Executor | None = None,
 ) -> Analysis:
-    """Analyse ``seats``' decisions and deals in a verified match (see the package docstring)."""
+    """Analyse ``seats``' decisions and deals in a verified match (see the package docstring);
+    ``executor``: value them there (a Dask client's executor) rather than over ``workers``
+    processes: the same figures, each task's seed being its own."""
     budget = budget or Budget()
     started = time.perf_counter()
     decisions = list(match_decisions(record, seats))
@@ -135,7 +147,7 @@ def analyse_match(
         for number, _scores, dealt, start, actual in deal_views(record, seat)
     ]
     tasks += [("luck", t, task_seed(seed, "luck", t.round, t.dealt.seat), budget, policy) for t in luck_tasks]
-    results = _run(tasks, workers, progress)
+    results = _run(tasks, workers, progress, executor)
     for i, result in zip(slots, results, strict=False):
         assert isinstance(result, Estimate)
         reports[i] = _valued(i, decisions[i], result)

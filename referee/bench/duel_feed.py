@@ -21,6 +21,7 @@ from referee.duel.store import DuelStore
 from referee.rules.presets import ruleset
 from referee.stats.ratings import finishing_ranks
 from referee.stats.sequential import SprtBounds
+from referee.store.fixtures import speed_over_safety
 from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch, SeatResult
 
 DUEL = DuelSettings(kind="duel", new="new", olds=("old",), opponents=("x",), sprt=SprtBounds(0, 0.001))
@@ -43,7 +44,7 @@ def bench_duel_feed(path: Path, sets: int, seed: int = 1) -> FeedTimes:
     store = DuelStore(path)
     draw = random.Random(seed)
     try:
-        store.db.execute("PRAGMA synchronous = OFF")  # a benchmark's fixture: speed over safety
+        speed_over_safety(store)
         settings = LadderSettings(seed, ruleset("american"), 0, "2026-12-01T00:00:00+00:00")
         store.create(settings, DUEL, [(name, f"./{name}") for name in DUEL.names])
         feed = DuelFeed(store, DUEL, max_sets=sets)

@@ -18,6 +18,7 @@ from referee.ladder.feed import LadderFeed
 from referee.ladder.pool import pool_change
 from referee.ladder.setup import sets_for_newcomers
 from referee.players.bot_config import BotEntry
+from referee.store.fixtures import room_to_draw
 from referee.store.writer import LadderStore
 
 
@@ -40,7 +41,7 @@ def bench_ladder_pool(ladder: Path, repeats: int) -> PoolTimes:
         shutil.copyfile(ladder, copy)
         store = LadderStore(copy)
         try:
-            store.db.execute("UPDATE meta SET value = '1000000' WHERE key = 'games'")  # room to draw
+            room_to_draw(store, 1_000_000)
             start = time.perf_counter()
             if LadderFeed(store)() is None:
                 raise RuntimeError("the feed drew no set from a ladder with room for more")

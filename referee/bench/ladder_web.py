@@ -29,6 +29,8 @@ from referee.ladder.schedule import draw_sets
 from referee.match.outcome import FaultReport
 from referee.rules.presets import ruleset
 from referee.stats.ratings import finishing_ranks
+from referee.store.fixtures import last_listed, last_rated_match, most_dropped, speed_over_safety
+from referee.store.pages import finished_count
 from referee.store.reader import LadderReader
 from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch, SeatResult, match_key
 from referee.store.writer import LadderStore
@@ -48,7 +50,7 @@ def make_ladder(path: Path, matches: int = 10_000, bots: int = 12, seed: int = 1
     sets = draw_sets(names, rules.players, seed, max(1, matches // rules.players))
     store = LadderStore(path)
     try:
-        store.db.execute("PRAGMA synchronous = OFF")  # a benchmark's fixture: speed over safety
+        speed_over_safety(store)
         settings = LadderSettings(seed, rules, len(sets), "2026-12-01T00:00:00+00:00")
         store.initialize(settings, [(n, f"./{n} --play") for n in names], sets)
         draw = random.Random(seed)
@@ -115,12 +117,11 @@ def pages(reader: LadderReader) -> list[str]:
     """The pages timed: the leaderboard, the last bot of the list and the one with most drops,
     the match list (its first page, its hundredth, a bot's twentieth, as far as they go), the
     replay of the last match rated, the tables, the version polled."""
-    db = reader.db
-    (last,) = db.execute("SELECT name FROM bots ORDER BY position DESC LIMIT 1").fetchone()
-    faulty = db.execute("SELECT bot FROM results WHERE status != 'ok' GROUP BY bot ORDER BY COUNT(*) DESC LIMIT 1")
-    worst = next((str(b) for (b,) in faulty), str(last))
-    (done,) = db.execute("SELECT COUNT(seq) FROM matches").fetchone()
-    key = db.execute("SELECT set_index, rotation FROM matches ORDER BY seq DESC LIMIT 1").fetchone()
+    last = last_listed(reader)
+    dropped = most_dropped(reader)
+    worst = last if dropped is None else dropped
+    done = finished_count(reader, None)
+    key = last_rated_match(reader)
     far = max(1, min(100, done // PAGE_SIZE))
     bots = quote(str(last), safe="")
     return ["/", f"/bot/{bots}", f"/bot/{quote(worst, safe='')}", "/matches", f"/matches?page={far}",

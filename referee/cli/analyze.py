@@ -4,6 +4,9 @@ worth (thin: the work is in referee.analysis; docs/analysis.md)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from concurrent.futures import Executor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
@@ -14,8 +17,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from referee.analysis import Budget, analyse_match
 from referee.analysis.report import render
-from referee.cli.options import check_output_file
+from referee.cli.options import check_output_file, cluster_address
 from referee.cli.replay import UnreadableLog
+from referee.errors import LadderError
+from referee.ladder.cluster_dask import cluster_client
 from referee.replay.html import match_page
 from referee.replay.reader import LogError, NoSuchMatch, read_log
 from referee.replay.record import MatchRecord
@@ -60,6 +65,34 @@ def _record(log: Path, which: str | None) -> MatchRecord:
     return record
 
 
+@contextmanager
+def cluster_executor(address: str | None) -> Iterator[Executor | None]:
+    """A Dask client's executor for ``--cluster`` (as the ladder reaches its cluster,
+    ``referee.ladder.cluster_dask``), closed at the end; ``None`` without ``--cluster``."""
+    if address is None:
+        yield None
+        return
+    try:
+        client, cluster = cluster_client(address)
+    except LadderError as err:
+        raise click.ClickException(str(err)) from None
+    try:
+        yield client.get_executor()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+CLUSTER_OPTION = click.option(
+    "--cluster",
+    default=None,
+    callback=lambda ctx, param, value: cluster_address(value),
+    help="Value the decisions on a Dask cluster: a scheduler's address (tcp://host:8786) or local:N worker "
+    "processes (needs pip install -e '.[cluster]'); the same figures as locally with the same seed.",
+)
+
+
 @click.command()
 @click.argument("log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--seat", "seats", type=int, multiple=True, help="Analyse this seat (repeatable; default: every seat).")
@@ -94,6 +127,7 @@ def _record(log: Path, which: str | None) -> MatchRecord:
     "--policy", default="greedy", show_default=True, type=click.Choice(["greedy", "random"]), help="The playout policy."
 )
 @click.option("--workers", default=None, type=click.IntRange(1, 512), help="Processes (default: every core).")
+@CLUSTER_OPTION
 def analyze(
     *,
     log: Path,
@@ -107,6 +141,7 @@ def analyze(
     precision: float,
     policy: str,
     workers: int | None,
+    cluster: str | None,
 ) -> None:
     """Grade every decision of a seat in a logged match (from that seat's information only:
     the hidden hands are sampled) and tell the luck of its cards from its play.
@@ -120,14 +155,17 @@ def analyze(
     chosen = _seats(record, seats, bot)
     plan = Budget(first=min(32, budget), most=budget, precision=precision)
     console = Console(stderr=True)
-    with Progress(
-        TextColumn("analysing"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
+    with (
+        cluster_executor(cluster) as executor,
+        Progress(
+            TextColumn("analysing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=True,
+        ) as bar,
+    ):
         job = bar.add_task("analyse", total=None)
 
         def progress(done: int, total: int) -> None:
@@ -135,7 +173,7 @@ def analyze(
 
         analysis = analyse_match(
             record, chosen, seed=seed, budget=plan, policy="random" if policy == "random" else "greedy",
-            workers=workers or os.cpu_count() or 1, progress=progress, log_name=log.name,
+            workers=workers or os.cpu_count() or 1, progress=progress, log_name=log.name, executor=executor,
         )  # fmt: skip
     if html_path is not None:
         html_path.write_text(match_page(record, analysis), encoding="utf-8")

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from protocol.ruleset import RuleSet
+from referee.cli.ladder_analyze import analyze_command
 from referee.cli.options import (
     CONCURRENCY,
     MATCH_COUNT,
@@ -95,6 +96,9 @@ DB_OPTION = click.option(
 @click.group()
 def ladder() -> None:
     """A bot ladder: duplicate play, OpenSkill ratings, resumable (docs/ladder.md)."""
+
+
+ladder.add_command(analyze_command)
 
 
 def _season_time(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import shlex
 import tempfile
 import webbrowser
 from collections.abc import Awaitable, Callable
@@ -133,8 +134,23 @@ def play(
             return await play_match(seats, rules, seed=first_seed, log_path=logs(number), options=options)
 
         outcome = run_matches(lambda: _session(server, one, connect_timeout if rematch else 0.0, logs))
-    click.echo(format_outcome(outcome))
+    offer = "" if outcome.interrupted_by is not None else "\n" + analysis_offer(log_path, seat)
+    click.echo(format_outcome(outcome) + offer)
     exit_if_interrupted(outcome)
+
+
+def analysis_offer(log_path: str | None, seat: int) -> str:
+    """The result screen's offer to analyse the person's own match (``referee analyze``, from
+    their seat's information only; docs/analysis.md): the command to run on the log just
+    written, which writes the replay viewer with the analysis (open it in a browser)."""
+    if log_path is None:
+        return (
+            "to have your play analysed, play again with --log FILE: the log is kept, and analysed by referee analyze"
+        )
+    log = Path(log_path)
+    out = log.with_name(f"{log.stem}-analysis.html")
+    command = shlex.join(["referee", "analyze", str(log), "--seat", str(seat), "--html", str(out)])
+    return f"where you lost points (about a minute, from your seat's information only): {command}; then open {out}"
 
 
 def _logs(log_path: str | None, scratch: Path | None) -> Callable[[int], Path]:

@@ -17,6 +17,7 @@ from itertools import pairwise
 
 from referee.ladder.schedule import next_set
 from referee.stats.ratings import Rating
+from referee.store.duplicates import sets_drawn
 from referee.store.records import ScheduledMatch
 from referee.store.writer import LadderStore
 
@@ -64,7 +65,7 @@ class LadderFeed:
                 self.handed.add(group[0].set_index)
                 return group
         settings = self.store.settings()
-        (drawn,) = self.store.db.execute("SELECT COUNT(*) FROM sets").fetchone()
+        drawn = sets_drawn(self.store)
         active = self.store.active()
         if drawn >= settings.games or len(active) < 2:
             return None

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Literal
 
-from referee.ladder.pairs import complete_sets, pair_differences
 from referee.ladder.standings import Standing, ladder_sets, ranking
 from referee.stats.betting import SET_BOUND, rules_bound
 from referee.stats.evidence import ALPHA, Evidence, more_sets_needed, weigh
 from referee.stats.projection import MIN_PROJECTION_SETS, Projection, projection
+from referee.store.duplicates import complete_sets, pair_differences
 from referee.store.reader import LadderReader
 
 TOP = 3

@@ -34,7 +34,6 @@ import trio
 from referee.errors import LadderError
 from referee.ladder.feed import Focus, LadderFeed, rating_focus
 from referee.ladder.order import OrderProgress, format_order, order_json, order_progress
-from referee.ladder.pairs import complete_sets, pair_differences
 from referee.ladder.pool import pool_change
 from referee.ladder.schedule import next_set
 from referee.ladder.season import (
@@ -54,6 +53,7 @@ from referee.ladder.standings import standings
 from referee.players.bot_config import BotEntry
 from referee.stats.betting import rules_bound
 from referee.stats.ratings import Rating, replay
+from referee.store.duplicates import complete_sets, pair_differences
 from referee.store.reader import LadderReader
 from referee.store.records import Finalist, ScheduledMatch, Season
 from referee.store.season import stage_progress

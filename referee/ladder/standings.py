@@ -15,7 +15,6 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.errors import LadderError
-from referee.ladder.pairs import complete_sets, pair_differences
 from referee.stats.betting import rules_bound
 from referee.stats.estimate import Estimate
 from referee.stats.evidence import Evidence, more_sets_needed, sequence_alpha, sequence_sets_to_decide, weigh
@@ -23,6 +22,7 @@ from referee.stats.projection import Projection, projection
 from referee.stats.ratings import INITIAL, Rating, predict_win, skill_above
 from referee.stats.sequential import MIN_SETS
 from referee.stats.signs import SignTest
+from referee.store.duplicates import complete_sets, pair_differences
 from referee.store.reader import LadderReader
 from referee.store.records import BotFigures, BotVersion, ResultModes
 from referee.store.writer import LadderStore

@@ -83,6 +83,14 @@ def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     db.execute("COMMIT")
 
 
+def user_version(db: sqlite3.Connection) -> int:
+    """The schema version the file says it is at (``PRAGMA user_version``: 0 for a database
+    written before the version was kept, or for none; ``referee.store.migrations`` tells those
+    apart)."""
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    return int(version)
+
+
 def has_table(db: sqlite3.Connection, name: str) -> bool:
     found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone()
     return found is not None

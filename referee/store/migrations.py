@@ -20,10 +20,13 @@ The versions, and the commits whose code first wrote each:
 7. ``f9885c8``: the ``entrants`` table, each entrant's secret kept as its SHA-256 only
    (``referee ladder entrant add``; ``referee.ladder.entrants``). An earlier ladder has none,
    and its pages are shown as before until one is made.
-8. This referee: a season (``referee.ladder.season``): the ``season`` table (an end time, a
+8. ``2935c75``: a season (``referee.ladder.season``): the ``season`` table (an end time, a
    submissions freeze, a final among the top N) and ``sets.stage``, which tells the final's
    sets from the regular season's. Every set of an earlier ladder is ``regular``, and it has
    no season until one is asked for.
+9. This referee: the ``analyses`` table and its ``analyses_bot`` index, where a bot loses
+   points in each match analysed (``referee ladder analyze``; ``referee.store.analysis``).
+   An earlier ladder has none analysed.
 
 Before version 4 nothing kept the version: every ladder said ``user_version`` 0 and
 ``meta.schema`` 1, and the code of versions 2 and 3 added its columns, table and index to any
@@ -169,6 +172,31 @@ def _add_season(db: sqlite3.Connection) -> None:
     )
 
 
+def _add_analyses(db: sqlite3.Connection) -> None:
+    """The table of analysed matches and its index (none analysed in an earlier ladder)."""
+    db.execute(
+        """CREATE TABLE analyses (
+    match INTEGER NOT NULL REFERENCES matches(id),
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL REFERENCES bots(name),
+    analysed TEXT NOT NULL,                 -- when (UTC)
+    settings TEXT NOT NULL,                 -- JSON: the analysis's seed, policy and budget
+    decisions INTEGER NOT NULL,             -- the seat's decisions in the match
+    valued INTEGER NOT NULL,                -- those with more than one choice, valued
+    total_loss REAL NOT NULL,               -- points lost against the best choices, summed
+    phases TEXT NOT NULL,                   -- JSON: {phase: [decisions, sum of losses, sum of their squares]}
+    grades TEXT NOT NULL,                   -- JSON: {grade: decisions}
+    luck REAL NOT NULL,                     -- points the seat's cards were better than the table's
+    luck_half REAL NOT NULL,                -- half-width of its 95% interval
+    expected REAL NOT NULL,                 -- points its dealt cards were worth
+    actual INTEGER NOT NULL,                -- points it took
+    worst TEXT NOT NULL,                    -- JSON: its three worst graded decisions (referee.store.analysis)
+    PRIMARY KEY (match, seat)
+)"""
+    )
+    db.execute("CREATE INDEX analyses_bot ON analyses(bot)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, _add_mode_columns),
     Migration(3, _add_faults_table),
@@ -177,6 +205,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, _add_versions),
     Migration(7, _add_entrants_table),
     Migration(8, _add_season),
+    Migration(9, _add_analyses),
 )
 """In order; version 1 is where every ladder began, so it has none."""
 

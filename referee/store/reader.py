@@ -37,6 +37,18 @@ OPEN_SETS = "(SELECT set_index FROM sets WHERE closed IS NULL)"
 """The sets whose pending matches are still to be played (a closed set's never will be)."""
 
 
+def complete(among: str = "", also: str = "") -> str:
+    """The one definition of a complete duplicate set, as a query: the sets whose every match
+    is done (``seq`` is set when a match is recorded), one row each, ``set_index`` first (then
+    the columns ``also`` names, of each set's matches: ``MAX(seq)``, its last match). ``among``:
+    a query of the set indexes to look at, where a caller reads only some (a running duel's
+    newest, by the unique index on ``seq``). The ladder's compare and order, its pairs' set
+    differences, ``set_scores`` and the duel's sets all read complete sets through it."""
+    where = f" WHERE set_index IN ({among})" if among else ""
+    columns = f"set_index, {also}" if also else "set_index"
+    return f"SELECT {columns} FROM matches{where} GROUP BY set_index HAVING COUNT(seq) = COUNT(*)"
+
+
 class LadderReader:
     """The queries over one ladder database at the current schema. Not for use from several
     threads."""
@@ -208,8 +220,7 @@ class LadderReader:
             f"""
             SELECT m.set_index, m.rotation, r.bot, r.score
             FROM matches m JOIN results r ON r.match = m.id
-            WHERE r.bot IN ({placeholders}) AND m.set_index IN (
-                SELECT set_index FROM matches GROUP BY set_index HAVING COUNT(seq) = COUNT(*))
+            WHERE r.bot IN ({placeholders}) AND m.set_index IN ({complete()})
             ORDER BY m.set_index, m.rotation, r.seat
             """,
             list(bots),

@@ -9,7 +9,7 @@ import sqlite3
 
 from referee.errors import LadderError
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 """The schema this referee writes and reads. The file keeps its own in SQLite's ``PRAGMA
 user_version`` (and, for anyone reading with plain SQL, in ``meta.schema``); the versions and
 what each added are listed in ``referee.store.migrations``."""
@@ -119,11 +119,31 @@ CREATE TABLE season (
     finalists TEXT,                         -- JSON: [[name, mu, sigma], ...] best first when the regular season ended
     regular_ended TEXT                      -- UTC: when the finalists were chosen (NULL: not yet)
 );
+CREATE TABLE analyses (
+    match INTEGER NOT NULL REFERENCES matches(id),
+    seat INTEGER NOT NULL,
+    bot TEXT NOT NULL REFERENCES bots(name),
+    analysed TEXT NOT NULL,                 -- when (UTC)
+    settings TEXT NOT NULL,                 -- JSON: the analysis's seed, policy and budget
+    decisions INTEGER NOT NULL,             -- the seat's decisions in the match
+    valued INTEGER NOT NULL,                -- those with more than one choice, valued
+    total_loss REAL NOT NULL,               -- points lost against the best choices, summed
+    phases TEXT NOT NULL,                   -- JSON: {phase: [decisions, sum of losses, sum of their squares]}
+    grades TEXT NOT NULL,                   -- JSON: {grade: decisions}
+    luck REAL NOT NULL,                     -- points the seat's cards were better than the table's
+    luck_half REAL NOT NULL,                -- half-width of its 95% interval
+    expected REAL NOT NULL,                 -- points its dealt cards were worth
+    actual INTEGER NOT NULL,                -- points it took
+    worst TEXT NOT NULL,                    -- JSON: its three worst graded decisions (referee.store.analysis)
+    PRIMARY KEY (match, seat)
+);
+CREATE INDEX analyses_bot ON analyses(bot);
 """
 """Every table of a new ladder (``pairings`` stays empty in a ladder: each set of a duel or a
 gauntlet, ``referee.duel``, measures one bot against another; ``entrants`` holds the entrants
 given a secret of their own, ``referee ladder entrant add``; ``season`` holds one row when the
-ladder has a season, ``referee.ladder.season``). A change here needs a migration
+ladder has a season, ``referee.ladder.season``; ``analyses`` one row a seat of each match
+analysed, ``referee ladder analyze``). A change here needs a migration
 that makes the same change to older databases (``tests/ladder/test_migrations.py`` compares the
 two)."""
 

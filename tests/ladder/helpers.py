@@ -35,6 +35,7 @@ EARLIER = {
     "v5-85eb0bb.db": 5,
     "v6-7aa84db.db": 6,
     "v7-f9885c8.db": 7,
+    "v8-2935c75.db": 8,
     "chain-dbafde3-to-1d94cdc.db": 3,
 }
 """The ladder databases written by earlier referees (``fixtures/README.md``), by the schema

@@ -42,6 +42,7 @@ KEYS = {
     "pairings": "set_index",
     "entrants": "name",
     "season": "id",
+    "analyses": "match, seat",
 }
 """Every table, with the key its rows are read in the order of."""
 
@@ -245,11 +246,17 @@ def sqlite_master(db: Path) -> list[tuple[str, str, str | None]]:
 
 
 @pytest.mark.process
-@pytest.mark.parametrize("version", [2, 3, 4, 5, 7, 8])
+@pytest.mark.parametrize("version", [2, 3, 4, 5, 7, 8, 9])
 def test_a_referee_killed_while_upgrading_leaves_the_version_before(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, version: int
 ) -> None:
-    earlier = {4: "chain-dbafde3-to-1d94cdc.db", 5: "v4-e5bcbe2.db", 7: "v6-7aa84db.db", 8: "v7-f9885c8.db"}
+    earlier = {
+        4: "chain-dbafde3-to-1d94cdc.db",
+        5: "v4-e5bcbe2.db",
+        7: "v6-7aa84db.db",
+        8: "v7-f9885c8.db",
+        9: "v8-2935c75.db",
+    }
     name = earlier.get(version, "v1-dbafde3.db")
     db = earlier_ladder(name, tmp_path)
     before = dump(db)

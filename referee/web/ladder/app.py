@@ -26,6 +26,7 @@ from typing import Any
 from referee.ladder.season import utc_now
 from referee.ladder.setup import logs_folder
 from referee.ladder.uploads import moved
+from referee.store.analysis import analysed_count
 from referee.store.entrants import secret_digests
 from referee.store.reader import LadderReader
 from referee.store.season import read_season
@@ -267,8 +268,8 @@ class LadderWeb:
         return (await self.kept.state()).entrants
 
     def _look(self, reader: LadderReader) -> State:
-        return State(queries.stamp(reader), queries.latest(reader), in_play(reader, self.logs.folder),
-                     secret_digests(reader.db))  # fmt: skip
+        stamp = f"{queries.stamp(reader)}.a{analysed_count(reader.db)}"  # a match analysed changes its bots' pages
+        return State(stamp, queries.latest(reader), in_play(reader, self.logs.folder), secret_digests(reader.db))
 
     def _page(self, title: str, body: str, state: State, section: str, uploads: str = "") -> Answer:
         made = page(title, self.name, body, stamp=state.stamp, tables=state.keys, section=section, uploads=uploads)
@@ -302,8 +303,8 @@ class LadderWeb:
         if found is None:
             return Answer.text(404, f"no bot named {name[:80]!r} in this ladder\n")
         view, details = bot_view_for(found, viewer)
-        times = await self.reading.run(lambda _: self.logs.times(view.recent))
-        return self._page(name, bot_body(view, times, details=details), state, "bot")
+        times, done = await self.reading.run(lambda r: (self.logs.times(view.recent), queries.bot_analyses(r, name)))
+        return self._page(name, bot_body(view, times, details=details, analyses=done), state, "bot")
 
     def _table_file(self, state: State, key: str, name: str | None) -> Answer:
         if key not in {m.key for m in state.tables}:

@@ -9,17 +9,28 @@ by its reason only: ``referee.web.ladder.visibility``."""
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 
 from referee.replay.timing import TimeSummary
+from referee.store.analysis import SeatAnalysis
 from referee.web.ladder.chart import rating_chart
+from referee.web.ladder.losses import losses_section
 from referee.web.ladder.markup import bot_link, esc, matches_href, number, table
 from referee.web.ladder.queries import TIMED_MATCHES, BotView, FaultRow
 from referee.web.public import Public
 
 
-def bot_body(view: BotView, times: tuple[TimeSummary | None, int], *, details: bool = True) -> str:
+def bot_body(
+    view: BotView,
+    times: tuple[TimeSummary | None, int],
+    *,
+    details: bool = True,
+    analyses: Sequence[SeatAnalysis] | None = None,
+) -> str:
     """The page's main part. ``details=False``: the public view, each fault by its reason only
-    (the view's faults already stripped: ``visibility.public_bot_view``)."""
+    (the view's faults already stripped: ``visibility.public_bot_view``). ``analyses``: its
+    analysed seats, newest first, for "where this bot loses points" (shown to every viewer:
+    ``referee.web.ladder.losses``); ``None``: no such section (the static copy)."""
     s = view.standing
     name = view.version.name
     faults = f"{s.crashes}/{s.timeouts}/{s.errors}"
@@ -42,6 +53,7 @@ def bot_body(view: BotView, times: tuple[TimeSummary | None, int], *, details: b
         _opponents(view),
         "<h2>Time per decision</h2>",
         _times(*times),
+        "" if analyses is None else '<h2 id="losses">Where this bot loses points</h2>' + losses_section(analyses),
         "<h2>Faults</h2>",
         _faults(view, details),
     ])  # fmt: skip

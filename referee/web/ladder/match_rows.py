@@ -24,6 +24,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from referee.store.pages import all_seats, finished_in_order
 from referee.store.reader import LadderReader
 from referee.store.records import match_key
 from referee.web.ladder.queries import PAGE_SIZE, MatchList, MatchRow, SeatRow
@@ -60,13 +61,9 @@ def finished_matches(reader: LadderReader) -> list[FinishedMatch]:
     """Every finished match, in the order results were rated (oldest first), in the caller's
     read transaction."""
     seats: dict[int, list[SeatResult]] = {}
-    for match, seat, bot, score, rank, status in reader.db.execute(
-        "SELECT match, seat, bot, score, rank, status FROM results ORDER BY match, seat"
-    ):
+    for match, seat, bot, score, rank, status in all_seats(reader):
         seats.setdefault(int(match), []).append(SeatResult(int(seat), str(bot), int(score), int(rank), str(status)))
-    rows = reader.db.execute(
-        "SELECT id, set_index, rotation, seq, finished, reason, rounds FROM matches WHERE seq IS NOT NULL ORDER BY seq"
-    )
+    rows = finished_in_order(reader)
     return [
         FinishedMatch(match_key(s, r), int(s), int(r), int(seq), str(finished or ""), str(reason or ""),
                       int(rounds or 0), seats.get(int(i), []))

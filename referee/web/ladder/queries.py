@@ -17,6 +17,9 @@ from referee.ladder.season import ended, taking_versions, utc_now
 from referee.ladder.season_run import SeasonReport, season_report
 from referee.ladder.standings import Standing, format_modes, standing, standings
 from referee.stats.ratings import INITIAL
+from referee.store import pages
+from referee.store.analysis import SeatAnalysis
+from referee.store.analysis import bot_analyses as store_bot_analyses
 from referee.store.reader import LadderReader
 from referee.store.records import BotVersion, Season, match_key
 from referee.store.season import read_season
@@ -134,7 +137,7 @@ def bot_view(reader: LadderReader, name: str) -> BotView | None:
     ratings = reader.ratings()
     ordinal = {bot: ratings.get(bot, INITIAL).ordinal for bot in known}
     rank = 1 + sum(1 for bot in known if (-ordinal[bot], bot) < (-ordinal[name], name))
-    (command,) = reader.db.execute("SELECT command FROM bots WHERE name = ?", (name,)).fetchone()
+    command = pages.command(reader, name)
     family = of_entrant(known, known[name].entrant)
     return BotView(
         standing=standing(figures[name], ratings.get(name, INITIAL), known[name], rank),
@@ -151,40 +154,24 @@ def bot_view(reader: LadderReader, name: str) -> BotView | None:
 
 
 def _history(reader: LadderReader, name: str) -> list[tuple[int, float, float]]:
-    rows = reader.db.execute("SELECT seq, mu, sigma FROM rating_history WHERE bot = ? ORDER BY seq", (name,)).fetchall()
+    rows = pages.rating_history(reader, name)
     step = max(1, -(-len(rows) // HISTORY_POINTS))
     thinned = rows[::step] + ([rows[-1]] if rows and (len(rows) - 1) % step else [])
     return [(int(seq), float(mu), float(sigma)) for seq, mu, sigma in thinned]
 
 
 def _opponents(reader: LadderReader, name: str) -> list[Opponent]:
-    rows = reader.db.execute(
-        """
-        SELECT o.bot, COUNT(*), SUM(r.score < o.score), SUM(r.score > o.score), AVG(o.score - r.score)
-        FROM results r JOIN results o ON o.match = r.match AND o.seat != r.seat
-        WHERE r.bot = ? AND o.bot != r.bot GROUP BY o.bot ORDER BY o.bot
-        """,
-        (name,),
-    )
+    rows = pages.opponents(reader, name)
     return [Opponent(str(b), int(n), int(ahead), int(behind), float(margin)) for b, n, ahead, behind, margin in rows]
 
 
 def _reasons(reader: LadderReader, name: str) -> list[tuple[str, int]]:
-    rows = reader.db.execute(
-        "SELECT status, COUNT(*) FROM results WHERE bot = ? AND status != 'ok' GROUP BY status"
-        " ORDER BY COUNT(*) DESC, status",
-        (name,),
-    )
+    rows = pages.drop_reasons(reader, name)
     return [(str(reason), int(n)) for reason, n in rows]
 
 
 def _faults(reader: LadderReader, name: str) -> list[FaultRow]:
-    rows = reader.db.execute(
-        "SELECT m.set_index, m.rotation, m.log, f.seat, f.reason, f.message, f.hint, f.exit, f.stderr,"
-        " f.stderr_lines FROM faults f JOIN matches m ON m.id = f.match WHERE f.bot = ? AND m.status = 'done'"
-        " ORDER BY m.seq DESC, f.number DESC LIMIT ?",
-        (name, FAULTS_SHOWN),
-    )
+    rows = pages.latest_faults(reader, name, FAULTS_SHOWN)
     return [
         FaultRow(match_key(s, r), int(seat), str(reason), str(message), hint, exit_,
                  [str(line) for line in json.loads(stderr)], int(lines), log)
@@ -193,11 +180,7 @@ def _faults(reader: LadderReader, name: str) -> list[FaultRow]:
 
 
 def _recent(reader: LadderReader, name: str) -> list[tuple[str, str, int]]:
-    rows = reader.db.execute(
-        "SELECT m.log, m.match_id, r.seat FROM results r JOIN matches m ON m.id = r.match"
-        " WHERE r.bot = ? AND m.status = 'done' AND m.log IS NOT NULL ORDER BY m.seq DESC LIMIT ?",
-        (name, TIMED_MATCHES),
-    )
+    rows = pages.recent_matches(reader, name, TIMED_MATCHES)
     return [(str(log), str(match_id), int(seat)) for log, match_id, seat in rows]
 
 
@@ -241,25 +224,11 @@ def bot_names(reader: LadderReader) -> list[str]:
 
 def match_list(reader: LadderReader, bot: str | None, page: int) -> MatchList:
     """Page ``page`` (from 1) of the finished matches (with ``bot`` at the table)."""
-    if bot is None:
-        (total,) = reader.db.execute("SELECT COUNT(seq) FROM matches").fetchone()
-        where, args = "WHERE seq IS NOT NULL", []
-    else:
-        (total,) = reader.db.execute("SELECT COUNT(DISTINCT match) FROM results WHERE bot = ?", (bot,)).fetchone()
-        where, args = "WHERE seq IS NOT NULL AND id IN (SELECT match FROM results WHERE bot = ?)", [bot]
-    rows = reader.db.execute(
-        f"SELECT id, set_index, rotation, seq, finished, reason, rounds FROM matches {where}"
-        " ORDER BY seq DESC LIMIT ? OFFSET ?",
-        [*args, PAGE_SIZE, (page - 1) * PAGE_SIZE],
-    ).fetchall()
+    total = pages.finished_count(reader, bot)
+    rows = pages.finished_page(reader, bot, PAGE_SIZE, (page - 1) * PAGE_SIZE)
     seats: dict[int, list[SeatRow]] = {}
-    ids = [row[0] for row in rows]
-    if ids:
-        marks = ",".join("?" * len(ids))
-        for match, bot_name, score, rank, status in reader.db.execute(
-            f"SELECT match, bot, score, rank, status FROM results WHERE match IN ({marks}) ORDER BY match, seat", ids
-        ):
-            seats.setdefault(match, []).append(SeatRow(str(bot_name), int(score), int(rank), str(status)))
+    for match, bot_name, score, rank, status in pages.seats_of(reader, [row[0] for row in rows]):
+        seats.setdefault(match, []).append(SeatRow(str(bot_name), int(score), int(rank), str(status)))
     found = [
         MatchRow(match_key(s, r), int(seq), str(finished or ""), str(reason or ""), int(rounds or 0), seats.get(i, []))
         for i, s, r, seq, finished, reason, rounds in rows
@@ -273,10 +242,7 @@ def match_log(reader: LadderReader, key: str) -> tuple[str, str, tuple[str, ...]
     parsed = KEY.fullmatch(key)
     if parsed is None:
         return None
-    row = reader.db.execute(
-        "SELECT log, match_id, seats FROM matches WHERE set_index = ? AND rotation = ? AND seq IS NOT NULL",
-        (int(parsed.group(1)), int(parsed.group(2))),
-    ).fetchone()
+    row = pages.finished_match(reader, int(parsed.group(1)), int(parsed.group(2)))
     if row is None or row[0] is None:
         return None
     return str(row[0]), str(row[1]), tuple(str(name) for name in json.loads(row[2]))
@@ -286,10 +252,9 @@ def stamp(reader: LadderReader) -> str:
     """What every page is made from, in a few bytes: the last match rated, the matches
     scheduled and the bots (a new version, a retired one). A page, and what it was made from,
     changes only when this does."""
-    seq, scheduled = reader.db.execute("SELECT COALESCE(MAX(seq), 0), COUNT(*) FROM matches").fetchone()
-    bots = reader.db.execute("SELECT COUNT(*), total(length(name)) FROM bots").fetchone()
+    seq, scheduled, bots, length = pages.stamp_counts(reader)
     retired = sum(1 for v in versions(reader).values() if v.retired)
-    return f"{seq}.{scheduled}.{bots[0]}.{int(bots[1])}.{retired}{season_mark(read_season(reader.db), utc_now())}"
+    return f"{seq}.{scheduled}.{bots}.{length}.{retired}{season_mark(read_season(reader.db), utc_now())}"
 
 
 def season_mark(season: Season | None, now: datetime) -> str:
@@ -302,5 +267,13 @@ def season_mark(season: Season | None, now: datetime) -> str:
 
 def latest(reader: LadderReader) -> int:
     """The number of the last match rated (0: none): a page changes only when it does."""
-    (seq,) = reader.db.execute("SELECT COALESCE(MAX(seq), 0) FROM matches").fetchone()
-    return int(seq)
+    return pages.last_rated(reader)
+
+
+ANALYSES_SHOWN = 200
+"""A bot page's "where this bot loses points" sums its latest analysed seats, this many."""
+
+
+def bot_analyses(reader: LadderReader, name: str) -> list[SeatAnalysis]:
+    """The bot's latest analysed seats, newest first (``referee ladder analyze``)."""
+    return store_bot_analyses(reader.db, name, ANALYSES_SHOWN)

@@ -16,7 +16,7 @@ from typing import TypeVar
 import trio
 
 from referee.errors import LadderError
-from referee.store.database import read_only, snapshot
+from referee.store.database import read_only, snapshot, user_version
 from referee.store.reader import LadderReader
 from referee.store.schema import SCHEMA_VERSION
 
@@ -41,7 +41,7 @@ class Reading:
             raise
 
     def _check(self) -> None:
-        (schema,) = self.reader.db.execute("PRAGMA user_version").fetchone()
+        schema = user_version(self.reader.db)
         if not self.reader.initialized:
             raise LadderError(f"{self.path}: no ladder here yet (run `referee ladder run` first)")
         if schema != SCHEMA_VERSION:

@@ -6,7 +6,6 @@ names, from the schedule."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
@@ -14,6 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.store.pages import pending_seats
 from referee.store.reader import LadderReader
 
 LIVE_SECONDS = 30.0
@@ -47,10 +47,7 @@ def in_play(reader: LadderReader, folder: Path, now: float | None = None) -> lis
         return []
     found = []
     for (set_index, rotation), path in sorted(growing.items()):
-        row = reader.db.execute(
-            "SELECT seats FROM matches WHERE set_index = ? AND rotation = ? AND status = 'pending'",
-            (set_index, rotation),
-        ).fetchone()
-        if row is not None:
-            found.append(LiveMatch(path.name.removesuffix(".jsonl"), tuple(json.loads(row[0])), path))
+        seats = pending_seats(reader, set_index, rotation)
+        if seats is not None:
+            found.append(LiveMatch(path.name.removesuffix(".jsonl"), seats, path))
     return found

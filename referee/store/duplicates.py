@@ -1,30 +1,34 @@
-"""The duplicate sets of pairs of bots, for many pairs from one query: what ``ladder compare``
-judges one pair on and the order of the top N judges each pair of neighbours on.
+"""The duplicate sets counted and compared, for many pairs of bots from one query: what
+``ladder compare`` judges one pair on, the order of the top N judges each pair of neighbours
+on, and the duel's test reads its sets through (``referee.store.duels``).
 
-A set counts once all its rotations are done. Per rotation, each bot's score is the mean over
-the seats it held; a pair's difference in a set is B's score minus A's, averaged over the
-set's rotations (positive: A took fewer points on the same cards).
+A set counts once all its rotations are done (``referee.store.reader.complete``). Per rotation,
+each bot's score is the mean over the seats it held; a pair's difference in a set is B's score
+minus A's, averaged over the set's rotations (positive: A took fewer points on the same cards).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from referee.store.reader import LadderReader
-
-COMPLETE = "SELECT set_index FROM matches GROUP BY set_index HAVING COUNT(seq) = COUNT(*)"
-"""The sets whose every match is done (``seq`` is set when a match is recorded)."""
-
+from referee.store.reader import LadderReader, complete
 
 STAGE = "SELECT set_index FROM sets WHERE stage = ?"
 """The sets of one stage of a season (``final``: the final's, judged on their own)."""
+
+
+def sets_drawn(store: LadderReader) -> int:
+    """How many sets the ladder has drawn, of every stage (a set taken out by a change of the
+    pool is not counted): a ladder's feed draws until there are ``games``."""
+    (drawn,) = store.db.execute("SELECT COUNT(*) FROM sets").fetchone()
+    return int(drawn)
 
 
 def complete_sets(store: LadderReader, stage: str | None = None) -> int:
     """How many of the ladder's duplicate sets are complete (of one ``stage``, when given): the
     denominator of the share of sets that seat a pair."""
     where, args = (f"WHERE set_index IN ({STAGE})", [stage]) if stage is not None else ("", [])
-    return int(store.db.execute(f"SELECT COUNT(*) FROM ({COMPLETE}) {where}", args).fetchone()[0])
+    return int(store.db.execute(f"SELECT COUNT(*) FROM ({complete()}) {where}", args).fetchone()[0])
 
 
 def per_match(pairs: str, keep: str = "", match: str = "") -> str:
@@ -70,7 +74,7 @@ def pair_differences(
         per_match AS ({per_match("pair")})
         SELECT a, b, m.set_index, AVG(difference)
         FROM per_match JOIN matches m ON m.id = per_match.match
-        WHERE m.set_index IN ({COMPLETE}) {where}
+        WHERE m.set_index IN ({complete()}) {where}
         GROUP BY a, b, m.set_index ORDER BY a, b, m.set_index
         """,
         [*(name for pair in found for name in pair), *args],
