@@ -27,6 +27,7 @@ import signal
 from collections.abc import AsyncIterator, Callable, Mapping, MutableMapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Final
 
 import msgspec
 import trio
@@ -39,6 +40,7 @@ from referee.ladder.roll_call import refusal, take_roll
 from referee.ladder.runner import RunOptions
 from referee.ladder.season import closed_reason, moment, taking_versions, utc_now
 from referee.ladder.setup import catch_up_line, sets_for_newcomers
+from referee.ladder.uploads import State as UploadState
 from referee.ladder.uploads import Upload, entry_of, mark, playing, waiting
 from referee.players.bot_config import BotEntry, bots_in
 from referee.players.bot_content import with_content
@@ -98,6 +100,13 @@ def _give_up(store: LadderStore, version: BotVersion, why: str, notes: list[str]
     begun = sorted({m.set_index for m in store.pending() if version.name in m.seats})
     store.close_sets(begun, f"{version.name} retired and cannot be started again: {why}")
     notes.append(f"{len(begun)} begun set(s) of retired {version.name} closed unfinished: {why}")
+
+
+STEPS: Final[dict[UploadState, str]] = {
+    "building": "its build is running, in the sandbox, on a copy of its files",
+    "checking": "built; started once, as a start checks a bot, to answer its hello",
+}
+"""What an entrant's page says of an upload while it is taken."""
 
 
 class PoolFollower:
@@ -218,7 +227,11 @@ class PoolFollower:
             if season is not None and season.closes is not None and moment(upload.received) >= moment(season.closes):
                 raise RefereeError(f"received at {upload.received}, after {closed_reason(season)}")
             others = [entry_of(db, u) for u in playing(db).values() if u.entrant != upload.entrant]
-            lines = await self._apply([*self.listed, *others, entry_of(db, upload)], taking=True, upload=True)
+
+            def step(state: UploadState) -> None:  # the entrant's page shows it as it moves
+                mark(db, upload, state, STEPS[state])
+
+            lines = await self._apply([*self.listed, *others, entry_of(db, upload)], taking=True, upload=step)
         except (RefereeError, ValueError, OSError) as err:
             mark(db, upload, "refused", str(err))
             self.tell(f"upload {upload.seq} of {upload.entrant}: refused ({err}); the ladder goes on")
@@ -245,12 +258,15 @@ class PoolFollower:
             self.tell(f"{self.bot_list}: {line}")
         return lines
 
-    async def _apply(self, entries: list[BotEntry], *, taking: bool, upload: bool = False) -> list[str]:
+    async def _apply(
+        self, entries: list[BotEntry], *, taking: bool, upload: Callable[[UploadState], None] | None = None
+    ) -> list[str]:
         """Make exactly ``entries`` the pool: build the new versions, check their start, then
         one transaction; what changed, as lines (raises why it cannot). Not ``taking``
-        versions (submissions closed): a change that adds one is refused whole. On a cluster
-        an ``upload``'s version is checked by a worker (``cluster_check``); a list's new
-        versions by each worker as it first seats them."""
+        versions (submissions closed): a change that adds one is refused whole. An
+        ``upload``'s steps are told as they begin (``building``, ``checking``); on a cluster its
+        version is checked by a worker (``cluster_check``), a list's new versions by each
+        worker as it first seats them."""
         if len(entries) < 2 or len({e.name for e in entries}) != len(entries):
             raise RefereeError("a ladder needs at least two bots, each of its own name")
         change = pool_change(self.store.versions(), entries, _now())
@@ -260,8 +276,12 @@ class PoolFollower:
         if change.added and not taking and season is not None:
             raise RefereeError(closed_reason(season))
         new = [v.runs_as() for v in change.added]
+        if upload is not None and new:
+            upload("building")
         ready = await trio.to_thread.run_sync(self._build, new)
-        await self._start_up_check(change.added, ready, on_workers=upload)
+        if upload is not None and new:
+            upload("checking")
+        await self._start_up_check(change.added, ready, on_workers=upload is not None)
         extra = sets_for_newcomers(self.store, change)
         games = self.store.settings().games + extra
         self.store.change_pool(change, games, keep=self.feed.handed)

@@ -11,7 +11,8 @@ once its files are unpacked and its state written, so ``kill -9`` at any moment 
 no upload or a whole one (a half-unpacked staging folder beside it, which nothing reads).
 
 Its state moves as the ladder takes it: ``received`` (unpacked, waiting for the ladder's next
-look), then ``playing`` (built, checked, in the pool) or ``refused`` (the archive, its build or
+look), ``building`` (its build line running in the sandbox), ``checking`` (started once, as a
+start checks a bot), then ``playing`` (in the pool) or ``refused`` (the archive, its build or
 its start-up check said no: ``detail`` says why, with the build's or the start's output). The
 ladder's pool holds each entrant's latest upload it took (``playing``), and takes the uploads
 received one at a time (``referee.ladder.follow``); an entrant's name may not also be an entry
@@ -36,7 +37,10 @@ from referee.ladder.entrants import name_problem
 from referee.ladder.upload_archive import ArchiveRefused, unpack
 from referee.players.bot_config import BotConfigError, BotEntry, command_words
 
-State = Literal["received", "playing", "refused"]
+State = Literal["received", "building", "checking", "playing", "refused"]
+TAKING: Final = frozenset({"received", "building", "checking"})
+"""The states of an upload not taken yet: a run killed while building or checking one takes
+it again from the start at its next look (its ``received`` files are untouched)."""
 MAX_UPLOADS: Final = 100
 """Uploads kept per entrant: more are refused (each may still be seated in a begun set, so
 none is removed while the ladder lives)."""
@@ -142,10 +146,10 @@ def uploads(db: str | Path, entrant: str | None = None) -> list[Upload]:
 
 
 def waiting(db: str | Path, settled: set[tuple[str, int]]) -> list[Upload]:
-    """The uploads still ``received``, oldest first. Only the state of an upload not in
-    ``settled`` is read, and one found taken or refused is added to it: an upload leaves
-    ``received`` once and never comes back, so a follower that looks every few seconds reads
-    each ``upload.json`` until it is settled, not every upload of the class at every look."""
+    """The uploads not taken yet (``TAKING``), oldest first. Only the state of an upload not in
+    ``settled`` is read, and one found taken or refused is added to it: an upload is taken or
+    refused once and never comes back, so a follower that looks every few seconds reads each
+    ``upload.json`` until it is settled, not every upload of the class at every look."""
     root = uploads_folder(db)
     found = []
     for name in sorted(_folders(root)):
@@ -155,7 +159,7 @@ def waiting(db: str | Path, settled: set[tuple[str, int]]) -> list[Upload]:
             upload = _read(root / name / str(seq))
             if upload is None:
                 continue
-            if upload.state == "received":
+            if upload.state in TAKING:
                 found.append(upload)
             else:
                 settled.add((name, seq))

@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 import trio
 
+from referee.ladder import follow as follow_module
 from referee.ladder import uploads as uploads_module
 from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower
 from referee.ladder.runner import RunOptions
 from referee.ladder.setup import open_ladder
 from referee.ladder.uploads import (
+    Upload,
     UploadRefused,
     entry_of,
     files_of,
@@ -153,8 +155,18 @@ def test_an_upload_beside_a_listed_entrant_of_its_name_is_refused(tmp_path: Path
 
 
 @pytest.mark.process
-def test_an_uploaded_bot_is_built_checked_and_plays_and_a_broken_one_is_refused(tmp_path: Path) -> None:
+def test_an_uploaded_bot_is_built_checked_and_plays_and_a_broken_one_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ladder = Ladder(tmp_path, check=True)
+    moves: list[tuple[str, str]] = []
+    real_mark = follow_module.mark
+
+    def recorded(db: Path, upload: Upload, state: str, detail: str, version: str | None = None) -> Upload:
+        moves.append((upload.entrant, state))
+        return real_mark(db, upload, state, detail, version)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(follow_module, "mark", recorded)
     try:
         bot = archive({"hearts-bot.toml": f'command = "{sys.executable} bot.py"\n', "bot.py": FIRST})
         receive(ladder.db, "alice", bot, command=None, build=None, now=NOW)
@@ -166,6 +178,9 @@ def test_an_uploaded_bot_is_built_checked_and_plays_and_a_broken_one_is_refused(
         assert (alice.state, alice.version) == ("playing", "alice") and ladder.store.active()[-1] == "alice"
         assert mallory.state == "refused" and "failed its start-up check" in mallory.detail
         assert "mallory" not in [v.entrant for v in ladder.store.versions()]
+        assert moves == [("alice", s) for s in ("building", "checking", "playing")] + [
+            ("mallory", s) for s in ("building", "checking", "refused")
+        ]  # each step on the entrant's page as it begins
         # a new upload of alice is its next version; the list saved again keeps it
         better = {"hearts-bot.toml": f'command = "{sys.executable} bot.py"\n', "bot.py": FIRST + "\n# better\n"}
         receive(ladder.db, "alice", archive(better), command=None, build=None, now=NOW)
