@@ -23,10 +23,6 @@ from protocol.ruleset import RuleSet
 from referee.rules.scoring import RoundResult
 
 LOG_FORMAT: Final = 2
-BOUND_FAULTS: Final = ("memory", "processes", "cpu")
-"""Faults of a bot that ran into one of its resource bounds and was stopped by the kernel."""
-GONE_FAULTS: Final = ("crash", "disconnect", *BOUND_FAULTS)
-"""Faults after which the bot is gone: it is sent no ``error``, and no reply line judges it."""
 CUT_PREFIX: Final = 256
 """Bytes kept of an unreadable line received after the seat's log budget is spent."""
 

@@ -125,6 +125,7 @@ LADDER: Final = (
     "referee.names",
     "referee.seeds",
     "referee.errors",
+    "referee.shared",
     "referee.stats",
     "referee.store",
     "referee.analysis",  # pure: the ladder analyses its finished matches (referee.ladder.analysis)
@@ -135,6 +136,7 @@ same, and the duel's."""
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("protocol", ("protocol",)),
+    ("referee.shared", ("referee.shared",)),  # plain data several layers share; imports nothing of ours
     ("referee.rules", ("protocol", "referee.rules", "referee.errors")),
     ("referee.log_format", ("protocol", "referee.rules", "referee.log_format")),
     ("referee.errors", ("referee.errors",)),
@@ -148,6 +150,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "referee.names",
             "referee.hints",
             "referee.errors",
+            "referee.shared",
         ),
     ),
     (
@@ -165,6 +168,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "referee.hints",
             "referee.seeds",
             "referee.errors",
+            "referee.shared",
             "referee",
         ),
     ),
@@ -173,12 +177,12 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "protocol",
             "referee",
-            "referee.log_format",
             "referee.sandbox",
             "referee.names",
             "referee.network",
             "referee.hints",
             "referee.errors",
+            "referee.shared",
             "referee.players",
         ),
     ),
@@ -213,8 +217,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         ),
     ),
     (
-        "referee.store",  # the ladder's database, below the ladder that plays it
-        ("protocol", "referee.errors", "referee.match", "referee.players", "referee.stats", "referee.store"),
+        "referee.store",  # the ladder's database, below the ladder that plays it; no runtime package (issue 45)
+        ("protocol", "referee.errors", "referee.shared", "referee.stats", "referee.store"),
     ),
     ("referee.ladder", LADDER),
     ("referee.duel", (*LADDER, "referee.duel")),  # above the ladder, never the other way round
@@ -222,6 +226,16 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # the benchmarks measure everything below the CLI
     ("referee.bench", (*LADDER, "referee.duel", "referee.web", "referee.analysis", "referee.bench")),
 ]
+
+
+def test_the_store_and_the_players_import_no_runtime_package() -> None:
+    """The store keeps ``BotEntry`` and ``FaultReport`` without the match or the bot processes,
+    and a bot's connection knows the faults that leave it gone without the log's format: ``LAYERS``
+    may not be loosened back (issue 45, 'Shared data lives in runtime packages')."""
+    allowed = dict(LAYERS)
+    assert not {"referee.match", "referee.players", "referee.log_format"} & set(allowed["referee.store"])
+    assert not {"referee.match", "referee.log_format"} & set(allowed["referee.players"])
+    assert allowed["referee.shared"] == ("referee.shared",)
 
 
 def within(module: str, prefix: str) -> bool:

@@ -26,8 +26,8 @@ from urllib.parse import quote, unquote
 import trio
 
 from referee.ladder.schedule import draw_sets
-from referee.match.outcome import FaultReport
 from referee.rules.presets import ruleset
+from referee.shared import FaultReport
 from referee.stats.ratings import finishing_ranks
 from referee.store.fixtures import last_listed, last_rated_match, most_dropped, speed_over_safety
 from referee.store.pages import finished_count

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from referee.duel.store import DuelStore
-from referee.match.outcome import FaultReport
+from referee.shared import FaultReport
 
 BROKEN_SHARE = 0.10
 """A bot dropped from more than this share of its seats is broken..."""

@@ -19,7 +19,7 @@ from referee.duel.tables import PairedSet, duel_table
 from referee.duel.tally import DuelTally
 from referee.ladder.runner import pending_sets
 from referee.ladder.schedule import set_seed
-from referee.match.outcome import FaultReport
+from referee.shared import FaultReport
 from referee.store.records import ScheduledMatch
 
 

@@ -28,7 +28,7 @@ from referee.errors import LadderError
 from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, LiveView, RunOutput, play_ladder
 from referee.ladder.roll_call import roll_call
 from referee.ladder.runner import RunOptions, SetFeed
-from referee.match.outcome import FaultReport
+from referee.shared import FaultReport
 from referee.store.writer import LadderStore
 
 

@@ -16,7 +16,7 @@ from referee.duel.faults import duel_faults
 from referee.duel.settings import DuelSettings
 from referee.duel.status import DuelStatus, PairingTally, pairings_status
 from referee.duel.store import DuelReader, DuelStore
-from referee.match.outcome import FaultReport
+from referee.shared import FaultReport
 from referee.stats.betting import rules_bound
 
 

@@ -18,10 +18,10 @@ import trio
 
 from referee.ladder.runner import RunOptions, limits_among
 from referee.match.faults import start_report
-from referee.match.outcome import FaultReport
 from referee.match.text import why_lines
 from referee.players.connection import BotConnection, handshake, say_goodbye
 from referee.players.process import BotLimits, BotStartError, ProcessLink
+from referee.shared import FaultReport
 
 
 def roll_call(commands: Mapping[str, str], names: Sequence[str], options: RunOptions) -> dict[str, FaultReport]:

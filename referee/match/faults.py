@@ -16,10 +16,9 @@ import trio
 from protocol.codec import clip
 from protocol.messages import ErrorCode
 from referee.hints import exit_text, hint
-from referee.log_format import GONE_FAULTS
 from referee.match.config import MatchConfig
 from referee.match.outbox import Outbox
-from referee.match.outcome import MAX_REPORTS, STDERR_TAIL, FaultReport
+from referee.match.outcome import MAX_REPORTS, STDERR_TAIL
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
 from referee.names import printable, seat_label
@@ -29,6 +28,7 @@ from referee.players.process import ProcessLink
 from referee.rules.errors import IllegalMove
 from referee.rules.turns import Action
 from referee.sandbox.misses import bind_hint
+from referee.shared import GONE_FAULTS, FaultReport
 
 _ERROR_CODES = frozenset(get_args(ErrorCode))
 _LINE_FAULTS = frozenset({"bad_json", "unknown_message", "protocol_violation", "wrong_id", "illegal_move"})

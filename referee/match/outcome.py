@@ -6,34 +6,10 @@ from __future__ import annotations
 import msgspec
 
 from protocol.messages import SeatOutcome
+from referee.shared import FaultReport
 
 STDERR_TAIL = 10
 """Lines of a faulty bot's stderr kept in its ``FaultReport`` (the log keeps up to 64 KiB)."""
-
-
-class FaultReport(msgspec.Struct, kw_only=True):
-    """One fault of one seat, explained for the bot's author: what the referee saw, the line
-    that caused it, the bot's last words on stderr, and what to try (``referee.hints``)."""
-
-    seat: int
-    name: str
-    reason: str
-    message: str
-    action: str
-    """``forfeit`` (dropped), ``penalty``, ``substitute`` or ``reconnect``."""
-    rule: str | None = None
-    line: str | None = None
-    """The bot's offending line, cut to 200 characters (``None``: there was none)."""
-    hint: str | None = None
-    exit: str | None = None
-    """How its program ended (``exited with code 1``, ``killed by signal 9 (SIGKILL)``)."""
-    stderr: list[str] = msgspec.field(default_factory=list)
-    """The last lines of its stderr in this match."""
-    stderr_lines: int = 0
-    """How many lines it wrote to stderr in all."""
-    command: str | None = None
-    """The bot's command line, when nothing else names it (no hello, no label: its name is its
-    seat's), so that a bot that died before its hello is known by what was started."""
 
 
 class MatchOutcome(msgspec.Struct, kw_only=True):

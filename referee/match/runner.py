@@ -23,7 +23,7 @@ from referee.match.config import MatchConfig
 from referee.match.faults import Faults
 from referee.match.log import MatchLog
 from referee.match.outbox import Outbox
-from referee.match.outcome import FaultReport, MatchOutcome
+from referee.match.outcome import MatchOutcome
 from referee.match.phases import RoundPhases
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
@@ -31,6 +31,7 @@ from referee.players.connection import BotConnection
 from referee.rules import telling
 from referee.rules.match import Match
 from referee.rules.round import Round
+from referee.shared import FaultReport
 
 
 class MatchRunner:

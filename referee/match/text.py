@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import shlex
 
-from referee.match.outcome import FaultReport, MatchOutcome
+from referee.match.outcome import MatchOutcome
 from referee.names import printable, seat_label
+from referee.shared import FaultReport
 
 TABLE_WIDTH = 100
 """Widest score table with the seats' names as column headings; wider ones use seat numbers."""

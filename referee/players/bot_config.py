@@ -23,27 +23,13 @@ from referee.errors import BotConfigError as BotConfigError  # noqa: PLC0414 - r
 from referee.names import MAX_NAME, printable, safe_name
 from referee.players.bot_list_keys import key_problems, where_in_list
 from referee.players.list_file import read_list_file
+from referee.shared import BotEntry as BotEntry  # noqa: PLC0414 - re-exported: the list's entries, imported from here by some 30 modules
 
 PATH_SEGMENTS = frozenset({".", ".."})
 """Names that are path segments, refused: a bot's name is a segment of its page's address
 (``/bot/NAME``), which every browser and proxy resolves (``/bot/..`` is ``/``), so the page of a
 bot so named could never be reached; nor should a name ever mean "this folder" or "the one above"
 where it is used in a path."""
-
-
-class BotEntry(msgspec.Struct, frozen=True, kw_only=True):
-    name: str
-    command: str
-    build: str | None = None
-    folder: str | None = None
-    """The bot's own folder, relative to the list's folder (its ``cwd``): its command and build
-    run there, and a sandboxed build works on a copy of it (default: the list's folder)."""
-    build_timeout: float | None = msgspec.field(default=None)
-    """Seconds the build may take (default ``BUILD_TIMEOUT``, 600); then it is ended."""
-    content: str | None = None
-    """The hash of the files the bot runs from (``referee.players.bot_content``), set by the
-    referee when it reads the list, never by the list (not one of its keys): a change to it
-    makes a new version, as a changed command does."""
 
 
 class BotList(msgspec.Struct, frozen=True, kw_only=True):

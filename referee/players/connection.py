@@ -20,10 +20,10 @@ from protocol.codec import MAX_LINE, MAX_MESSAGE, ProtocolError, clip, decode_bo
 from protocol.messages import PROTOCOL, VERSIONS, BotHello, Error, ErrorCode, Goodbye, Hello, RefereeMessage
 from referee import __version__
 from referee.hints import exit_text
-from referee.log_format import GONE_FAULTS
 from referee.names import printable, safe_name, seat_label
 from referee.players.channel import BotLink, Failure, LinkClosed
 from referee.players.process import BotLimits, ProcessLink
+from referee.shared import GONE_FAULTS
 
 REFEREE_NAME = f"hearts-referee {__version__}"
 

@@ -17,11 +17,12 @@ from typing import Final, get_args
 import msgspec
 
 from protocol.messages import Error, ErrorCode, MatchStart, RefereeMessage, TimeControl
-from referee.log_format import GONE_FAULTS, Fallback, Fault, Header
+from referee.log_format import Fallback, Fault, Header
 from referee.replay.cursor import LogCursor, describe, same
 from referee.replay.reader import Line
 from referee.replay.record import FaultRecord, MatchRecord
 from referee.rules import telling
+from referee.shared import GONE_FAULTS
 
 UNSEEN: Final = ("timeout", *GONE_FAULTS, "line_too_long")
 """Faults with no reply line in the log to judge them by."""

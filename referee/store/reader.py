@@ -14,8 +14,7 @@ import msgspec
 
 from protocol.ruleset import RuleSet
 from referee.errors import LadderError
-from referee.match.outcome import FaultReport
-from referee.players.bot_config import BotEntry
+from referee.shared import BotEntry, FaultReport
 from referee.stats.ratings import Rating
 from referee.store.database import has_table
 from referee.store.records import (

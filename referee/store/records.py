@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from protocol.ruleset import RuleSet
-from referee.match.outcome import FaultReport
-from referee.players.bot_config import BotEntry
+from referee.shared import BotEntry, FaultReport
 from referee.stats.ratings import finishing_ranks
 
 

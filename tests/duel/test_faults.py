@@ -16,8 +16,8 @@ from referee.duel.feed import DuelFeed
 from referee.duel.run import status_of
 from referee.duel.status import duel_status
 from referee.duel.store import DuelStore
-from referee.match.outcome import FaultReport
 from referee.rules import ruleset
+from referee.shared import FaultReport
 from referee.store.records import ScheduledMatch
 from tests.duel.helpers import duel_settings, duel_store, scored
 from tests.ladder.helpers import record_of

@@ -21,8 +21,8 @@ from referee.cli import main
 from referee.ladder.faults import BotFaults, bot_faults
 from referee.ladder.schedule import draw_sets
 from referee.ladder.standings import standings, standings_table
-from referee.match.outcome import FaultReport
 from referee.rules import ruleset
+from referee.shared import FaultReport
 from referee.store.records import Drop, LadderSettings
 from referee.store.writer import LadderStore
 from tests.ladder.helpers import BOTS, bot_list, check_consistent, earlier_ladder, record_of, synthetic_store

@@ -9,8 +9,8 @@ from typing import Any
 
 from referee.bench.ladder_web import ADDRESS, get
 from referee.ladder.schedule import draw_sets
-from referee.match.outcome import FaultReport
 from referee.rules import ruleset
+from referee.shared import FaultReport
 from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch
 from referee.store.writer import LadderStore
 from referee.web.ladder.app import LadderWeb

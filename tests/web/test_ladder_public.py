@@ -17,8 +17,8 @@ import trio
 
 from referee.ladder.schedule import draw_sets
 from referee.log_format import Header, SeatInfo
-from referee.match.outcome import FaultReport
 from referee.rules import ruleset
+from referee.shared import FaultReport
 from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch
 from referee.store.writer import LadderStore
 from referee.web.public import MARK, Public, ladder_public, log_public

@@ -30,11 +30,11 @@ from referee.cli.publishing import PagesBeside, pages_beside
 from referee.ladder.entrants import add_entrant
 from referee.ladder.schedule import draw_sets
 from referee.ladder.uploads import mark, receive
-from referee.match.outcome import FaultReport
 from referee.replay.reader import read_log
 from referee.replay.verify import verify
 from referee.replay.withheld import withheld_lines, withheld_record
 from referee.rules import ruleset
+from referee.shared import FaultReport
 from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch
 from referee.store.writer import LadderStore
 from referee.web.ladder.keys import WRONG_KEYS
