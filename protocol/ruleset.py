@@ -51,6 +51,7 @@ class RuleSet(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=False):
     name: str = "american"
     """The preset this rule set started from (informational)."""
     description: str = ""
+    """A sentence describing the rule set (informational)."""
 
     # -- players and deck --------------------------------------------------------------------
     players: int = 4
@@ -77,6 +78,9 @@ class RuleSet(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=False):
 
     # -- play ----------------------------------------------------------------------------
     opening_lead: OpeningLead = "lowest_club"
+    """Who leads the first trick: ``lowest_club`` (the holder of the lowest club in play, who must lead
+    it), ``seven_of_clubs`` (the holder of the 7♣, who must lead it) or ``left_of_dealer`` (seat
+    ``dealer + 1``, any card the other rules allow)."""
     first_trick_no_points: bool = True
     """No penalty card may be played to the first trick unless the hand holds nothing else."""
     hearts_lead: HeartsLead = "after_broken"
@@ -116,8 +120,11 @@ class RuleSet(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=False):
     ``rounds``: after ``rounds`` rounds, lowest wins. ``two_phase``: count up to
     ``threshold``, then down to zero (Dutch)."""
     target: int = 100
+    """``end = target``: the score that ends the match."""
     rounds: int = 12
+    """``end = rounds``: how many rounds are played (a revoke redeal does not count)."""
     threshold: int = 50
+    """``end = two_phase``: the score at which phase 2 (counting down) starts with the next round."""
     finish: FinishRule = "zero_or_below"
     """Two-phase: whether the winner must land exactly on 0, or on 0 or below."""
     tie_break: TieBreak = "none"

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from referee.rules.presets import PRESETS
-from referee.rules.vectors import GAMES, preset_bytes, schema_text
+from referee.rules.vectors import GAMES, preset_bytes
+from referee.vectors_schema import schema_text
 
 SCHEMA_FILE = "schema.json"
 

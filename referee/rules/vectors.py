@@ -12,10 +12,9 @@ them. The same ``FORMAT`` and rules give the same bytes.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator, Sequence
-from typing import Any, Final, TypeAlias
+from typing import Final, TypeAlias
 
 import msgspec
 
@@ -83,28 +82,48 @@ cancel identical cards and switch Dutch's phases."""
 
 # -- the lines ---------------------------------------------------------------------------------
 class SeatState(msgspec.Struct, frozen=True, kw_only=True):
-    """What the asked seat can know at a request, from the messages it was told before it:
-    a kit that keeps its table state from the events should hold exactly this."""
+    """What the asked seat can know at a request, from the messages it was told before it (never
+    from the request itself): a kit that keeps its table state from the events should hold
+    exactly this. Per-seat lists are indexed by seat; cards are listed in hand order (clubs,
+    diamonds, spades, hearts, each low to high; in the double deck every first copy in that
+    order, then the second copies)."""
 
     seat: int
+    """The asked seat (the line's ``seat``)."""
     hand: list[str]
-    """The cards the seat holds, in the engine's order (compare as a multiset)."""
+    """The cards the seat holds, in hand order: as dealt at a ``pass_request``, after the
+    exchange from then on, empty at a ``moon_request``."""
     trick: list[str]
-    """The cards played to the current trick, from its leader on."""
+    """The cards played to the current trick, from its leader on; empty when the seat leads
+    and at ``pass_request``, ``declare_request`` and ``moon_request``."""
     trick_leader: int
+    """The seat that leads (or led) the current trick: ``-1`` at ``pass_request`` and
+    ``declare_request`` (play has not begun); from the round's first ``play_request`` on, the
+    trick's leader (in the first trick the opening leader of ``rules.opening_lead``, such as the
+    holder of the 2C); at a ``moon_request`` the leader of the round's last trick."""
     trick_number: int
-    """The current trick, from 0 (the number of tricks completed)."""
+    """The current trick, from 0: the number of tricks completed (at a ``moon_request``, every
+    trick of the round: the hand size)."""
     hearts_broken: bool
+    """Whether hearts may be led: ``true`` once a heart (or, with ``queen_breaks_hearts``, the
+    QS) has been played this round, and from the start where ``hearts_lead`` is ``any_time``."""
     points_taken: list[int]
-    """Card points each seat has taken in this round's completed tricks."""
+    """Card points each seat has taken in this round's completed tricks (bonus cards negative;
+    the cards of a trick whose led suit cancelled out count for the next trick's winner); at a
+    ``moon_request``, before the moon is scored (as ``round_end.points_taken``)."""
     scores: list[int]
     """The match's scores before this round (as ``round_start`` told them)."""
     declared: list[bool | None]
-    """Each seat's declaration, ``null`` where none was made (yet)."""
+    """Each seat's declaration, ``null`` where none was made (yet); all ``null`` where the rules
+    have no declarations."""
     passed: list[str] | None
-    """The cards the seat gave, once every seat has passed; ``null`` before or without passing."""
+    """The cards the seat gave, in hand order (not the order of its ``pass`` reply), once every
+    seat has passed (so never at a ``pass_request``); ``null`` before, and in a round without
+    passing."""
     received: list[str] | None
+    """The cards the seat got, in hand order; ``null`` exactly when ``passed`` is."""
     match_phase: int
+    """1, or 2 in the count-down phase of a two-phase match."""
 
 
 class _Line(msgspec.Struct, tag_field="type", kw_only=True):
@@ -115,10 +134,15 @@ class Header(_Line, tag="vectors"):
     """The first line: the format's version, the preset and its rules, how the moves were chosen."""
 
     format: int
+    """The version of the format: 1."""
     preset: str
+    """The preset's name (``referee variants``); the file is ``NAME.jsonl``."""
     rules: RuleSet
+    """The preset's complete rule set, every option of docs/rules.md (as in ``match_start``)."""
     policy: str
+    """How the moves were chosen (a sentence; see docs/vectors.md)."""
     matches: int
+    """How many matches follow (each from a ``match`` line to an ``end`` line)."""
 
 
 class MatchBegins(_Line, tag="match"):
@@ -126,33 +150,48 @@ class MatchBegins(_Line, tag="match"):
     rounds are played."""
 
     match_id: str
+    """The match's id (``PRESET-N``, N from 1), as in its ``match_start`` and ``match_end``."""
     seed: int
+    """The seed of the referee's shuffle (``referee.rules.dealing``) and of the policy."""
     max_rounds: int
+    """At most how many rounds are played before the match is cut short (``interrupted``)."""
 
 
 class Told(_Line, tag="tell"):
     """``seat`` is told ``message`` (``seat`` is ``null``: every seat is told the same)."""
 
     seat: int | None
+    """The seat told, or ``null``: every seat is told the same message."""
     message: RefereeMessage
+    """A protocol v1 message from the referee, exactly as sent (docs/protocol.md)."""
 
 
 class Asked(_Line, tag="ask"):
     """``seat`` is sent ``request`` and answers ``reply``; ``state`` is its table state then."""
 
     seat: int
+    """The seat asked."""
     request: Request
+    """A protocol v1 request, exactly as sent: ``pass_request``, ``declare_request``,
+    ``play_request`` or ``moon_request``."""
     state: SeatState
+    """The seat's table state when the request is sent."""
     reply: Reply
+    """The seat's answer (the policy's), a protocol v1 message with the request's ``id``."""
 
 
 class MatchOver(_Line, tag="end"):
     """A match is over (or cut short): the final scores, the winners, the rounds played."""
 
     scores: list[int]
+    """Final scores by seat, as in ``match_end``."""
     winners: list[int]
+    """The winning seats (several: a tie), as in ``match_end``."""
     rounds: int
+    """Rounds played, as in ``match_end``."""
     reason: str
+    """Why the match ended, as in ``match_end`` (``interrupted`` when cut short after
+    ``max_rounds``)."""
 
 
 Line: TypeAlias = Header | MatchBegins | Told | Asked | MatchOver
@@ -269,19 +308,3 @@ def read_line(data: bytes | str) -> Line:
 
 
 # -- the schema --------------------------------------------------------------------------------
-def schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of one line of a vectors file; the protocol's messages
-    inside it are defined in full (as in docs/protocol.schema.json)."""
-    (line,), components = msgspec.json.schema_components((Line,), ref_template="#/$defs/{name}")
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": f"hearts-bot test vectors, format {FORMAT}",
-        "description": "One line of a vectors file (JSON Lines, one object a line). See docs/vectors.md.",
-        **line,
-        "$defs": dict(components),
-    }
-
-
-def schema_text() -> str:
-    """The schema as a vectors folder holds it (``schema.json``): sorted keys, indent 2."""
-    return json.dumps(schema(), sort_keys=True, indent=2, ensure_ascii=False) + "\n"

@@ -16,7 +16,8 @@ from click.testing import CliRunner
 from protocol.messages import MoonRequest, PassRequest, Play, PlayRequest, RoundEnd, TrickEnd
 from referee.cli import main
 from referee.rules.presets import PRESETS
-from referee.rules.vectors import GAMES, Asked, Header, Line, Told, preset_bytes, read_line, schema_text
+from referee.rules.vectors import GAMES, Asked, Header, Line, Told, preset_bytes, read_line
+from referee.vectors_schema import schema_text
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "docs" / "vectors"
@@ -125,3 +126,17 @@ def test_the_header_and_the_requests() -> None:
                     assert isinstance(line.reply, Play)
                     assert line.reply.card in line.request.legal
                     assert line.reply.card in line.state.hand
+
+
+def test_every_field_of_the_schema_has_a_description() -> None:
+    """Every property of every definition in the vectors' schema says what it means (from the
+    field's docstring, ``referee.vectors_schema.field_docs``), so an outsider need not guess."""
+    committed = json.loads((VECTORS / "schema.json").read_text(encoding="utf-8"))
+    properties = [
+        (name, field, prop)
+        for name, definition in committed["$defs"].items()
+        for field, prop in definition.get("properties", {}).items()
+    ]
+    assert len(properties) > 150
+    missing = [f"{name}.{field}" for name, field, prop in properties if not str(prop.get("description", "")).strip()]
+    assert missing == [], f"fields without a description (add a docstring under the field): {missing}"
