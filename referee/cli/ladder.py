@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from protocol.ruleset import RuleSet
+from referee.analysis import Budget
 from referee.cli.ladder_analyze import analyze_command
 from referee.cli.options import (
     CONCURRENCY,
@@ -51,6 +52,7 @@ from referee.cli.publishing import (
 )
 from referee.cli.serving import serve_until_signal
 from referee.errors import LadderError
+from referee.ladder.background import BackgroundAnalysis
 from referee.ladder.entrants import add_entrant, name_problem, private_link
 from referee.ladder.faults import bot_faults, detail_json, detail_lines, ladder_faults, summary_lines
 from referee.ladder.order import TOP, format_order, order_json, order_of
@@ -255,6 +257,22 @@ def _open(db: str) -> LadderStore:
     "(stop with Ctrl-C or SIGTERM): a ladder that lives for weeks.",
 )
 @season_options
+@click.option(
+    "--analyze",
+    "analyze",
+    default=0,
+    show_default=True,
+    type=click.IntRange(0, 100_000),
+    help="Meanwhile analyse up to N finished matches per bot not analysed yet, in a background process at "
+    "nice 19 (as referee ladder analyze; the bot pages show them); 0: none.",
+)
+@click.option(
+    "--analyze-budget",
+    default=Budget().most,
+    show_default=True,
+    type=click.IntRange(8, 100_000),
+    help="With --analyze: worlds per decision at most.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress and no table: for scripts.")
 @pages_beside
 def run_command(
@@ -278,6 +296,8 @@ def run_command(
     follow: bool,
     keep_running: bool,
     season: SeasonAsked,
+    analyze: int,
+    analyze_budget: int,
     quiet: bool,
     web: PagesBeside | None,
 ) -> None:
@@ -290,26 +310,13 @@ def run_command(
     console = Console()
     try:
         plan = LadderPlan(
-            db=db,
-            entries=entries,
-            rules=rules,
-            default_rules=default_rules,
-            games=games,
-            seed=seed,
-            concurrency=concurrency,
-            config=MatchConfig(per_decision=time_per_move, bank=time_bank, startup=startup),
-            cwd=folder,
-            sandbox_mode=as_sandbox_mode(sandbox_mode),
-            sandbox_binds=sandbox_binds,
-            sandbox_loopback=sandbox_loopback,
-            keep_bots=keep_bots,
-            start_ahead=start_ahead,
-            cluster=cluster,
-            bot_list=Path(config) if follow else None,
-            keep_running=keep_running,
-            season=season,
-        )
-        result = play_ladder(plan, _telling(quiet, console, Path(db), web))
+            db=db, entries=entries, rules=rules, default_rules=default_rules, games=games, seed=seed,
+            concurrency=concurrency, config=MatchConfig(per_decision=time_per_move, bank=time_bank, startup=startup),
+            cwd=folder, sandbox_mode=as_sandbox_mode(sandbox_mode), sandbox_binds=sandbox_binds,
+            sandbox_loopback=sandbox_loopback, keep_bots=keep_bots, start_ahead=start_ahead, cluster=cluster,
+            bot_list=Path(config) if follow else None, keep_running=keep_running, season=season,
+        )  # fmt: skip
+        result = _play(plan, _telling(quiet, console, Path(db), web), (analyze, analyze_budget), quiet=quiet)
     except LadderInterrupted as err:
         click.echo(str(err), err=True)
         raise SystemExit(130) from None
@@ -317,6 +324,26 @@ def run_command(
         raise click.ClickException(str(err)) from None
     if not quiet:
         _after_run(db, result, console)
+
+
+def _play(plan: LadderPlan, output: RunOutput, analyze: tuple[int, int], *, quiet: bool) -> LadderResult:
+    """The ladder played; with ``--analyze N`` (``analyze``: N and the budget), a background
+    worker analysing meanwhile (``referee.ladder.background``), stopped at once if the ladder
+    fails, else let finish what it was asked once the ladder ends (Ctrl-C stops it)."""
+    per_bot, budget = analyze
+    background = BackgroundAnalysis(Path(plan.db), per_bot, budget) if per_bot else None
+    try:
+        result = play_ladder(plan, output)
+    except BaseException:
+        if background is not None:
+            background.finish(wait=False)
+        raise
+    if background is not None:
+        if not quiet:
+            click.echo(f"analysing up to {per_bot} matches per bot in the background (Ctrl-C stops it; what is "
+                       "analysed is kept, and referee ladder analyze goes on from there)", err=True)  # fmt: skip
+        background.finish(wait=True)
+    return result
 
 
 def _read_config(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from referee.store.database import transaction
 from referee.store.records import match_key
@@ -138,3 +139,22 @@ def _read(row: tuple[object, ...]) -> SeatAnalysis:
         worst=[WorstDecision(**w) for w in json.loads(str(worst))],
         key=match_key(int(str(set_index)), int(str(rotation))),
     )  # fmt: skip
+
+
+def open_existing(path: Path) -> sqlite3.Connection | None:
+    """A ladder's database opened as it is (never created nor migrated: ``ladder run
+    --analyze``'s worker, beside the ladder that does), once it holds the ``analyses`` table."""
+    if not path.is_file():
+        return None
+    con = sqlite3.connect(f"{path.absolute().as_uri()}?mode=rw", uri=True, isolation_level=None)
+    con.execute("PRAGMA busy_timeout = 10000")
+    found = con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'analyses'").fetchone()
+    if found is None:
+        con.close()
+        return None
+    return con
+
+
+def result_bots(db: sqlite3.Connection) -> list[str]:
+    """The bots with a seat in a match of the ladder, by name."""
+    return [str(name) for (name,) in db.execute("SELECT DISTINCT bot FROM results ORDER BY bot")]

@@ -147,11 +147,13 @@ class WebSeatServer:
         try:
             async with trio.open_nursery() as nursery:
                 self.url = await listen(self._app, config, nursery)
+                self.after.nursery = nursery  # a person's analysis runs beside the page
                 if self.on_listening is not None:
                     self.on_listening(self.url, list(self.seats.values()))
                 task_status.started(self.url)
         finally:
             self._serving = False
+            self.after.nursery = None
 
     async def wait_for_all(self, timeout: float) -> None:
         with trio.move_on_after(timeout):
@@ -184,16 +186,18 @@ class WebSeatServer:
 
     async def _http(self, scope: dict[str, Any], receive: AsgiReceive, send: AsgiSend) -> None:
         if scope.get("path") in AFTER_PATHS:
-            await self.after.answer(scope, send, self._seat_asks)
+            await self.after.answer(scope, send, self._seat_asking)
         else:
             await static_files(self._files, scope, receive, send)
 
-    def _seat_asks(self, scope: dict[str, Any]) -> bool:
-        """A request of a seat's page: the server's own origin, a seat's token in ``X-Seat-Token``."""
+    def _seat_asking(self, scope: dict[str, Any]) -> int | None:
+        """The seat whose page asks: the server's own origin, that seat's token in
+        ``X-Seat-Token`` (``None``: not a seat's page)."""
         tokens = [value for key, value in scope.get("headers", []) if key.lower() == b"x-seat-token"]
         if not same_origin(scope, self.url) or len(tokens) != 1 or len(tokens[0]) > 256:
-            return False
-        return any(secrets.compare_digest(s.token.encode(), tokens[0]) for s in self.seats.values())
+            return None
+        found = [s.seat for s in self.seats.values() if secrets.compare_digest(s.token.encode(), tokens[0])]
+        return found[0] if found else None
 
     def _refuse(self, peer: str, reason: str, message: str) -> None:
         refusal = Refusal(peer, reason, message)

@@ -3,7 +3,9 @@ crashes with markup on its stderr; commands, faults and logs naming the organize
 copied as a static site. Every file is inside DIR, every link of every page is relative and
 reaches a file of the copy, no stderr, fault detail or organizer's path is in any file, the CSV
 and the JSON hold one row per finished match and agree, DIR is refused when it holds anything
-(unless forced) and replaced whole, a link planted in it is never followed; and in Chromium the
+(unless forced) and replaced whole, a link planted in it is never followed, each bot's page has
+"where this bot loses points" as live (its links to a step of a replay relative, and kept only
+when the copy holds that replay); and in Chromium the
 copy opens from ``file://`` and is clicked through with no console error.
 
 The replay logs are of matches played in-process (scripted bots on memory streams): the fast
@@ -37,6 +39,7 @@ from referee.web.ladder.site_paths import Site, bot_file, matches_file, replay_f
 from referee.web.ladder.visibility import public_faults, public_record
 from tests.match.scripted import logged_match
 from tests.web.ladder_helpers import HOSTILE, NAMES, STDERR, hostile_ladder
+from tests.web.test_ladder_losses import analysed
 
 LOGGED = 4
 """The latest finished matches given a log (the others' rows name none)."""
@@ -211,6 +214,36 @@ def test_replays_n_writes_the_latest_n_and_the_others_are_not_linked(ladder: Pat
     assert result.exit_code == 0, result.output
     assert "replays of the latest 2 finished matches: 1 written (12 finished in all)" in result.output
     assert f"no replay where the log cannot be read in the ladder's logs folder: {keys[-1]}" in result.output
+
+
+def test_each_bot_page_has_where_it_loses_points_linked_to_the_copys_replays(ladder: Path, tmp_path: Path) -> None:
+    keys = analysed(ladder, HOSTILE, 3)  # of the logged matches, newest first
+    done = export_ladder(ladder, tmp_path / "site")
+    own = (done.folder / bot_file(HOSTILE)).read_text()
+    assert '<h2 id="losses">Where this bot loses points</h2>' in own and "Luck over its matches" in own
+    assert f'href="../{replay_file(keys[0])}#round=2&amp;step=7"' in own  # its worst: that step of the copy's replay
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in own and "<script>alert" not in own
+    for link in links_of(own):
+        if "#round=" in link:
+            parts = urlsplit(link)
+            assert not parts.scheme and not link.startswith("/")
+            assert (done.folder / "bot" / parts.path).resolve().is_file()
+    other = (done.folder / bot_file("delta")).read_text()
+    assert "Where this bot loses points" in other and "None of its matches analysed yet" in other
+    fewer = export_ladder(ladder, tmp_path / "fewer", replays=1)  # the older replays are not in the copy
+    own = (fewer.folder / bot_file(HOSTILE)).read_text()
+    assert f'href="../{replay_file(keys[0])}#round=2&amp;step=7"' in own
+    assert f"{replay_file(keys[1])}#" not in own and f"match {keys[1]}, round 2" in own  # left as its text
+
+
+def test_a_link_to_a_step_is_only_ever_of_a_replay_in_the_copy() -> None:
+    site = Site(lists={None: 1})
+    site.add_replay("00001-0")
+    assert site.target("/match/00001-0#round=2&step=7") == "match/00001-0.html#round=2&step=7"
+    assert site.target("/match/00002-0#step=3") is None
+    for bad in ("/bot/x#round=1&step=1", "/match/00001-0#<b>", "/#step=1", "/match/00001-0?x=1#step=1"):
+        with pytest.raises(LadderError):
+            site.target(bad)
 
 
 def test_a_folder_that_holds_anything_is_refused_unless_forced(ladder: Path, tmp_path: Path) -> None:

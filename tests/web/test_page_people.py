@@ -179,7 +179,8 @@ def test_round_summary_trick_log_result_replay_and_rematch(page: Page, tmp_path:
     """Between rounds a summary (points taken, change, total, pass) stays until closed or the
     next round's first card; the round's tricks are listed with leader and winner; the result
     names seats as the table does (``random #1``), can be closed and opened again, opens the
-    replay and starts a rematch at the same address."""
+    replay, has the person's own play analysed (the button, its "being analysed" state, then the
+    replay viewer with the analysis) and starts a rematch at the same address."""
     referee = Referee(tmp_path / "match.jsonl", seed=8, extra=("--set", "rounds=2"), rematch=True)
     try:
         page.goto(referee.url)
@@ -202,6 +203,14 @@ def test_round_summary_trick_log_result_replay_and_rematch(page: Page, tmp_path:
         replay = popup.value
         replay.wait_for_load_state()
         title = replay.title()
+        page.locator("#analyse").click()  # the person's own play analysed, in the referee's worker thread
+        page.wait_for_selector("#analyse:has-text('being analysed')", timeout=10_000)
+        page.wait_for_selector("#analysis-link", timeout=120_000)
+        with page.expect_popup() as popup:
+            page.locator("#analysis-link").click()
+        analysed = popup.value
+        analysed.wait_for_selector("#analysis-summary-panel:not([hidden])", timeout=10_000)
+        summary_of_play = analysed.locator("#analysis-summary").inner_text()
         page.wait_for_selector("#rematch", timeout=30_000)
         page.locator("#rematch").click()
         page.wait_for_selector("#choices button:has-text('Pass')", timeout=60_000)
@@ -214,6 +223,7 @@ def test_round_summary_trick_log_result_replay_and_rematch(page: Page, tmp_path:
     assert "random #1" in result and "random #3" in result, result
     assert hidden == 1
     assert title.startswith("Hearts replay"), title
+    assert "person: mean loss" in summary_of_play and "random #1: mean" not in summary_of_play, summary_of_play
     assert again["sheet"] == [] and again["status"].startswith("round 1"), again
 
 

@@ -30,7 +30,7 @@ def bot_body(
     """The page's main part. ``details=False``: the public view, each fault by its reason only
     (the view's faults already stripped: ``visibility.public_bot_view``). ``analyses``: its
     analysed seats, newest first, for "where this bot loses points" (shown to every viewer:
-    ``referee.web.ladder.losses``); ``None``: no such section (the static copy)."""
+    ``referee.web.ladder.losses``, the static copy too); ``None``: no such section."""
     s = view.standing
     name = view.version.name
     faults = f"{s.crashes}/{s.timeouts}/{s.errors}"

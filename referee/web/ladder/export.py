@@ -6,8 +6,11 @@ The pages are made by the live pages' own renderers (``board_body``, ``bot_body`
 shows what the live pages show, with the public view's rule (``visibility``: no bot's stderr,
 each fault by its reason) and without the organizer's paths (``referee.web.public``, applied by
 the renderers as live). What only a server can do is left out: the script that asks for updates,
-the tables in play, the match list's filter form. Every link is made relative to its page
-(``site_paths``), so the copy works from ``file://`` and under any path prefix.
+the tables in play, the match list's filter form. Each bot's page has its "where this bot loses
+points" as live (``referee.web.ladder.losses``, from what ``referee ladder analyze`` stored), its
+links to a step of a replay kept when the copy holds that replay, left as text otherwise. Every
+link is made relative to its page (``site_paths``), so the copy works from ``file://`` and under
+any path prefix.
 
 Everything the pages show is read in one read transaction (the copy is of one moment of the
 ladder, however many matches end while it is made); the replays are then read from the logs
@@ -25,6 +28,7 @@ from pathlib import Path
 
 from referee.errors import LadderError
 from referee.ladder.setup import logs_folder
+from referee.store.analysis import SeatAnalysis
 from referee.store.reader import LadderReader
 from referee.web.ladder import queries
 from referee.web.ladder.board import board_body
@@ -62,6 +66,8 @@ class Moment:
     """The keys of the matches whose replay is asked for, newest first."""
     logs: dict[str, tuple[str, str, tuple[str, ...]]] = field(default_factory=dict)
     """Of those, each one the database has a log for: its log, match id and seats' names."""
+    analyses: dict[str, list[SeatAnalysis]] = field(default_factory=dict)
+    """Each bot's latest analysed seats, newest first: its page's "where this bot loses points"."""
 
 
 @dataclass(frozen=True)
@@ -124,7 +130,9 @@ def _read(reader: LadderReader, replays: int | None, ladder: str, made: str) -> 
     seats = max((len(m.seats) for m in matches), default=reader.settings().rules.players)
     asked = [m.key for m in latest]
     board = queries.board(reader)
-    return Moment(ladder, made, queries.stamp(reader), seats, board, views, names, lists, matches, asked, logs)
+    analyses = {view.version.name: queries.bot_analyses(reader, view.version.name) for view in views}
+    return Moment(ladder, made, queries.stamp(reader), seats, board, views, names, lists, matches, asked, logs,
+                  analyses)  # fmt: skip
 
 
 def _write(out: NewFolder, moment: Moment, logs: Logs, progress: Progress | None) -> Exported:
@@ -150,7 +158,9 @@ def _write(out: NewFolder, moment: Moment, logs: Logs, progress: Progress | None
     out.write(STYLE, (STATIC / STYLE).read_bytes())
     write_page(INDEX, "Leaderboard", board_body(moment.board), "board")
     for view in moment.bots:
-        body = bot_body(public_bot_view(view), logs.times(view.recent), details=False)
+        name = view.version.name
+        body = bot_body(public_bot_view(view), logs.times(view.recent), details=False,
+                        analyses=moment.analyses.get(name, []))  # fmt: skip
         write_page(bot_file(view.version.name), view.version.name, body, "bot")
     for bot, listing in moment.lists.items():
         for listed in listing:

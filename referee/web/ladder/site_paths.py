@@ -10,8 +10,9 @@ their links rewritten here, so the live pages never change for the copy's sake.
 Bot names are hostile (``..``, ``/``, any Unicode, markup): a bot's files are named by a slug of
 its name's ASCII letters and digits (for a reader) and a hash of the whole name (for
 uniqueness), so a file name is only ever ``[A-Za-z0-9-]`` and never a path segment of the
-name's choosing. A link to a page the copy does not hold (a match whose replay was not
-written, a bot with no page) is left as its text; a form (the match list's filter) is dropped,
+name's choosing. A link to a step of a replay (``/match/KEY#round=2&step=7``) keeps its step.
+A link to a page the copy does not hold (a match whose replay was not written, a bot with no
+page) is left as its text; a form (the match list's filter) is dropped,
 since no server answers it; a link of any other kind is an error, never a broken link."""
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ _OTHER_TAG = re.compile(r"<(?!a\b)[A-Za-z][^>]*>")
 """A tag other than an anchor (``link``, ``script``, ``img``): its links must be in the copy."""
 _LINK = re.compile(r'\b(href|src|action)="([^"]*)"')
 _HREF = re.compile(r'\bhref="([^"]*)"')
+_STEP = re.compile(r"(round=[0-9]{1,5}&)?step=[0-9]{1,7}")
+"""The one fragment a live page links with: a step of a replay (``losses``)."""
 _INERT = ("data:", "#")
 """Link values that name no file: kept as they are."""
 
@@ -106,8 +109,13 @@ class Site:
         does not hold that page. A link the copy does not know is an error."""
         parts = urlsplit(link)
         path, query = parts.path, parse_qs(parts.query, keep_blank_values=True)
-        if parts.scheme or parts.netloc or parts.fragment:
+        if parts.scheme or parts.netloc:
             raise LadderError(f"a page links {link[:80]!r}, which the static copy cannot hold")
+        if parts.fragment:  # a step of a replay (``#round=2&step=7``): kept with the replay's file
+            if not (path.startswith("/match/") and not query and _STEP.fullmatch(parts.fragment)):
+                raise LadderError(f"a page links {link[:80]!r}, which the static copy cannot hold")
+            found = self.target(path)
+            return None if found is None else f"{found}#{parts.fragment}"
         if path == "/" and not query:
             return INDEX
         if path == "/" + STYLE and not query:

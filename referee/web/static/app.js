@@ -544,7 +544,8 @@ function renderResult() {
 }
 
 // Once the match is over: its replay (fetched with the seat's token in a header, opened from
-// this page) and, while `referee play` offers one, a rematch at the same table.
+// this page), the analysis of this seat's play (asked for, then followed until done) and,
+// while `referee play` offers one, a rematch at the same table.
 async function afterMatch(matchId) {
   const headers = { "X-Seat-Token": token() };
   for (let tries = 0; tries < 120 && state.matchId === matchId; tries++) {
@@ -570,6 +571,7 @@ function offerAfter(replay, rematch) {
     const a = el("a", "", "Replay");
     a.href = replay; a.target = "_blank"; a.rel = "noopener"; a.id = "replay-link";
     actions.append(a);
+    actions.append(analyseButton());
   }
   if (rematch) {
     const b = el("button", "", "Rematch");
@@ -584,6 +586,43 @@ function offerAfter(replay, rematch) {
     });
     actions.append(b);
   }
+}
+
+// "Where did I lose points?": the referee analyses this seat's play in the finished match (from
+// the seat's own information, about a minute), the button shows how far, then a link opens the
+// replay viewer with the analysis.
+function analyseButton() {
+  const b = el("button", "", "Analyse my play");
+  b.id = "analyse";
+  const headers = { "X-Seat-Token": token() };
+  const matchId = state.matchId;
+  b.addEventListener("click", async () => {
+    b.disabled = true;
+    b.textContent = "being analysed…";
+    try {
+      const asked = await fetch("analysis", { method: "POST", headers });
+      if (!asked.ok) { b.textContent = asked.status === 409 ? "another analysis is running" : "no analysis now"; return; }
+      for (;;) {
+        await new Promise((done) => setTimeout(done, 1000));
+        if (state.matchId !== matchId) return;
+        const now = await (await fetch("analysis", { headers, cache: "no-store" })).json();
+        if (now.state === "running") {
+          b.textContent = now.total ? `being analysed: ${now.done}/${now.total}` : "being analysed…";
+        } else if (now.state === "done") {
+          const page = await fetch("analysed", { headers, cache: "no-store" });
+          if (!page.ok) { b.textContent = "no analysis now"; return; }
+          const a = el("a", "", "Your analysis");
+          a.href = URL.createObjectURL(new Blob([await page.text()], { type: "text/html" }));
+          a.target = "_blank"; a.rel = "noopener"; a.id = "analysis-link";
+          b.replaceWith(a);
+          return;
+        } else {
+          b.textContent = "the analysis failed"; b.title = now.error || ""; return;
+        }
+      }
+    } catch { b.textContent = "no analysis now"; }
+  });
+  return b;
 }
 
 function tick() {
