@@ -20,8 +20,9 @@ from typing import Literal, TypeAlias
 import msgspec
 
 from protocol.cards import parse_card
-from protocol.ruleset import RuleSet
+from protocol.ruleset import MoonChoice, RuleSet
 from referee.replay.record import MatchRecord, RoundRecord
+from referee.rules.errors import IllegalMove
 from referee.rules.match import hands_to_masks
 from referee.rules.round import PASS, PLAY, Round
 from referee.rules.table import Table, table_for
@@ -56,6 +57,12 @@ class Decision(msgspec.Struct, frozen=True, kw_only=True):
     trick: int | None
     fallback: bool
     """The referee made this move for the seat (a forfeit or an illegal move): not graded."""
+    outcomes: dict[str, list[int]] | None = None
+    """A moon choice: what each choice adds to every seat's match score (nothing is hidden
+    then: the round is played, and the rules say what each choice does)."""
+
+
+MOON_CHOICES: tuple[MoonChoice, ...] = ("add_to_others", "subtract_from_shooter")
 
 
 def pass_text(cards: Sequence[str]) -> str:
@@ -105,7 +112,17 @@ class _Walk:
                 round_.play(play.seat, parse_card(play.card))
         if rec.moon is not None and rec.moon.seat in self.seats:
             info = self.info(rec.moon.seat, "moon")
-            yield Decision(info=info, chosen=rec.moon.choice, phase="moon", trick=None, fallback=rec.moon.fallback)
+            outcomes: dict[str, list[int]] | None = {}
+            try:
+                for choice in MOON_CHOICES:
+                    after = self.round.copy()
+                    after.choose_moon(rec.moon.seat, choice)
+                    assert after.result is not None and outcomes is not None
+                    outcomes[choice] = list(after.result.score_changes)
+            except IllegalMove:  # the rules do not replay this round to its moon: not analysed
+                outcomes = None
+            yield Decision(info=info, chosen=rec.moon.choice, phase="moon", trick=None, fallback=rec.moon.fallback,
+                           outcomes=outcomes)  # fmt: skip
 
     def _play(self, seat: int, card: str, fallback: bool, number: int) -> Decision:
         round_ = self.round

@@ -14,11 +14,13 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 
-from referee.analysis.estimate import Budget, Estimate, estimate
+from protocol.ruleset import RuleSet
+from referee.analysis.estimate import Budget, ChoiceValue, Estimate, Interval, estimate
 from referee.analysis.grading import grade
 from referee.analysis.infoset import PHASES, Decision, deal_views, match_decisions
 from referee.analysis.luck import LuckTask, RoundLuck, round_luck
 from referee.analysis.report import ERRORS, Analysis, DecisionReport, SeatSummary, Verdict
+from referee.analysis.winchance import first_chance, shape_of
 from referee.replay.record import MatchRecord
 from referee.rules.playout import Policy
 
@@ -72,11 +74,13 @@ def _unvalued(i: int, d: Decision) -> DecisionReport | None:
     reason: str | None = None
     if d.fallback:
         verdict: Verdict = "fallback"
-    elif d.info.kind == "moon":
+    elif d.info.kind == "moon" and d.outcomes is None:
         verdict, reason = (
             "not_analysed",
             _MOON_REASON,
         )
+    elif d.info.kind == "moon":
+        return None
     elif d.info.kind == "play" and len(d.info.view.legal) == 1:
         verdict = "forced"
     else:
@@ -85,6 +89,29 @@ def _unvalued(i: int, d: Decision) -> DecisionReport | None:
         index=i, seat=d.info.view.seat, round=d.info.round, trick=d.trick, kind=d.info.kind, phase=d.phase,
         chosen=d.chosen, verdict=verdict, reason=reason,
     )  # fmt: skip
+
+
+def moon_estimate(d: Decision, rules: RuleSet) -> Estimate:
+    """A moon choice valued exactly: nothing is hidden once the round is played, and each
+    choice's score changes are the rules' (``Decision.outcomes``). Its points are the seat's
+    change less the others' mean change, equal for both choices (26 off the shooter or 26 on
+    each other seat): the choice moves the match alone, so it is judged by the chance of
+    finishing first after the round (``winchance``), with no interval to it."""
+    seat, shape = d.info.view.seat, shape_of(rules)
+    assert d.outcomes is not None
+    values = []
+    for choice, changes in d.outcomes.items():
+        others = [c for j, c in enumerate(changes) if j != seat]
+        points = changes[seat] - sum(others) / max(1, len(others))
+        after = tuple(s + c for s, c in zip(d.info.scores, changes, strict=True))
+        chance = first_chance(shape, after, d.info.round + 1, seat)
+        values.append(ChoiceValue(choice=choice, points=Interval(points, points, points), chance=chance))
+    values.sort(key=lambda v: (-v.chance, v.choice != d.chosen))
+    chosen = next(v for v in values if v.choice == d.chosen)
+    best = values[0]
+    lost = best.chance - chosen.chance
+    return Estimate(choices=values, best=best.choice, loss=Interval(0.0, 0.0, 0.0),
+                    chance_loss=Interval(lost, lost, lost), worlds=0, exact_worlds=0, playouts=0)  # fmt: skip
 
 
 def _valued(i: int, d: Decision, e: Estimate) -> DecisionReport:
@@ -138,7 +165,9 @@ def analyse_match(
     tasks: list[Task] = []
     slots: list[int] = []
     for i, d in enumerate(decisions):
-        if reports[i] is None:
+        if reports[i] is None and d.outcomes is not None:
+            reports[i] = _valued(i, d, moon_estimate(d, record.rules))
+        elif reports[i] is None:
             tasks.append(("decision", d, task_seed(seed, d.info.round, d.info.view.seat, i), budget, policy))
             slots.append(i)
     luck_tasks = [

@@ -12,7 +12,7 @@ from protocol.cards import card_code, parse_card
 from protocol.ruleset import RuleSet
 from referee.analysis.estimate import Budget, estimate
 from referee.analysis.infoset import InfoSet, Kind, pass_text
-from referee.replay.record import MatchRecord, PassRecord, PlayRecord, RoundRecord, SeatRecord, TrickRecord
+from referee.replay.record import MatchRecord, MoonRecord, PassRecord, PlayRecord, RoundRecord, SeatRecord, TrickRecord
 from referee.rules import Match, Round, ruleset
 from referee.rules.playout import greedy_card
 from referee.rules.view import seat_view
@@ -95,6 +95,7 @@ def _round(
             done = round_.tricks[-1]
             rec.tricks[-1].winner, rec.tricks[-1].points, rec.tricks[-1].complete = done.winner, done.points, True
     if round_.phase == "moon":
+        rec.moon = MoonRecord(seat=round_.turn, choice="add_to_others")
         round_.choose_moon(round_.turn, "add_to_others")
     return rec
 

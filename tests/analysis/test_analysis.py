@@ -11,12 +11,15 @@ from collections.abc import Iterator
 
 import msgspec
 
+from protocol.cards import card_code
 from referee.analysis import Budget, analyse_match, match_decisions
-from referee.analysis.estimate import apply, estimate
+from referee.analysis.estimate import Interval, apply, estimate
 from referee.analysis.grading import grade
 from referee.analysis.infoset import Decision, InfoSet, _Walk
 from referee.analysis.report import ERRORS
+from referee.analysis.run import moon_estimate
 from referee.replay.record import RoundRecord, TrickRecord
+from referee.rules import ruleset
 from referee.rules.errors import IllegalMove
 from referee.rules.playout import finish
 from referee.rules.round import Round
@@ -197,3 +200,47 @@ def test_planted_blunders_are_flagged() -> None:
             flagged += verdict in ERRORS
     assert planted >= 10
     assert flagged >= 0.95 * planted, (flagged, planted)
+
+
+def test_a_moon_choice_is_judged_by_its_effect_on_the_match() -> None:
+    """Nothing is hidden at a moon choice: each choice's score changes are the rules', equal in
+    points (26 off the shooter or 26 on each other), and told apart by the chance of finishing
+    first. Adding 26 to the others ends the match: won by the shooter when it is then lowest,
+    lost at once when another seat is."""
+    record = simulate([greedy, greedy, greedy, greedy], 3, rounds=1)
+    d = next(iter(match_decisions(record, [1])))
+    american = ruleset("american")  # to 100 points (the record's own match is one round)
+    outcomes = {"add_to_others": [26, 0, 26, 26], "subtract_from_shooter": [0, -26, 0, 0]}
+
+    def chosen(choice: str, scores: list[int]) -> Decision:
+        info = msgspec.structs.replace(d.info, scores=scores, kind="moon")
+        return msgspec.structs.replace(d, info=info, chosen=choice, phase="moon", outcomes=outcomes)
+
+    losing = moon_estimate(chosen("add_to_others", [80, 70, 40, 50]), american)  # seat 2 ends lowest, 66
+    assert losing.best == "subtract_from_shooter" and losing.loss == Interval(0.0, 0.0, 0.0)
+    assert [v.points.mean for v in losing.choices] == [-26.0, -26.0] and losing.choices[1].chance == 0.0
+    assert grade(False, (0.0, 0.0, 0.0), (losing.chance_loss.mean,) * 3) == "blunder"
+    winning = moon_estimate(chosen("add_to_others", [90, 60, 70, 80]), american)  # the shooter ends lowest, 60
+    assert winning.best == "add_to_others" and winning.choices[0].chance == 1.0 and winning.chance_loss.mean == 0.0
+
+
+def test_a_logged_moon_choice_is_valued_from_the_rules() -> None:
+    """From a record: the shooter's choice gets both choices' score changes from the round as
+    replayed (no sampling), and a grade instead of 'not analysed'."""
+    rules = ruleset("american-moon-choice")
+    record = simulate([_highest, _lowest, _lowest, _lowest], 67, rounds=1, rules=rules)
+    moon = record.rounds[0].moon
+    assert moon is not None  # seat 3, ducked by everyone, took every point
+    [d] = [d for d in match_decisions(record, [moon.seat]) if d.phase == "moon"]
+    assert d.outcomes == {"add_to_others": [26, 26, 26, 0], "subtract_from_shooter": [0, 0, 0, -26]}
+    found = analyse_match(record, [moon.seat], seed=1, budget=Budget(first=8, most=8, luck=8), workers=1)
+    [report] = [r for r in found.decisions if r.kind == "moon"]
+    assert report.verdict == "best" and {c.choice for c in report.choices or []} == set(d.outcomes)
+
+
+def _highest(round_: Round, seat: int, rng: random.Random) -> str:
+    return card_code(max(round_.legal_plays(), key=lambda c: c & 15))
+
+
+def _lowest(round_: Round, seat: int, rng: random.Random) -> str:
+    return card_code(min(round_.legal_plays(), key=lambda c: c & 15))
