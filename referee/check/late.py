@@ -108,10 +108,15 @@ async def diagnose(
     if line is None:
         return None
     after = (trio.current_time() - closed) * 1000
-    with trio.move_on_after(listen):  # what it says on stderr as it reads the rest
+
+    def said_later() -> str:
+        return conversation.link.stderr_text()[0][read_before:].lower()
+
+    with trio.move_on_after(listen):  # what it says on stderr as it reads the rest, once its pipe is drained
         await conversation.link.wait_end(listen, conversation._hold)
-    said_later = conversation.link.stderr_text()[0][read_before:].lower()
-    if any(sign in said_later for sign in READ_SIGNS):
+        while not any(sign in said_later() for sign in READ_SIGNS):
+            await trio.sleep(0.01)  # the stderr reader may trail the bot's exit
+    if any(sign in said_later() for sign in READ_SIGNS):
         return Late(
             f"its line came {after:.0f} ms after the check closed the bot's input, and only then did it read the "
             "referee's error, written before: it reads its input late, in blocks",
