@@ -4,11 +4,11 @@ worth (thin: the work is in referee.analysis; docs/analysis.md)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Final
+from typing import Any, Final, TypeVar
 
 import click
 import msgspec
@@ -84,6 +84,20 @@ def cluster_executor(address: str | None) -> Iterator[Executor | None]:
             cluster.close()
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+WORKERS_OPTION = click.option(
+    "--workers", default=None, type=click.IntRange(1, 512), help="Processes (default: every core)."
+)
+"""The processes an analysis runs in (``referee analyze``, ``ladder analyze``, ``bench analyze``)."""
+
+
+def budget_option(*names: str, help: str) -> Callable[[F], F]:
+    """The worlds a decision gets at most (``Budget.most``), under ``names``: one range for
+    every command that analyses."""
+    return click.option(*names, default=Budget().most, show_default=True, type=click.IntRange(8, 100_000), help=help)
+
+
 CLUSTER_OPTION = click.option(
     "--cluster",
     default=None,
@@ -109,13 +123,7 @@ CLUSTER_OPTION = click.option(
 @click.option(
     "--seed", default=1, show_default=True, type=int, help="Seed of the sampling: the same seed, the same figures."
 )
-@click.option(
-    "--budget",
-    default=Budget().most,
-    show_default=True,
-    type=click.IntRange(8, 100_000),
-    help="Worlds per decision at most.",
-)
+@budget_option("--budget", help="Worlds per decision at most.")
 @click.option(
     "--precision",
     default=Budget().precision,
@@ -126,7 +134,7 @@ CLUSTER_OPTION = click.option(
 @click.option(
     "--policy", default="greedy", show_default=True, type=click.Choice(["greedy", "random"]), help="The playout policy."
 )
-@click.option("--workers", default=None, type=click.IntRange(1, 512), help="Processes (default: every core).")
+@WORKERS_OPTION
 @CLUSTER_OPTION
 def analyze(
     *,

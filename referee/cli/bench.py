@@ -24,6 +24,7 @@ from referee.bench.projection import projection_cases
 from referee.bench.sandbox import bench_startup
 from referee.bench.sprt import DATA, PAIRS, SprtBench, bench_sprt, load_sets
 from referee.bench.web_attacks import ATTACKS, bench_web_attacks
+from referee.cli.analyze import WORKERS_OPTION
 from referee.cli.options import (
     MATCH_COUNT,
     MAX_CONCURRENCY,
@@ -58,7 +59,7 @@ def _report(result: object, as_json: bool, text: str) -> None:
 )
 @click.option("--seed", default=1, show_default=True, type=int)
 @click.option("--seat", default=0, show_default=True, type=int)
-@click.option("--workers", default=None, type=click.IntRange(1, 512), help="Processes (default: every core).")
+@WORKERS_OPTION
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def analyze_bench(log_path: str | None, seed: int, seat: int, workers: int | None, as_json: bool) -> None:
     """`referee analyze` for one seat of a whole match: playouts/s, decisions/s, time per match."""

@@ -20,8 +20,9 @@ from rich.console import Console
 from rich.text import Text
 
 from protocol.ruleset import RuleSet
-from referee.analysis import Budget
+from referee.cli.analyze import budget_option
 from referee.cli.ladder_analyze import analyze_command
+from referee.cli.ladder_store import open_existing
 from referee.cli.options import (
     CONCURRENCY,
     MATCH_COUNT,
@@ -172,21 +173,6 @@ def season_options(command: Callable[..., None]) -> Callable[..., None]:
     return with_season
 
 
-def _open(db: str) -> LadderStore:
-    """An existing ladder, or a ``ClickException`` that says how to make one."""
-    missing = click.ClickException(f"{db}: no such ladder (run `referee ladder run CONFIG --db {db}` first)")
-    if not Path(db).exists():
-        raise missing
-    try:
-        store = LadderStore(db)
-    except LadderError as err:
-        raise click.ClickException(str(err)) from None
-    if not store.initialized:
-        store.close()
-        raise missing
-    return store
-
-
 @ladder.command("run")
 @click.argument("config", type=click.Path(exists=True, dir_okay=False))
 @click.option(
@@ -266,13 +252,7 @@ def _open(db: str) -> LadderStore:
     help="Meanwhile analyse up to N finished matches per bot not analysed yet, in a background process at "
     "nice 19 (as referee ladder analyze; the bot pages show them); 0: none.",
 )
-@click.option(
-    "--analyze-budget",
-    default=Budget().most,
-    show_default=True,
-    type=click.IntRange(8, 100_000),
-    help="With --analyze: worlds per decision at most.",
-)
+@budget_option("--analyze-budget", help="With --analyze: worlds per decision at most.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress and no table: for scripts.")
 @pages_beside
 def run_command(
@@ -439,7 +419,7 @@ def table_command(db: str, as_json: bool, as_csv: bool, bot: str | None, top: in
         raise click.UsageError("--json and --csv exclude each other")
     if bot is not None and as_csv:
         raise click.UsageError("--bot shows one bot as text or --json, not as CSV")
-    store = _open(db)
+    store = open_existing(db)
     try:
         rows = standings(store)
         done, total = store.progress()
@@ -480,7 +460,7 @@ def table_command(db: str, as_json: bool, as_csv: bool, bot: str | None, top: in
 def order_command(db: str, top: int, as_json: bool) -> None:
     """How sure the order of the top bots is: each pair of neighbours (sure, reversed or not
     sure, on which evidence, sets with both) and about how many more sets would make it sure."""
-    store = _open(db)
+    store = open_existing(db)
     try:
         order = order_of(store, top, standings(store))
     except LadderError as err:
@@ -504,7 +484,7 @@ def season_command(db: str, as_json: bool) -> None:
     """The ladder's season: when it ends, when submissions close, its state (regular, final,
     over), the final's bots and the final's order with how sure it is (from the final's
     matches alone)."""
-    store = _open(db)
+    store = open_existing(db)
     try:
         report = season_report(store, utc_now())
     except LadderError as err:
@@ -527,7 +507,7 @@ def season_command(db: str, as_json: bool) -> None:
 @DB_OPTION
 def compare_command(a: str, b: str, db: str) -> None:
     """How sure the ladder is that bot A is stronger than bot B."""
-    store = _open(db)
+    store = open_existing(db)
     try:
         click.echo(format_comparison(compare(store, a, b)))
     except LadderError as err:
@@ -541,7 +521,7 @@ def compare_command(a: str, b: str, db: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def times_command(db: str, as_json: bool) -> None:
     """Each bot's time per decision (request to reply) over the finished matches' logs."""
-    store = _open(db)
+    store = open_existing(db)
     try:
         found = ladder_times(store)
     except LadderError as err:
@@ -565,7 +545,7 @@ def times_command(db: str, as_json: bool) -> None:
 def plot_command(out: str, db: str) -> None:
     """Draw every bot's rating (μ ± σ) over the matches to OUT (.svg, .png or .pdf)."""
     check_output_file(out, "OUT", make_folders=False)
-    store = _open(db)
+    store = open_existing(db)
     # imported only once the arguments are good: matplotlib takes half a second, and on its
     # first import builds a font cache (which may start a subprocess)
     from referee.ladder.plot import plot_ratings  # noqa: PLC0415
@@ -692,7 +672,7 @@ def entrant_add_command(name: str, db: str, new_secret: bool, public: PublicUrl 
     problem = name_problem(name)
     if problem is not None:
         raise click.BadParameter(problem, param_hint="NAME")
-    store = _open(db)
+    store = open_existing(db)
     try:
         done, secret = add_entrant(store, name, again=new_secret)
         versions = sum(1 for v in store.versions() if v.entrant == name)
@@ -717,7 +697,7 @@ def entrant_add_command(name: str, db: str, new_secret: bool, public: PublicUrl 
 def entrant_list_command(db: str) -> None:
     """The entrants with a private link: their names, their versions, when each link was made
     (never a secret: none is kept)."""
-    store = _open(db)
+    store = open_existing(db)
     try:
         found = entrants(store.db)
     finally:
