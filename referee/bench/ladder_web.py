@@ -89,6 +89,12 @@ async def get(app: Any, target: str) -> tuple[int, bytes]:
     scope = {"type": "http", "method": "GET", "path": unquote(path), "raw_path": path.encode(),
              "query_string": query.encode(), "headers": [(b"host", b"127.0.0.1:8000")], "http_version": "1.1",
              "scheme": "http"}  # fmt: skip
+    status, _, body = await answer_of(app, scope)
+    return status, body
+
+
+async def answer_of(app: Any, scope: dict[str, Any]) -> tuple[int, dict[bytes, bytes], bytes]:
+    """One request without a body through an ASGI application: its status, headers and body."""
     sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
@@ -98,7 +104,7 @@ async def get(app: Any, target: str) -> tuple[int, bytes]:
         sent.append(message)
 
     await app(scope, receive, send)
-    return int(sent[0]["status"]), b"".join(m.get("body", b"") for m in sent[1:])
+    return int(sent[0]["status"]), dict(sent[0]["headers"]), b"".join(m.get("body", b"") for m in sent[1:])
 
 
 @dataclass(frozen=True)

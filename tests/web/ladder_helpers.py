@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from referee.bench.ladder_web import ADDRESS, get
+from referee.bench.ladder_web import ADDRESS, answer_of, get
 from referee.ladder.schedule import draw_sets
 from referee.rules import ruleset
 from referee.shared import FaultReport
@@ -45,20 +45,6 @@ def _crashing(match: ScheduledMatch) -> MatchRecord:
         for i, bot in enumerate(match.seats) if bot == HOSTILE
     ]  # fmt: skip
     return replace(record, faults=faults, log=f"{match.key}.jsonl")
-
-
-async def answer_of(app: Any, scope: dict[str, Any]) -> tuple[int, dict[bytes, bytes], bytes]:
-    """One request without a body through an ASGI application: its status, headers and body."""
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    await app(scope, receive, send)
-    return sent[0]["status"], dict(sent[0]["headers"]), b"".join(m.get("body", b"") for m in sent[1:])
 
 
 class View:
