@@ -12,7 +12,7 @@ from playwright.sync_api import Page
 
 from referee.ladder.schedule import draw_sets
 from referee.rules import ruleset
-from referee.store.records import LadderSettings
+from referee.store.records import LadderSettings, Season
 from referee.store.writer import LadderStore
 from tests.duel.helpers import undecided_duel
 from tests.ladder.helpers import record_of
@@ -90,4 +90,17 @@ def test_the_duels_table_fits_a_phone(page: Page, tmp_path: Path) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
     page.set_content(page_html(tmp_path / "duel.db"))
     assert page.locator("table.duel td").count() > 0
+    fits(page)
+
+
+def test_the_season_block_fits_a_phone(page: Page, tmp_path: Path) -> None:
+    """The leaderboard's Season block (issue 42, part 7), with its times and the final, on a phone."""
+    db = ladder(tmp_path)
+    store = LadderStore(db)
+    store.set_season(Season(ends="2026-03-01T18:00:00+00:00", closes="2026-03-01T12:00:00+00:00", final_top=3,
+                            final_sets=10, ends_given="2026-03-01T18:00:00+00:00"))  # fmt: skip
+    store.close()
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.set_content(page_html(db))
+    assert page.locator("section.season").inner_text().count("2026-03-01") == 2
     fits(page)
