@@ -1,8 +1,10 @@
 """Starting bot programs from one long-lived thread, so that "dies with its parent" means it.
 
-A sandboxed bot is started with bubblewrap's ``--die-with-parent`` (``PR_SET_PDEATHSIG``): when
-the referee dies, even by SIGKILL, the kernel kills the sandbox. But the kernel ties that signal
-to the *thread* that forked the child, not the process, and ``trio.lowlevel.open_process`` forks
+Every bot dies with the referee, even one killed by SIGKILL: its gate arms the parent-death
+signal (``PR_SET_PDEATHSIG``, ``setpriv --pdeathsig``) before it runs anything (``gate``), and a
+sandbox is started with bubblewrap's ``--die-with-parent`` too; what a bot leaves in its control
+group is killed by the referee's reaper (``referee.sandbox.reaper``). But the kernel ties that
+signal to the *thread* that forked the child, not the process, and ``trio.lowlevel.open_process`` forks
 in a worker thread of trio's cache, which exits after ten idle seconds, killing every bot it had
 started (a ladder's kept bots, a long match). So bots are forked here, by one daemon thread that
 lives as long as the referee; the pipes are trio ``FdStream``s and the exit is awaited on a
@@ -27,6 +29,7 @@ import contextlib
 import functools
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import threading
@@ -128,9 +131,33 @@ def _the_spawner() -> _Spawner:
         return _cached_spawner()
 
 
-GATE: Final = ("/bin/sh", "-c", 'read -r _ || exit 125; exec "$@"', "bot-gate")
-"""The gate's shell: wait for one line on stdin (the shell reads it byte by byte, never past
-its end), then run the rest in its place, with stdin left at the first protocol message."""
+GATE_SCRIPT: Final = '[ "$PPID" = "$1" ] || exit 125; shift; read -r _ || exit 125; exec "$@"'
+"""The gate's shell: give up if its parent is no longer the referee that started it, wait for
+one line on stdin (the shell reads it byte by byte, never past its end), then run the rest in
+its place, with stdin left at the first protocol message."""
+
+
+@functools.cache
+def _setpriv() -> str | None:
+    return shutil.which("setpriv")
+
+
+def gate(referee: int) -> tuple[str, ...]:
+    """The gate's command for a child of process ``referee``, the bot's command to follow.
+
+    ``setpriv --pdeathsig KILL`` arms the parent-death signal before the shell starts, so the
+    bot dies with the referee even when the referee is killed (``SIGKILL``) the moment it starts
+    a bot: bubblewrap's own ``--die-with-parent`` is armed only after its clone, and a referee
+    killed before that left the whole sandbox running (a hostile bot's lingerers with it). The
+    signal survives the ``exec`` of bwrap and of the bot (neither is set-user-ID here). A signal
+    armed after its parent died never comes: the shell, started after the arming, compares its
+    parent with ``referee`` and runs nothing if they differ. Without ``setpriv`` (util-linux) the
+    gate is the shell alone and a bot outlives a killed referee until its stdin ends."""
+    shell = ("/bin/sh", "-c", GATE_SCRIPT, "bot-gate", str(referee))
+    setpriv = _setpriv()
+    return (setpriv, "--pdeathsig", "KILL", "--", *shell) if setpriv is not None else shell
+
+
 GATE_LINE: Final = b"open\n"
 GATE_CLOSED: Final = 125
 """The gate's exit status when stdin ended before the line (the bot never ran)."""
@@ -170,7 +197,7 @@ async def spawn(
     parent_err, child_err = os.pipe()
     ours = (parent_in, parent_out, parent_err)
     theirs = (child_in, child_out, child_err)
-    argv = [*GATE, *args] if place is not None else list(args)
+    argv = [*gate(os.getpid()), *args] if place is not None else list(args)
     for fd in ours:
         os.set_inheritable(fd, False)
     try:

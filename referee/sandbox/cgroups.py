@@ -168,8 +168,22 @@ def _rmtree(path: Path) -> None:
         _rmdir(path)
 
 
+def _end_stale(path: Path) -> None:
+    """Kill what a dead referee left in its folders (its reaper gone too: a ``pkill -9`` that
+    named both), thawing a frozen group first: a frozen process dies only once thawed."""
+    for folder, _, _ in os.walk(path):
+        here = Path(folder)
+        with contextlib.suppress(OSError):
+            _write(here / "freezer.state", "THAWED", optional=True)
+            _write(here / "cgroup.freeze", 0, optional=True)
+        for pid in _read(here / "cgroup.procs", missing="").split():
+            with contextlib.suppress(OSError):
+                os.kill(int(pid), signal.SIGKILL)
+
+
 def _sweep(parent: Path, pid: int) -> None:
-    """Remove the empty folders of referees that died without cleaning up."""
+    """Remove the folders of referees that died without cleaning up, killing what is left in
+    them (a folder that stays busy is tried again by the next referee)."""
     with contextlib.suppress(OSError):
         for entry in list(os.scandir(parent)):
             match = _STALE.fullmatch(entry.name)
@@ -179,7 +193,12 @@ def _sweep(parent: Path, pid: int) -> None:
                 and entry.is_dir(follow_symlinks=False)
                 and not Path(f"/proc/{match[1]}").exists()
             ):
-                _rmtree(Path(entry.path))
+                _end_stale(Path(entry.path))
+                for _ in range(10):  # the killed leave within milliseconds
+                    _rmtree(Path(entry.path))
+                    if not os.path.lexists(entry.path):
+                        break
+                    time.sleep(0.02)
 
 
 def _safe_name(name: str) -> str:
@@ -427,6 +446,9 @@ class CgroupHost:
         self._groups: list[BotGroup] = []
         self._named: dict[str, int] = {}
         """The last number given to each group name (``bot-x``, ``bot-x-2``...)."""
+        self.on_emptied: list[Callable[[], None]] = []
+        """Run by ``close`` once every group and folder is gone, before the referee leaves its
+        v2 leaf: the reaper's release (``referee.sandbox.reaper.guard``), which shares the leaf."""
 
     def create(self, name: str, limits: BotGroupLimits | None = None) -> BotGroup:
         """Make a group for the bot ``name`` (sanitized; ``-2``, ``-3``... when taken) in every
@@ -486,6 +508,9 @@ class CgroupHost:
                 pass
             except OSError as err:
                 raise _fail(base, "remove", err) from err
+        emptied, self.on_emptied = self.on_emptied, []
+        for then in emptied:
+            then()
         leaf, self._leaf = self._leaf, None
         if leaf is not None:  # back to <own> unless another referee's folders need its controllers
             own = leaf.parent

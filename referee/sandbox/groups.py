@@ -14,6 +14,7 @@ import os
 import threading
 
 from referee.sandbox.cgroups import CgroupError, CgroupHost, Unavailable, detect
+from referee.sandbox.reaper import guard
 
 _lock = threading.Lock()
 _host: CgroupHost | Unavailable | None = None
@@ -32,6 +33,8 @@ def bot_groups() -> CgroupHost | Unavailable:
             _host, _owner = detect(), os.getpid()
             if isinstance(_host, CgroupHost):
                 atexit.register(_close, _host)
+                with contextlib.suppress(OSError):  # without it, bubblewrap's parent-death signal alone
+                    guard(_host)
                 if _weight[0] is not None:
                     with contextlib.suppress(CgroupError, OSError):  # a weight is a wish, not a bound
                         _host.weigh(_weight[0])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -19,6 +20,7 @@ import pytest
 
 from referee.sandbox import cgroups
 from referee.sandbox.cgroups import BotGroup, BotGroupLimits, CgroupError, CgroupHost, Unavailable, detect
+from referee.sandbox.reaper import guard
 
 PY = sys.executable
 MIB = 1024 * 1024
@@ -206,6 +208,58 @@ V2_NOT_ON_ROOT = {
 """The files of a v2 group that the root has not (by controller: ``memory`` -> ``memory.max``...)."""
 
 
+KILLED_REFEREE = """
+import os, subprocess, sys
+from referee.sandbox.cgroups import detect
+from referee.sandbox.reaper import guard
+host = detect()
+guard(host)
+for name, frozen in (("awake", False), ("frozen", True)):
+    group = host.create(name)
+    join = group.preexec()
+    subprocess.Popen(["bash", "-c", f"setsid bash -c 'exec -a {sys.argv[1]}-{name} sleep 300' & wait"], preexec_fn=join)
+    group.close_join_fds()
+    while len(group.pids()) < 2:
+        pass
+    if frozen:
+        group.freeze()
+print(" ".join(str(p) for p in host.bases.values()), flush=True)
+os.kill(os.getpid(), 9)
+"""
+
+
+@pytest.mark.process
+def test_a_referee_killed_by_sigkill_takes_its_groups_along(host: CgroupHost) -> None:
+    """No clean-up runs in a process killed by SIGKILL: its reaper kills the setsid children
+    it left in its groups, a frozen group's too (thawed first, or they could never die), and
+    removes the folders."""
+    title = f"reaped-{uuid.uuid4().hex[:10]}"
+    done = subprocess.run([PY, "-c", KILLED_REFEREE, title], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == -9, done.stderr
+    bases = {Path(p) for p in done.stdout.split()}
+    deadline = time.monotonic() + 10
+    while (left := _titled(title)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert left == [], "a killed referee's bots outlived it"
+    while any(base.exists() for base in bases) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(base.exists() for base in bases)
+
+
+def _titled(title: str) -> list[str]:
+    found = subprocess.run(["pgrep", "-f", f"^{title}-"], capture_output=True, text=True, check=False)
+    return found.stdout.split()
+
+
+@pytest.mark.process
+def test_a_closed_host_ends_its_reaper(host: CgroupHost) -> None:
+    reaper = guard(host)
+    assert reaper.pid is not None and running(reaper.pid)
+    pid = reaper.pid
+    host.close()
+    assert not running(pid)
+
+
 @pytest.fixture
 def fake_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     """mkdir fills a new folder with (empty) interface files, as cgroupfs does: the parent's,
@@ -340,6 +394,22 @@ def test_v2_below_the_root_moves_the_referee_into_a_leaf(tmp_path: Path, own: st
 
 
 @pytest.mark.usefixtures("fake_kernel")
+def test_a_dead_referees_frozen_leftovers_are_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A referee and its reaper both killed (one ``pkill -9``): the next referee thaws and kills
+    what they left, then removes the folders (here the fake kernel's processes never leave)."""
+    lay_out(tmp_path, V2_ROOT)
+    stale = tmp_path / f"hearts-referee-{dead_pid()}"
+    lay_out(stale / "bot-x", {"cgroup.freeze": "1", "cgroup.procs": "31337\n31338\n"})
+    killed: list[tuple[int, int, str]] = []
+    frozen = stale / "bot-x" / "cgroup.freeze"
+    monkeypatch.setattr(cgroups.os, "kill", lambda pid, sig: killed.append((pid, sig, frozen.read_text())))
+    monkeypatch.setattr(cgroups.time, "sleep", lambda _: None)
+    assert isinstance(detect(tmp_path, "0::/\n", pid=4242), CgroupHost)
+    assert killed == [(31337, signal.SIGKILL, "0"), (31338, signal.SIGKILL, "0")]  # thawed first
+    assert not stale.exists()
+
+
+@pytest.mark.usefixtures("fake_kernel")
 def test_v2_unavailable_says_why(tmp_path: Path) -> None:
     lay_out(tmp_path, V2_ROOT)
     lay_out(tmp_path / "shared", {**V2_ROOT, "cgroup.procs": "4242\n77\n"})
@@ -461,6 +531,7 @@ def test_a_planted_symlink_is_never_followed(tmp_path: Path, monkeypatch: pytest
     found.close()
 
 
+@pytest.mark.process  # this process's host starts its reaper
 def test_tables_cpu_weight_weighs_this_referees_real_host() -> None:
     """``--tables-cpu-weight`` sets the weight of the folder that holds every bot's group, on
     this machine's real hierarchy (the option's callback is ``weigh_tables``)."""

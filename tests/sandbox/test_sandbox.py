@@ -64,6 +64,11 @@ def lingering(marker: str) -> list[str]:
     return [line for line in done.stdout.splitlines() if "pgrep" not in line and "pytest" not in line]
 
 
+def bots(marker: str) -> list[str]:
+    """The processes titled with ``marker`` but the referee (its command line names it too)."""
+    return [line for line in lingering(marker) if "referee.cli" not in line]
+
+
 def gone(marker: str, seconds: float = 10.0) -> bool:
     """Whether every process titled with ``marker`` has ended (polled, bounded)."""
     deadline = time.monotonic() + seconds
@@ -171,7 +176,10 @@ def test_a_bot_leaves_no_process_behind(tmp_path: Path) -> None:
     assert gone(marker), lingering(marker)
 
 
-def test_a_killed_referee_leaves_no_sandboxed_process(tmp_path: Path) -> None:
+@pytest.mark.parametrize("when", ["starting", "lingering"])
+def test_a_killed_referee_leaves_no_sandboxed_process(tmp_path: Path, when: str) -> None:
+    """Killed as the sandbox starts (before bubblewrap arms its own parent-death signal: the
+    gate's covers it) or once the bot's lingerers are up."""
     marker = uuid.uuid4().hex[:12]
     slow = f"{PY} {ROOT}/tests/bots/hostile_bot.py sleep {marker}"  # never answers a play request
     process = subprocess.Popen(
@@ -195,10 +203,11 @@ def test_a_killed_referee_leaves_no_sandboxed_process(tmp_path: Path) -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    up = ("bwrap",) if when == "starting" else (f"linger-{marker}", f"linger2-{marker}")
     deadline = time.monotonic() + 30
-    while len(lingering(marker)) < 3 and time.monotonic() < deadline:  # bots and lingerers up
-        time.sleep(0.1)
-    assert lingering(marker), "the bots never started"
+    while not all(any(u in line for line in bots(marker)) for u in up) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert bots(marker), "the bots never started"
     process.send_signal(signal.SIGKILL)
     process.wait()
     assert gone(marker), lingering(marker)
