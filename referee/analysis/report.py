@@ -41,7 +41,9 @@ class DecisionReport(msgspec.Struct, kw_only=True):
     chance_loss: Interval | None = None
     """Chance of finishing first lost against the best choice."""
     choices: list[ChoiceValue] = msgspec.field(default_factory=list)
-    """Every candidate valued, best first."""
+    """The best candidates valued (``SHOWN``, 12) and the choice made, best first."""
+    valued: int = 0
+    """Candidates valued (a pass in American Hearts: all 286)."""
     worlds: int = 0
     exact_worlds: int = 0
     playouts: int = 0

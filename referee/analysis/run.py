@@ -120,7 +120,7 @@ def _valued(i: int, d: Decision, e: Estimate) -> DecisionReport:
     return DecisionReport(
         index=i, seat=d.info.view.seat, round=d.info.round, trick=d.trick, kind=d.info.kind, phase=d.phase,
         chosen=d.chosen, verdict=verdict, best=e.best, loss=loss, chance_loss=chance, choices=e.choices,
-        worlds=e.worlds, exact_worlds=e.exact_worlds, playouts=e.playouts,
+        worlds=e.worlds, exact_worlds=e.exact_worlds, playouts=e.playouts, valued=e.valued or len(e.choices),
     )  # fmt: skip
 
 

@@ -20,6 +20,7 @@ from referee.bench.ladder_pool import bench_ladder_pool
 from referee.bench.ladder_web import bench_ladder_web, flood, make_ladder
 from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
 from referee.bench.openspiel import OpenSpielMissing, bench_openspiel
+from referee.bench.passes import bench_passes
 from referee.bench.projection import projection_cases
 from referee.bench.sandbox import bench_startup
 from referee.bench.sprt import DATA, PAIRS, SprtBench, bench_sprt, load_sets
@@ -60,9 +61,31 @@ def _report(result: object, as_json: bool, text: str) -> None:
 @click.option("--seed", default=1, show_default=True, type=int)
 @click.option("--seat", default=0, show_default=True, type=int)
 @WORKERS_OPTION
+@click.option(
+    "--passes",
+    default=0,
+    type=click.IntRange(0, 10_000),
+    help="Instead: the race of passes against every legal pass valued on --worlds worlds, over N pass decisions.",
+)
+@click.option("--worlds", default=256, show_default=True, type=click.IntRange(8, 100_000), help="With --passes.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def analyze_bench(log_path: str | None, seed: int, seat: int, workers: int | None, as_json: bool) -> None:
+def analyze_bench(
+    log_path: str | None, seed: int, seat: int, workers: int | None, passes: int, worlds: int, as_json: bool
+) -> None:
     """`referee analyze` for one seat of a whole match: playouts/s, decisions/s, time per match."""
+    if passes:
+        race = bench_passes(passes, seed, worlds, workers)
+        _report(
+            race,
+            as_json,
+            f"{race.decisions} pass decisions of greedy American matches, {race.legal} legal passes each, "
+            f"reference: every pass on {race.reference_worlds} worlds\n"
+            f"  race: regret {race.race_regret:.3f} ± {race.race_regret_half:.3f} pts, found the best in "
+            f"{race.race_found}, {race.race_playouts:,.0f} playouts a decision\n"
+            f"  old set ({race.old_candidates:.1f} candidates): regret {race.old_regret:.3f} ± "
+            f"{race.old_regret_half:.3f} pts, held the best in {race.old_found}",
+        )
+        return
     found = bench_analyze(log_path, seed, seat, workers)
     _report(
         found,

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.analysis import Budget, analyse_match, match_decisions
-from referee.analysis.estimate import Estimate, Interval, estimate
+from referee.analysis.estimate import SHOWN, Estimate, Interval, estimate
 from referee.analysis.grading import grade
 from referee.analysis.report import ERRORS, Analysis
 from referee.analysis.worlds import Dealer
@@ -20,7 +20,7 @@ from referee.rules.sampling import knowledge
 from referee.rules.table import table_for
 from tests.analysis.helpers import Searcher, first_legal, greedy, greedy_pass, simulate
 
-TINY = Budget(first=8, most=16, luck=8)
+TINY = Budget(first=8, most=16, luck=8, sift=4)
 PLAYERS = {"greedy": greedy, "first_legal": first_legal}
 
 
@@ -36,10 +36,11 @@ def _contains(value: Interval) -> bool:
     variant=st.sampled_from(["american", "omnibus"]),
 )
 def test_every_estimate_keeps_the_invariants(seed: int, players: list[str], pick: int, variant: str) -> None:
-    """At a decision drawn from a match drawn: the card played is legal; every legal card is a
-    choice valued and every choice valued is legal (a pass: three cards of the hand); the loss
-    is never below zero (the best is the least of the same means); every interval holds its
-    point estimate; a grade worse than ``good`` only where the loss's interval excludes zero."""
+    """At a decision drawn from a match drawn: the card played is legal; every legal choice is
+    valued (every card; a pass: all 286 ways to pass three of thirteen cards) and every choice
+    shown is legal, the best ones and the one made; the best has the least mean of those still
+    racing; every interval holds its point estimate; a grade worse than ``good`` only where the
+    loss's interval excludes zero."""
     rules = ruleset(variant, {"end": "rounds", "rounds": 1})
     record = simulate([PLAYERS[p] for p in players], seed, rounds=1, rules=rules)
     decisions = [d for d in match_decisions(record, range(4)) if d.info.kind in ("play", "pass")]
@@ -47,16 +48,18 @@ def test_every_estimate_keeps_the_invariants(seed: int, players: list[str], pick
     found: Estimate = estimate(d.info, d.chosen, seed, TINY)
     choices = [c.choice for c in found.choices]
     assert len(set(choices)) == len(choices)
+    assert d.chosen in choices and len(choices) >= min(found.valued, SHOWN)
     if d.info.kind == "play":
         assert d.chosen in d.info.view.legal
-        assert set(choices) == set(d.info.view.legal)
+        assert set(choices) <= set(d.info.view.legal) and found.valued == len(d.info.view.legal)
     else:
         hand = set(d.info.view.hand)
         assert all(len(c.split()) == rules.pass_count and set(c.split()) <= hand for c in choices)
-        assert d.chosen in choices
+        assert found.valued == math.comb(len(hand), rules.pass_count)
     assert found.best == choices[0]
-    assert found.loss.mean >= -1e-9
-    assert found.worlds >= TINY.first and found.worlds <= TINY.most
+    made = next(c for c in found.choices if c.choice == d.chosen)
+    assert found.choices[0].points.mean <= made.points.mean
+    assert TINY.first <= found.worlds <= 2 * TINY.most  # the race's, then as many fresh for the loss
     for value in (found.loss, found.chance_loss, *(c.points for c in found.choices)):
         assert _contains(value)
     verdict = grade(
