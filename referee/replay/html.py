@@ -1,8 +1,11 @@
 """A replayed match as one self-contained HTML page: the table, every hand, card by card.
 
-The page is ``viewer.html`` (inline CSS and JavaScript, no network access) with the match's
-``MatchRecord`` embedded as JSON; the script builds every step from it (the deal, the passes,
-the declarations, each card played, each round's result), so the file is all a viewer needs.
+The page is the Jinja2 template ``viewer.html`` (inline CSS and JavaScript, no network access)
+with the match's ``MatchRecord`` embedded as JSON; the script builds every step from it (the
+deal, the passes, the declarations, each card played, each round's result), so the file is all a
+viewer needs. The template is rendered with autoescaping on, as every page of ours is: the title
+(the rules' name, the match id) is escaped, and the JSON goes through ``json_script``, never
+``|safe``: a bot's name, stderr or fault message cannot end the data block or become markup.
 
 With an ``Analysis`` (``referee analyze``, ``referee.analysis``) the page also shows, at each
 decision of the analysed seats, the choices valued with their expected points and intervals,
@@ -13,28 +16,37 @@ the viewer shows every hand anyway, so the page shows nothing it did not.
 
 from __future__ import annotations
 
-import html
-import re
-from importlib.resources import files
-
 import msgspec
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 
 from referee.replay.record import MatchRecord
 
 _TEMPLATE = "viewer.html"
 
 
-def _embedded(value: object) -> str:
-    # "<" only occurs inside JSON strings, where \u003c means the same: no "</script>" can
-    # end the data block early.
-    return msgspec.json.encode(value).decode().replace("<", "\\u003c")
+def json_script(value: object) -> Markup:
+    """``value`` as JSON to sit in a ``<script type="application/json">``: ``Markup`` of our
+    encoder's text in which no ``<`` is left, so no ``</script>`` (nor ``<!--``) can end the
+    data block early. A ``<`` only occurs inside JSON strings, where ``\\u003c`` means the same;
+    the rest is the encoder's own, byte for byte (Jinja's ``tojson`` would re-encode through
+    ``json`` and spell ``>``, ``&`` and ``'`` as escapes too: the pages and their tests read the
+    record as msgspec writes it)."""
+    return Markup(msgspec.json.encode(value).decode().replace("<", "\\u003c"))
+
+
+_ENV = Environment(
+    loader=PackageLoader("referee.replay", "."),
+    autoescape=True,
+    undefined=StrictUndefined,
+    keep_trailing_newline=True,
+    auto_reload=False,
+)
+"""The viewer's environment: autoescaping on, as the ladder's pages' (``referee.web.ladder.markup``)."""
+_ENV.filters["json_script"] = json_script
 
 
 def match_page(record: MatchRecord, analysis: object = None) -> str:
     """The HTML page of one match (with ``analysis``, a ``referee.analysis.Analysis``, which the
     replay layer below the analysis takes as any encodable value: its figures at each decision)."""
-    template = files("referee.replay").joinpath(_TEMPLATE).read_text(encoding="utf-8")
-    title = html.escape(f"Hearts replay: {record.rules.name}, match {record.match_id}")
-    fill = {"TITLE": title, "MATCH_DATA": _embedded(record), "ANALYSIS_DATA": _embedded(analysis)}
-    # one pass: a bot's name that spells a placeholder is not filled in again
-    return re.sub(r"\{\{(TITLE|MATCH_DATA|ANALYSIS_DATA)\}\}", lambda m: fill[m.group(1)], template)
+    return _ENV.get_template(_TEMPLATE).render(record=record, analysis=analysis)

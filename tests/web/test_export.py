@@ -25,6 +25,7 @@ from urllib.parse import unquote, urlsplit
 import msgspec
 import pytest
 from click.testing import CliRunner
+from markupsafe import escape
 from playwright.sync_api import Page
 
 from referee.cli import main
@@ -133,7 +134,7 @@ def test_every_file_is_inside_and_every_link_reaches_a_file_of_the_copy(ladder: 
     assert checked > 100
     board = (out / "index.html").read_text()
     assert f'href="{bot_file(HOSTILE)}"' in board and "a copy made" in board
-    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in board and "<script>alert" not in board
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in board and "<script>alert" not in board
     assert 'href="/tables"' not in board and ">Tables<" not in board  # no tables in play in a copy
     own = (out / bot_file(HOSTILE)).read_text()
     assert f'href="../{matches_file(HOSTILE, 1)}"' in own  # its matches, from its page
@@ -144,8 +145,8 @@ def test_no_stderr_fault_detail_or_organizer_path_is_in_any_file(ladder: Path, t
     export_ladder(ladder, out)
     folder = str(ladder.parent)
     secrets = [*STDERR, REPLAY_STDERR, MESSAGE, HINT, EXIT, folder, "organizer-home"]
-    forms = {form for s in secrets for form in (s, html.escape(s), json.dumps(s)[1:-1], json.dumps(s)[1:-1]
-                                                .replace("<", "\\u003c"))}  # fmt: skip
+    forms = {form for s in secrets for form in (s, html.escape(s), str(escape(s)), json.dumps(s)[1:-1],
+                                                json.dumps(s)[1:-1].replace("<", "\\u003c"))}  # fmt: skip
     for path in files_of(out):
         text = path.read_text()
         found = [form for form in forms if form in text]
@@ -222,7 +223,7 @@ def test_each_bot_page_has_where_it_loses_points_linked_to_the_copys_replays(lad
     own = (done.folder / bot_file(HOSTILE)).read_text()
     assert '<h2 id="losses">Where this bot loses points</h2>' in own and "Luck over its matches" in own
     assert f'href="../{replay_file(keys[0])}#round=2&amp;step=7"' in own  # its worst: that step of the copy's replay
-    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in own and "<script>alert" not in own
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in own and "<script>alert" not in own
     for link in links_of(own):
         if "#round=" in link:
             parts = urlsplit(link)

@@ -37,8 +37,8 @@ async def test_every_page_escapes_what_the_bots_wrote(view: View) -> None:
     status, _, raw = await view.ask("/bot/", path=f"/bot/{HOSTILE}")
     body = raw.decode()
     assert status == 200
-    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in body
-    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in body  # its stderr, shown as text
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in body
+    assert "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in body  # its stderr, shown as text
     assert "referee replay 00000-" in body  # the command that shows each fault again
     board = (await view.get("/"))[1]
     assert 'href="/bot/%3Cscript%3Ealert%28%22x%22%29%3C%2Fscript%3E"' in board

@@ -90,7 +90,7 @@ def test_the_public_sees_where_a_bot_loses_points_escaped(db: Path) -> None:
     assert "Where this bot loses points" in html
     assert f'href="/match/{keys[0]}#round=2&amp;step=7"' in html  # the worst: its replay at that step
     assert html.index(f"/match/{keys[0]}#round") < html.index(f"/match/{keys[1]}#round")
-    assert HOSTILE not in html and "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html
+    assert HOSTILE not in html and "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in html
     assert "blunder 3" in html and "mistake 9" in html  # grade counts over the three matches
     assert "Luck over its matches" in html and "Loss per decision, by phase" in html
 

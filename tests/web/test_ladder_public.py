@@ -134,7 +134,7 @@ async def test_no_page_names_the_ladders_folder(ladder: Path) -> None:
                 assert private not in body, (target, private)
         page = (await view.get("/bot/alice"))[1]
         assert "command: <code>python3 &lt;ladder&gt;/bots/alice/bot.py</code>" in page
-        assert "cannot start bot &#x27;python3 &lt;ladder&gt;/bots/alice/bot.py&#x27;" in page  # the message
+        assert "cannot start bot &#39;python3 &lt;ladder&gt;/bots/alice/bot.py&#39;" in page  # the message
         assert "(chmod -R o+rX &lt;ladder&gt;/bots/alice)" in page  # the hint
         assert f"{MARK}/.ssh/id_rsa: Permission denied" in page and "&lt;build&gt;/target/bot" in page  # stderr
         assert "referee replay &lt;ladder&gt;/class-logs/00000-" in page  # the command that shows it again

@@ -23,6 +23,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
+
 from referee.ladder.season import utc_now
 from referee.ladder.setup import logs_folder
 from referee.ladder.uploads import moved
@@ -261,7 +263,7 @@ class LadderWeb:
         """Whether a request comes from one of our own pages (its one ``Origin``)."""
         return len(header(scope, b"origin")) == 1 and origin_ok(scope, self.url, self.public)
 
-    async def _plain_page(self, title: str, body: str) -> Answer:
+    async def _plain_page(self, title: str, body: Markup) -> Answer:
         return self._page(title, body, await self.kept.state(), "entrant")
 
     async def _digests(self) -> tuple[tuple[str, str], ...]:
@@ -271,7 +273,7 @@ class LadderWeb:
         stamp = f"{queries.stamp(reader)}.a{analysed_count(reader.db)}"  # a match analysed changes its bots' pages
         return State(stamp, queries.latest(reader), in_play(reader, self.logs.folder), secret_digests(reader.db))
 
-    def _page(self, title: str, body: str, state: State, section: str, uploads: str = "") -> Answer:
+    def _page(self, title: str, body: Markup, state: State, section: str, uploads: str = "") -> Answer:
         made = page(title, self.name, body, stamp=state.stamp, tables=state.keys, section=section, uploads=uploads)
         return Answer(200, made.encode())
 

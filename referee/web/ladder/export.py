@@ -26,6 +26,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from markupsafe import Markup
+
 from referee.errors import LadderError
 from referee.ladder.setup import logs_folder
 from referee.store.analysis import SeatAnalysis
@@ -151,7 +153,7 @@ def _write(out: NewFolder, moment: Moment, logs: Logs, progress: Progress | None
         if progress is not None:
             progress(done, len(moment.asked))
 
-    def write_page(at: str, title: str, body: str, section: str) -> None:
+    def write_page(at: str, title: str, body: Markup, section: str) -> None:
         whole = page(title, moment.ladder, body, stamp=moment.stamp, tables="", section=section, copy=moment.made)
         out.write(at, site.relink(whole, at))
 

@@ -24,8 +24,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from markupsafe import escape
+
 from referee.errors import LadderError
-from referee.web.ladder.markup import esc
 from referee.web.ladder.queries import KEY
 
 INDEX = "index.html"
@@ -136,24 +137,24 @@ class Site:
     def relink(self, page: str, at: str) -> str:
         """``page`` (HTML the live renderers made) as the file ``at`` of the copy holds it:
         every link relative to ``at`` (up to the copy's root, then down to the file), a link to
-        a page not in the copy left as its text, forms dropped."""
+        a page not in the copy left as its text, forms dropped. Only the value of a link is
+        replaced (escaped for its attribute); the rest of each tag is the template's, as it was."""
         up = "../" * at.count("/")
 
         def relative(link: str) -> str | None:
             if link not in self._targets:  # a page links the same bots again and again
                 self._targets[link] = self.target(html.unescape(link))
             found = self._targets[link]
-            return None if found is None else esc(up + found)
+            return None if found is None else str(escape(up + found))
 
         def anchor(found: re.Match[str]) -> str:
-            attributes, text = found.group(1), found.group(2)
-            href = _HREF.search(attributes)
+            href = _HREF.search(found.group(1))
             if href is None or href.group(1).startswith(_INERT):
                 return found.group(0)
             link = relative(href.group(1))
             if link is None:
-                return text
-            return f"<a{attributes[: href.start(1)]}{link}{attributes[href.end(1) :]}>{text}</a>"
+                return found.group(2)
+            return _spliced(found, found.start(1) + href.start(1), found.start(1) + href.end(1), link)
 
         def attribute(found: re.Match[str]) -> str:
             if found.group(2).startswith(_INERT):
@@ -161,7 +162,14 @@ class Site:
             link = relative(found.group(2))
             if link is None:
                 raise LadderError(f"{at}: a {found.group(1)} names {found.group(2)[:80]!r}, not in the copy")
-            return f'{found.group(1)}="{link}"'
+            return _spliced(found, found.start(2), found.end(2), link)
 
         page = _ANCHOR.sub(anchor, _FORM.sub("", page))
         return _OTHER_TAG.sub(lambda tag: _LINK.sub(attribute, tag.group(0)), page)
+
+
+def _spliced(found: re.Match[str], start: int, end: int, value: str) -> str:
+    """What ``found`` matched, with its part from ``start`` to ``end`` (positions in the
+    string searched) replaced by ``value``."""
+    whole, base = found.group(0), found.start(0)
+    return whole[: start - base] + value + whole[end - base :]

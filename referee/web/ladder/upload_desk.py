@@ -11,10 +11,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
+
 from referee.ladder.season import closed_reason, taking_versions, utc_now
 from referee.store.records import Season
 from referee.web.ladder.answers import Answer, client_of
-from referee.web.ladder.markup import esc
+from referee.web.ladder.markup import render
 from referee.web.ladder.upload_form import Form, FormRefused, UploadDoor, bearer_key, csrf_value, read_form
 from referee.web.ladder.who import Digests, Who
 from referee.web.link import AsgiReceive
@@ -33,7 +35,7 @@ class UploadDesk:
         *,
         digests: Digests,
         ours: Callable[[dict[str, Any]], bool],
-        page: Callable[[str, str], Awaitable[Answer]],
+        page: Callable[[str, Markup], Awaitable[Answer]],
         season: Callable[[], Awaitable[Season | None]],
     ) -> None:
         self.db = db
@@ -96,14 +98,14 @@ class UploadDesk:
             raise FormRefused(403, "this form is not from your page (or your link has changed): open your page again\n")
 
     async def _refused(self, refused: FormRefused, script: bool) -> Answer:
-        """Why an upload was not taken: JSON to a script, a page to a browser; the connection
-        closed after it (a body left unread cannot be skipped)."""
+        """Why an upload was not taken: JSON to a script, a page to a browser
+        (``upload_refused.html``: the reason may repeat a field's name the form sent); the
+        connection closed after it (a body left unread cannot be skipped)."""
         if script:
             answer = Answer(refused.status, json.dumps({"error": refused.text.strip()}).encode() + b"\n",
                             "application/json")  # fmt: skip
         else:
-            body = (f"<h1>Upload not taken</h1><p>{esc(refused.text.strip())}</p>"
-                    '<p><a href="/entrant">Back to your page</a></p>')  # fmt: skip
+            body = render("upload_refused.html", reason=refused.text.strip())
             answer = await self.page("Upload not taken", body)
             answer.status = refused.status
         answer.headers.append((b"connection", b"close"))
