@@ -21,11 +21,11 @@ from protocol.ruleset import RuleSet
 from referee.check.positions import Opponents
 from referee.check.probe import Probe
 from referee.rules import telling
-from referee.rules.errors import IllegalMove
 from referee.rules.match import Match
+from referee.rules.match_turns import Deal, Dealt, Ended, MatchEvent, MatchTurns, Outcomes, Scored
 from referee.rules.round import DECLARE, DONE, MOON, PASS, Round
 from referee.rules.scoring import RoundResult
-from referee.rules.turns import Ask, AskAll, Event, Illegal, Reply, RoundTurns, Settled, Tell
+from referee.rules.turns import Ask, AskAll, Illegal, IllegalPolicy, Reply, Settled, Tell
 
 
 def over(round_: Round) -> bool:
@@ -59,13 +59,14 @@ class ScriptedTable:
         chosen = itertools.cycle(names) if names else None
         self.names = [bot_name if s == seat else next(chosen) if chosen else f"check-{s}" for s in range(rules.players)]
         self.round: Round | None = None
-        self.turns: RoundTurns | None = None
-        """The round's machine (``referee.rules.turns``), as the match drives it: the check
-        answers the other seats and asks the bot."""
+        self.turns: MatchTurns | None = None
+        """The match's machine (``referee.rules.match_turns``), as the match drives it: the
+        check answers the other seats and asks the bot."""
         self.round_number = -1
         self.plays = 0
         """The bot's play decisions in the current round."""
         self.last_play: PlayRequest | None = None
+        self.last_result: RoundResult | None = None
 
     @property
     def current(self) -> Round:
@@ -75,20 +76,21 @@ class ScriptedTable:
 
     # -- the match ---------------------------------------------------------------------------
     def start(self) -> None:
-        """Queue ``match_start``."""
-        self.probe.post(
-            telling.match_start(self.match_id, self.seat, self.names, self.rules, self.probe.time_control())
-        )
+        """Start the match's machine and queue ``match_start``."""
+        self.turns = MatchTurns(
+            self.match, self.match_id, names=self.names, clock=self.probe.time_control(),
+            active=lambda seat: True, policy=IllegalPolicy("forfeit", 0), records=False,
+        )  # fmt: skip
+        self._tell()
 
     def deal(self, hands: Sequence[Sequence[Card]] | None = None) -> Round:
         """Deal the next round (from the seed, or ``hands``) and queue ``round_start``."""
-        round_ = self.match.next_round(hands)
-        self.round = round_
-        self.round_number += 1
-        self.plays = 0
-        self.turns = RoundTurns(round_, lambda seat: True, records=False)
-        self.probe.post(telling.round_start(round_, self.seat, self.round_number, self.match.scores))
-        return round_
+        event = self._tell()
+        if not isinstance(event, Deal):
+            raise RuntimeError(f"no round can be dealt now ({event})")
+        self.machine.answer(hands)
+        self._tell()
+        return self.current
 
     async def play_match(self) -> None:
         """A whole match, from ``match_start`` to ``match_end``."""
@@ -108,20 +110,30 @@ class ScriptedTable:
         return self.end_round()
 
     def end_round(self) -> RoundResult:
-        """Record the finished round and queue ``round_end``."""
-        result = self.match.record(self.current)
-        self.probe.post(telling.round_end(self.round_number, result, self.match.scores, self.match.phase))
-        return result
+        """The round's result, once the machine has scored it (``round_end`` queued)."""
+        self._tell()
+        if self.last_result is None or self.match.current is not self.round:
+            raise RuntimeError("the round in play is not over")
+        return self.last_result
+
+    def revoke(self) -> RoundResult:
+        """End the round in play with the revoke penalty on the bot (the check's scripted
+        penalty: the bot broke no rule) and queue ``round_end``."""
+        self.machine.revoke(self.seat)
+        return self.end_round()
 
     def end_match(self) -> None:
         """Queue ``match_end``: the result, or ``interrupted`` when the match is not over."""
-        seats = [SeatOutcome(seat=s, name=name, status="ok") for s, name in enumerate(self.names)]
-        self.probe.post(telling.match_end(self.match, self.match_id, seats))
+        event = self._tell()
+        if not isinstance(event, Outcomes):
+            self.machine.interrupt()
+        self.machine.answer([SeatOutcome(seat=s, name=name, status="ok") for s, name in enumerate(self.names)])
+        self._tell()
 
     # -- turns -------------------------------------------------------------------------------
     @property
-    def machine(self) -> RoundTurns:
-        assert self.turns is not None, "no round has been dealt"
+    def machine(self) -> MatchTurns:
+        assert self.turns is not None, "the match has not started"
         return self.turns
 
     def advance(self) -> None:
@@ -136,17 +148,24 @@ class ScriptedTable:
                 if event.seat == self.seat:
                     return
                 turns.answer(self._opponent(event))
+            elif isinstance(event, (Deal, Outcomes)):
+                return  # the round is over
             else:
                 raise RuntimeError(f"a scripted seat's move cannot lead to {event}")
 
-    def _tell(self) -> Event | None:
-        """Queue for the bot what the machine tells it, up to the next question (or the end)."""
+    def _tell(self) -> MatchEvent | None:
+        """Queue for the bot what the machine tells it, up to the next question (or the end);
+        note each deal and each round's result on the way."""
         turns = self.machine
         while (event := turns.event) is not None:
             if isinstance(event, Tell):
                 if event.seat is None or event.seat == self.seat:
                     self.probe.post(event.message)
-            elif not isinstance(event, Settled):
+            elif isinstance(event, Dealt):
+                self.round, self.round_number, self.plays, self.last_result = event.round, event.number, 0, None
+            elif isinstance(event, Scored):
+                self.last_result = event.result
+            elif not isinstance(event, (Settled, Ended)):
                 return event
             turns.next()
         return None
@@ -224,19 +243,12 @@ class ScriptedTable:
         except ValueError as err:
             raise self.probe.fail(f"illegal play: {err} (illegal_move, not_a_card)", expected, "illegal_move") from None
         if card_code(card) not in request.legal:
-            rule, message = self._explain_play(card)
-            raise self.probe.fail(f"illegal play: {message} (illegal_move, {rule})", expected, "illegal_move")
+            broken = self.current.explain_illegal(self.seat, card)
+            why = f"illegal play: {broken.message} (illegal_move, {broken.rule})"
+            raise self.probe.fail(why, expected, "illegal_move")
         if reply.card != card_code(card):
             self.probe.warn(f"card written as {reply.card!r}; the protocol's form is {card_code(card)!r}")
         return card
-
-    def _explain_play(self, card: Card) -> tuple[str, str]:
-        round_ = self.current
-        try:
-            round_.play(self.seat, card)
-        except IllegalMove as err:
-            return err.rule, err.message
-        raise RuntimeError(f"{card_code(card)} is legal for the engine but not in the request's legal list")
 
     def apply_play(self, card: Card) -> None:
         """Play ``card`` for the bot, whatever it chose (the referee's substitute): the answer to
@@ -250,21 +262,7 @@ class ScriptedTable:
         count, legal = request.count, request.legal
         expected = f"{count} different cards from legal: {' '.join(legal)}"
         reply = await self.probe.ask(request, Pass, request.id)
-        try:
-            cards = [parse_card(code) for code in reply.cards]
-        except ValueError as err:
-            raise self.probe.fail(f"illegal pass: {err} (illegal_move, not_a_card)", expected, "illegal_move") from None
-        if len(cards) != count:
-            raise self.probe.fail(
-                f"illegal pass: {len(cards)} cards, not {count} (illegal_move, wrong_pass_count)",
-                expected,
-                "illegal_move",
-            )
-        if Counter(card_codes(cards)) - Counter(legal):
-            given = " ".join(reply.cards)
-            raise self.probe.fail(
-                f"illegal pass: {given} are not all in legal (illegal_move)", expected, "illegal_move"
-            )
+        cards = _pass_cards(self.probe, reply, count, legal, expected)
         self._answer(reply, expected)
         if card_codes(cards) != reply.cards:
             written, form = " ".join(reply.cards), " ".join(card_codes(cards))
@@ -284,3 +282,19 @@ class ScriptedTable:
         reply = await self.probe.ask(request, Moon, request.id)
         self._answer(reply)
         return reply
+
+
+def _pass_cards(probe: Probe, reply: Pass, count: int, legal: list[str], expected: str) -> list[Card]:
+    """The cards of a pass that the request allows; fails the step with why otherwise."""
+    try:
+        cards = [parse_card(code) for code in reply.cards]
+    except ValueError as err:
+        raise probe.fail(f"illegal pass: {err} (illegal_move, not_a_card)", expected, "illegal_move") from None
+    if len(cards) != count:
+        why = f"illegal pass: {len(cards)} cards, not {count} (illegal_move, wrong_pass_count)"
+        raise probe.fail(why, expected, "illegal_move")
+    if Counter(card_codes(cards)) - Counter(legal):
+        raise probe.fail(
+            f"illegal pass: {' '.join(reply.cards)} are not all in legal (illegal_move)", expected, "illegal_move"
+        )
+    return cards

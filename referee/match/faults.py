@@ -54,29 +54,22 @@ class Faults:
         seat.status = failure.reason
         self.record(seat, failure, "forfeit")
 
-    async def illegal(self, seat: SeatState, err: IllegalMove, request_id: int | None) -> Action:
-        """Apply the policy to an illegal move: tell the seat, record the fault, or drop it.
-        The action taken: the round's machine (``referee.rules.turns``) then plays the fallback
-        move for the seat, or ends the round with the revoke penalty (``penalty``)."""
-        policy = self._config.policy
+    async def illegal(self, seat: SeatState, err: IllegalMove, request_id: int | None, action: Action) -> Action:
+        """Carry out the policy's ``action`` on an illegal move (decided by the match's machine,
+        ``referee.rules.match_turns.IllegalPolicy``): tell the seat and record the fault, or
+        drop it. The machine then plays the fallback move for the seat, or ends the round with
+        the revoke penalty (``penalty``)."""
         failure = Failure("illegal_move", err.message, err.rule)
-        forgiven = seat.penalties + seat.substitutions
-        if policy == "penalty" and forgiven < self._config.illegal_move_cap:
+        if action == "forfeit":
+            await self.drop(seat, failure, request_id)
+            return action
+        if action == "penalty":
             seat.penalties += 1
-            self.record(seat, failure, "penalty")
-            await self._outbox.tell(
-                seat, "illegal_move", err.message, rule=err.rule, fatal=False, request_id=request_id
-            )
-            return "penalty"
-        if policy == "substitute" and forgiven < self._config.illegal_move_cap:
+        else:
             seat.substitutions += 1
-            self.record(seat, failure, "substitute")
-            await self._outbox.tell(
-                seat, "illegal_move", err.message, rule=err.rule, fatal=False, request_id=request_id
-            )
-            return "substitute"
-        await self.drop(seat, failure, request_id)
-        return "forfeit"
+        self.record(seat, failure, action)
+        await self._outbox.tell(seat, "illegal_move", err.message, rule=err.rule, fatal=False, request_id=request_id)
+        return action
 
     async def drop(self, seat: SeatState, failure: Failure, request_id: int | None = None) -> None:
         """Drop a seat: tell the bot why (unless it is gone), log it, end its program in the

@@ -16,12 +16,12 @@ from referee.match.faults import Faults
 from referee.match.outbox import Outbox
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import SeatState
-from referee.rules.round import Round
-from referee.rules.turns import Action, Ask, AskAll, Event, Fallback, Illegal, Reply, RoundTurns, Settled, Tell
+from referee.rules.turns import Action, Ask, AskAll, Event, Fallback, Illegal, Reply, Settled, Tell
 
 
 class RoundPhases:
-    """Plays the decisions of one round at a table of seats."""
+    """What the round's events do at a table of seats (``meet``: the runner's loop over the
+    match's machine calls them)."""
 
     def __init__(
         self,
@@ -39,7 +39,7 @@ class RoundPhases:
         self._outbox = outbox
         self._faults = faults
         self._recorder = recorder
-        self._meet: dict[type[Event], Callable[[Any], Awaitable[object]]] = {
+        self.meet: dict[type[Event], Callable[[Any], Awaitable[object]]] = {
             Ask: self._ask,
             AskAll: self._ask_all,
             Illegal: self._illegal,
@@ -49,19 +49,12 @@ class RoundPhases:
         }
         """What each event the machine gives the match (``records=False``) does here."""
 
-    async def play(self, round_: Round) -> None:
-        """Every decision of the round, until it is over (scored by the caller)."""
-        seats = self._seats
-        turns = RoundTurns(round_, lambda seat: seats[seat].active, records=False)
-        meet = self._meet
-        while (event := turns.event) is not None:
-            turns.answer(await meet[type(event)](event))
-
     async def _ask(self, event: Ask) -> Reply | None:
         return await self._asker.ask(self._seats[event.seat], event.request, event.expect)
 
     async def _illegal(self, event: Illegal) -> Action:
-        return await self._faults.illegal(self._seats[event.seat], event.error, event.reply.id)
+        assert event.action is not None  # the match's policy knows its cap
+        return await self._faults.illegal(self._seats[event.seat], event.error, event.reply.id, event.action)
 
     async def _fallback(self, event: Fallback) -> None:
         self._recorder.fallback(event.seat, event.decision, event.move)

@@ -1,7 +1,8 @@
 """The match runner: where the rules meet the bots.
 
-The runner deals each round, tells every seat the match and the round, lets ``RoundPhases``
-play its decisions, scores it and tells the table. The pieces it joins each do one job:
+The runner drives the match's machine (``referee.rules.match_turns``), which deals each
+round, says what every seat is told, asks, judges and scores; here its events meet trio and
+the table (``RoundPhases`` meets the round's). The pieces it joins each do one job:
 ``DecisionClock`` (times and banks), ``Outbox`` (what each seat is told, one write per
 decision), ``Asker`` (a request and its reply), ``Faults`` (policies and fault reports) and
 ``MatchRecorder`` (the replay log).
@@ -10,7 +11,8 @@ decision), ``Asker`` (a request and its reply), ``Faults`` (policies and fault r
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 import msgspec
 import trio
@@ -30,7 +32,9 @@ from referee.match.seat import SeatState
 from referee.players.connection import BotConnection
 from referee.rules import telling
 from referee.rules.match import Match
+from referee.rules.match_turns import Deal, Dealt, Ended, MatchTurns, Outcomes, Scored
 from referee.rules.round import Round
+from referee.rules.turns import IllegalPolicy, Tell
 from referee.shared import FaultReport
 
 
@@ -82,6 +86,14 @@ class MatchRunner:
         )
         self._round: Round | None = None
         self._round_number = 0
+        self.turns: MatchTurns | None = None
+        self._meet: dict[type, Callable[[Any], Awaitable[object]]] = {
+            Deal: self._deal,
+            Dealt: self._dealt,
+            Scored: self._scored,
+        }
+        self._meet.update(self.phases.meet)
+        """What each of the machine's events does here (the round's: ``RoundPhases``)."""
 
     @property
     def decisions(self) -> int:
@@ -110,32 +122,37 @@ class MatchRunner:
         for seat in self.seats:
             if not seat.connection.alive:
                 self.faults_.absent(seat)
-        for seat in self.seats:
-            self.outbox.post(seat, self._match_start(seat))
-        reason_override: str | None = None
+        turns = self._machine()
         async with trio.open_nursery() as watchdog:
             watchdog.start_soon(self.clock.watch)
-            while not self.match.over:
-                if not any(s.active for s in self.seats):
-                    reason_override = "all_bots_dropped"
-                    break
-                await self._play_round(self.match.next_round())
+            meet, event = self._meet, turns.event
+            while event is not None and type(event) is not Outcomes:
+                event = turns.answer(await meet[type(event)](event))
             watchdog.cancel_scope.cancel()
-        return await self._finish(reason_override)
+        return await self._finish(turns)
 
-    async def _play_round(self, round_: Round) -> None:
-        self._round = round_
-        number = self._round_number
-        self._round_number += 1
-        self.recorder.deal(number, round_, self.rules.players)
-        for seat in self.seats:
-            self.outbox.post(seat, self._round_start(round_, seat, number))
-        await self.phases.play(round_)
-        result = self.match.record(round_)
-        self.recorder.round_scored(number, result, self.match.scores)
-        self.outbox.broadcast(telling.round_end(number, result, self.match.scores, self.match.phase))
-        self.recorder.flush()
-        await self.outbox.flush_live()  # a person sees the round's score at once
+    def _machine(self) -> MatchTurns:
+        """The match's machine (``referee.rules.match_turns``), made at the start of the match:
+        the names are the bots' as they said hello."""
+        names = [s.connection.name(s.index) for s in self.seats]
+        seats = self.seats
+        self.turns = MatchTurns(
+            self.match, self.match_id, names=names, clock=self.config.time_control(),
+            active=lambda seat: seats[seat].active,
+            policy=IllegalPolicy(self.config.policy, self.config.illegal_move_cap), records=False,
+        )  # fmt: skip
+        return self.turns
+
+    async def _deal(self, event: Deal) -> None:
+        return None  # the seed's deal
+
+    async def _dealt(self, event: Dealt) -> None:
+        self._round = event.round
+        self._round_number = event.number + 1
+        self.recorder.deal(event.number, event.round, self.rules.players)
+
+    async def _scored(self, event: Scored) -> None:
+        self.recorder.round_scored(event.number, event.result, event.scores)
 
     def _match_start(self, seat: SeatState) -> MatchStart:
         names = [s.connection.name(s.index) for s in self.seats]
@@ -152,7 +169,8 @@ class MatchRunner:
             self.outbox.post(seat, self._round_start(self._round, seat, self._round_number - 1))
 
     # -- the end -----------------------------------------------------------------------------
-    async def _finish(self, reason_override: str | None) -> MatchOutcome:
+    async def _finish(self, turns: MatchTurns) -> MatchOutcome:
+        """Answer the machine's ``Outcomes``, tell ``match_end`` and log the result."""
         match = self.match
         outcomes = [
             SeatOutcome(
@@ -164,9 +182,13 @@ class MatchRunner:
             )
             for s in self.seats
         ]
-        end = telling.match_end(match, self.match_id, outcomes, reason_override)
+        turns.answer(outcomes)
+        while not isinstance(event := turns.event, Ended):
+            assert isinstance(event, Tell)  # match_end, to every seat
+            self.outbox.broadcast(event.message)
+            turns.next()
+        end = event.end
         scores, winners, reason, rounds = end.scores, end.winners, end.reason, end.rounds
-        self.outbox.broadcast(end)
         await self.outbox.flush_active(self.config.grace)
         self.recorder.result(scores, winners, reason, rounds, [msgspec.to_builtins(o) for o in outcomes])
         return MatchOutcome(
@@ -187,7 +209,9 @@ class MatchRunner:
     async def interrupted(self) -> MatchOutcome:
         """End the match now (SIGINT or SIGTERM): the bots and the log are told the reason
         ``interrupted``; the round in play is not scored."""
-        return await self._finish("interrupted")
+        turns = self.turns or self._machine()
+        turns.interrupt()
+        return await self._finish(turns)
 
     def write_stderr(self) -> None:
         """Log each bot's stderr of this match (after the programs have ended), and add its

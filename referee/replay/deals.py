@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Literal, TypeAlias
 
-from protocol.cards import card_code, parse_card
+from protocol.cards import Card, card_code, parse_card
 from referee.log_format import Deal
 from referee.replay.cursor import LogCursor
-from referee.replay.reader import LogMatch
+from referee.replay.reader import Line, LogMatch
 from referee.rules.dealing import deal
 from referee.rules.errors import RulesError
-from referee.rules.match import Match
+from referee.rules.match import Match, hands_to_masks
 from referee.rules.round import Round
 from referee.rules.wire import codes_of
 
@@ -34,20 +34,27 @@ def deal_source(log: LogMatch, match: Match) -> DealSource:
     return "log" if deals else "seed"
 
 
-def next_deal(cursor: LogCursor, match: Match, source: DealSource) -> tuple[Round, list[list[str]]]:
-    """The match's next round and its hands (as codes, by seat), which the log's next ``deal``
-    entry must hold, with the round's number, dealer, pass direction and phase."""
-    number = len(match.results)
+def logged_deal(cursor: LogCursor, match: Match, source: DealSource) -> tuple[Line, list[list[Card]] | None]:
+    """The log's next ``deal`` entry, and the hands the match's machine is to deal: ``None``
+    (the seed's deal) or the logged ones, which must be a deal of the rule set's cards."""
     line = cursor.next_main("deal", "deal")
     dealt = line.entry
     assert isinstance(dealt, Deal)
     if source == "seed":
-        round_ = match.next_round()
-    else:
-        try:
-            round_ = match.next_round([[parse_card(c) for c in hand] for hand in dealt.hands])
-        except (ValueError, RulesError) as err:
-            raise cursor.differ("deal.hands", "a deal of the rule set's cards", str(err), line=line.number) from None
+        return line, None
+    try:
+        hands = [[parse_card(c) for c in hand] for hand in dealt.hands]
+        hands_to_masks(match.table, hands)
+    except (ValueError, RulesError) as err:
+        raise cursor.differ("deal.hands", "a deal of the rule set's cards", str(err), line=line.number) from None
+    return line, hands
+
+
+def check_deal(cursor: LogCursor, line: Line, round_: Round, number: int) -> list[list[str]]:
+    """The round dealt must be the ``deal`` entry's: number, dealer, pass direction, phase and
+    hands; the hands as codes, by seat."""
+    dealt = line.entry
+    assert isinstance(dealt, Deal)
     hands = [[card_code(c) for c in round_.hand(s)] for s in range(round_.table.players)]
     for what, want, got in (
         ("round", number, dealt.round),
@@ -61,4 +68,4 @@ def next_deal(cursor: LogCursor, match: Match, source: DealSource) -> tuple[Roun
         found = dealt.hands[s] if s < len(dealt.hands) else None
         if found != want_hand:
             raise cursor.differ(f"deal.hands[{s}]", want_hand, found, seat=s, line=line.number)
-    return round_, hands
+    return hands

@@ -30,7 +30,6 @@ from referee.rules.turns import (
     Phase,
     PlayTurn,
     Reply,
-    RoundTurns,
     Settled,
     Tell,
     TrickTaken,
@@ -42,7 +41,8 @@ _NO_TIME = TimeLeft(decision_ms=0, bank_ms=0)
 
 
 class RoundPhases:
-    """Re-plays the decisions of one round from the log (scored by the caller)."""
+    """Checks the round's events of the match's machine against the log, from the deal to
+    the score (``meet``: the walk's loop calls it)."""
 
     def __init__(self, seats: Seats, asker: Asker, policy: Policy, round_: Round, record: RoundRecord) -> None:
         self.seats = seats
@@ -55,24 +55,17 @@ class RoundPhases:
         self.offset = round_.table.pass_offset(round_.pass_direction)
         self.lines: dict[int, str] = {}
         """Each seat's last reply line, as the log holds it (the policy's check quotes it)."""
+        if round_.phase != PASS:
+            record.hands_after_passing = record.hands
 
-    def play(self) -> None:
-        """Every decision of the round, until it is over."""
-        if self.round.phase != PASS:
-            self.rec.hands_after_passing = self.rec.hands
-        turns = RoundTurns(self.round, self.seats.active)
-        while turns.event is not None:
-            turns.answer(self._meet(turns.event))
-        self.cursor.trick = None
-
-    def _meet(self, event: Event) -> object:
+    def meet(self, event: Event) -> object:
         """Check ``event`` against the log; what it asks for (a reply, replies, an action)."""
         if isinstance(event, Ask):
             return self._ask(event)
         if isinstance(event, AskAll):
             return {one.seat: self._ask(one) for one in event.asks}
         if isinstance(event, Illegal):
-            return self.policy.illegal(event.seat, event.error, event.reply.id, self.lines[event.seat])
+            return self.policy.illegal(event.seat, event.error, event.reply.id, self.lines[event.seat], event.action)
         if isinstance(event, Fallback):
             self.seats.fallback(event.seat, event.decision, event.move)
         elif isinstance(event, Tell):

@@ -2,8 +2,9 @@
 
 The policy (``forfeit``, ``penalty`` or ``substitute``) forgives a seat's illegal moves up to
 the illegal-move cap, then forfeits it. The cap comes from the log's header or, in logs
-whose header lacks it, from the first forfeit, and then every seat must agree with it. This
-mirrors the match's ``Faults.illegal``.
+whose header lacks it, from the first forfeit, and then every seat must agree with it. With the
+cap in the header the match's machine (``match_turns.IllegalPolicy``) decides, as it did for the
+match, and the log must agree.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from referee.log_format import Fault
 from referee.replay.cursor import describe
 from referee.replay.seats import Seats
 from referee.rules.errors import IllegalMove
+from referee.rules.turns import Action
 
 
 class Policy:
@@ -26,9 +28,11 @@ class Policy:
         self.cap_min = 0
         """The least cap the penalties and substitutions so far allow."""
 
-    def illegal(self, seat: int, err: IllegalMove, rid: int, reply: str) -> str:
+    def illegal(self, seat: int, err: IllegalMove, rid: int, reply: str, decided: Action | None = None) -> Action:
         """The policy's answer to an illegal move, checked: ``forfeit``, ``substitute`` (the
-        fallback move follows in both) or ``penalty`` (the caller applies the revoke)."""
+        fallback move follows in both) or ``penalty`` (the machine applies the revoke).
+        ``decided``: the match's policy's action (``match_turns.IllegalPolicy``), which the log
+        must hold; ``None`` when the header lacks the cap, which is then inferred."""
         cursor = self.cursor
         line = cursor.next(seat, f"fault illegal_move of seat {seat}")
         fault = line.entry
@@ -43,17 +47,21 @@ class Policy:
             if want_value != got:
                 raise cursor.differ(f"fault.{what}", want_value, got, seat=seat, line=line.number)
         record = self.seats.record.seats[seat]
-        self._check_cap(fault.action, record.penalties + record.substitutions, seat, line.number)
+        if decided is not None:
+            if fault.action != decided:
+                raise cursor.differ("fault.action", decided, fault.action, seat=seat, line=line.number)
+        else:
+            self._check_cap(fault.action, record.penalties + record.substitutions, seat, line.number)
         if fault.action == "forfeit":
             self.seats.forfeit(seat, line, rid, reply)
-            return fault.action
+            return "forfeit"
         self.seats.note_fault(seat, line, reply)
         if fault.action == "penalty":
             record.penalties += 1
         else:
             record.substitutions += 1
         cursor.sent(seat, Error(code="illegal_move", message=err.message, fatal=False, rule=err.rule, request_id=rid))
-        return fault.action
+        return "penalty" if fault.action == "penalty" else "substitute"
 
     def _check_cap(self, action: str, forgiven: int, seat: int, line: int) -> None:
         """The action must follow the policy, and the illegal-move cap must be one number

@@ -77,15 +77,19 @@ class Seats:
             if state.active:
                 self.cursor.sent(state.index, message)
 
-    def match_start(self, seat: int) -> MatchStart:
-        """The ``match_start`` the seat is sent: at the start, or again after a reconnection."""
-        header = self.header
+    def clock(self) -> TimeControl:
+        """The match's time control, as the header gives it."""
         try:
-            clock = msgspec.convert(header.time_control, TimeControl)
+            return msgspec.convert(self.header.time_control, TimeControl)
         except msgspec.ValidationError as err:
             raise self.cursor.differ("header.time_control", "per_decision_ms, bank_ms, startup_ms", str(err)) from None
+
+    def match_start(self, seat: int) -> MatchStart:
+        """The ``match_start`` the seat is sent again after a reconnection (the first is the
+        match's machine's)."""
+        header = self.header
         names = [i.name for i in header.seats]  # by seat: the walk checked that they are 0 to n-1
-        return telling.match_start(header.match_id, seat, names, header.rules, clock)
+        return telling.match_start(header.match_id, seat, names, header.rules, self.clock())
 
     # -- what the referee does for a seat ----------------------------------------------------
     def fallback(self, seat: int, decision: str, value: object) -> None:

@@ -31,23 +31,26 @@ from typing import Literal
 
 import msgspec
 
-from protocol.messages import RoundStart, SeatOutcome
+from protocol.cards import Card
+from protocol.messages import RefereeMessage, RoundStart, SeatOutcome
 from referee.hints import exit_text, hint
 from referee.log_format import Result, RoundScored
 from referee.replay.asking import Asker
 from referee.replay.cursor import Interrupted, LogCursor, LogEnds, Mismatch, describe, same
-from referee.replay.deals import DealSource, deal_source, next_deal
+from referee.replay.deals import DealSource, check_deal, deal_source, logged_deal
 from referee.replay.handshake import check_handshakes
 from referee.replay.phases import RoundPhases
 from referee.replay.policy import Policy
-from referee.replay.reader import LogMatch
+from referee.replay.reader import Line, LogMatch
 from referee.replay.record import Difference, MatchRecord, ResultRecord, RoundRecord, SeatRecord, Verification
 from referee.replay.seats import Seats
 from referee.replay.stderr import seat_outputs
 from referee.rules import telling
 from referee.rules.errors import RulesError
 from referee.rules.match import Match
+from referee.rules.match_turns import Deal, Dealt, Ended, MatchEvent, MatchTurns, Outcomes, Scored
 from referee.rules.round import Round
+from referee.rules.turns import IllegalPolicy, Settled, Tell
 
 
 def verify(log: LogMatch) -> MatchRecord:
@@ -80,6 +83,9 @@ class _Walk:
         self.asker = Asker(self.seats, lambda seat: self._round_start(seat, self.round, len(self.match.results)))
         self.policy = Policy(self.seats)
         self.deals: DealSource = "seed"
+        self.phases: RoundPhases | None = None
+        """The round in play's driver, from its deal to its score."""
+        self._deal_line: Line | None = None
 
     def run(self) -> MatchRecord:
         difference: Difference | None = None
@@ -129,22 +135,53 @@ class _Walk:
             raise cursor.differ("header.rules", "a rule set that can be played", str(err)) from None
         self.deals = deal_source(self.log, self.match)
         check_handshakes(self.seats)
-        for seat in range(self.players):
-            if self.seats.active(seat):
-                cursor.sent(seat, self.seats.match_start(seat))
-        cursor.position = "the start of the match"
-        reason: str | None = None
+        turns = MatchTurns(
+            self.match, self.header.match_id, names=[i.name for i in self.header.seats], clock=self.seats.clock(),
+            active=self.seats.active, policy=self._policy(),
+        )  # fmt: skip
         try:
-            while not self.match.over:
-                if not self.seats.any_active():
-                    reason = "all_bots_dropped"
-                    break
-                self._round()
+            while (event := turns.event) is not None:
+                turns.answer(self._meet(event))
         except Interrupted:
-            reason = "interrupted"
             cursor.abandon()
-        self._finish(reason)
+            turns.interrupt()
+            while (event := turns.event) is not None:
+                turns.answer(self._meet(event))
         cursor.leftovers()
+
+    def _policy(self) -> IllegalPolicy:
+        """The match's illegal-move policy, from the header; its cap unknown (the replay's own
+        ``Policy`` infers it from the faults) in old logs, or with a policy no match has."""
+        header = self.header
+        if header.policy in ("forfeit", "penalty", "substitute") and header.illegal_move_cap is not None:
+            return IllegalPolicy(header.policy, header.illegal_move_cap)  # type: ignore[arg-type]
+        return IllegalPolicy("penalty", None)
+
+    def _meet(self, event: MatchEvent) -> object:
+        """Check the machine's ``event`` against the log; what it asks for."""
+        if isinstance(event, Deal):
+            return self._deal(event.number)
+        if isinstance(event, Dealt):
+            self._dealt(event.number, event.round)
+        elif isinstance(event, Scored):
+            self._scored(event)
+        elif isinstance(event, Settled) and event.after == "round":
+            self.cursor.position = f"round {len(self.match.results) - 1}"
+        elif isinstance(event, Outcomes):
+            return self._outcomes()
+        elif isinstance(event, Ended):
+            self._ended(event)
+        elif self.phases is not None:
+            return self.phases.meet(event)
+        elif isinstance(event, Tell):  # match_start, match_end
+            self._tell(event.seat, event.message)
+        return None
+
+    def _tell(self, seat: int | None, message: RefereeMessage) -> None:
+        if seat is None:
+            self.seats.broadcast(message)
+        elif self.seats.active(seat):
+            self.cursor.sent(seat, message)
 
     def _round_start(self, seat: int, round_: Round, number: int) -> RoundStart:
         """The ``round_start`` a seat is sent: at the deal, or again after a reconnection (with
@@ -152,11 +189,18 @@ class _Walk:
         return telling.round_start(round_, seat, number, self.match.scores)
 
     # -- a round -----------------------------------------------------------------------------
-    def _round(self) -> None:
+    def _deal(self, number: int) -> list[list[Card]] | None:
         cursor = self.cursor
-        number = len(self.match.results)
+        if number == 0:
+            cursor.position = "the start of the match"
         cursor.round, cursor.trick, cursor.phase = number, None, "deal"
-        round_, hands = next_deal(cursor, self.match, self.deals)
+        self.phases = None
+        self._deal_line, hands = logged_deal(cursor, self.match, self.deals)
+        return hands
+
+    def _dealt(self, number: int, round_: Round) -> None:
+        assert self._deal_line is not None
+        hands = check_deal(self.cursor, self._deal_line, round_, number)
         self.round = round_
         record = RoundRecord(
             round=number,
@@ -166,18 +210,13 @@ class _Walk:
             hands=hands,
         )
         self.record.rounds.append(record)
-        cursor.position = f"round {number} deal"
-        for s in range(self.players):
-            if self.seats.active(s):
-                cursor.sent(s, self._round_start(s, round_, number))
-        RoundPhases(self.seats, self.asker, self.policy, round_, record).play()
-        self._round_end(number, record)
+        self.cursor.position = f"round {number} deal"
+        self.phases = RoundPhases(self.seats, self.asker, self.policy, round_, record)
 
-    def _round_end(self, number: int, record: RoundRecord) -> None:
+    def _scored(self, event: Scored) -> None:
         cursor = self.cursor
-        cursor.phase = "end"
-        result = self.match.record(self.round)
-        scores = list(self.match.scores)
+        cursor.trick, cursor.phase = None, "end"
+        number, result, scores = event.number, event.result, event.scores
         line = cursor.next_main("round_end", "round_end entry")
         scored = line.entry
         assert isinstance(scored, RoundScored)
@@ -189,36 +228,36 @@ class _Walk:
                 raise cursor.differ(f"round_end.result.{key}", want, found.get(key), line=line.number)
         if scored.scores != scores:
             raise cursor.differ("round_end.scores", scores, scored.scores, line=line.number)
+        record = self.record.rounds[-1]
         record.result = result
         record.scores = scores
-        self.seats.broadcast(telling.round_end(number, result, scores, self.match.phase))
-        cursor.position = f"round {number}"
 
     # -- the end -----------------------------------------------------------------------------
-    def _finish(self, reason_override: str | None) -> None:
+    def _outcomes(self) -> list[SeatOutcome]:
         cursor = self.cursor
         cursor.round, cursor.trick, cursor.phase = None, None, "end"
         cursor.finishing = True
-        outcomes = [
+        self.phases = None
+        return [
             SeatOutcome(seat=r.seat, name=r.name, status=r.status, substitutions=r.substitutions, penalties=r.penalties)
             for r in self.record.seats
         ]
-        end = telling.match_end(self.match, self.header.match_id, outcomes, reason_override)
-        scores, winners, reason, rounds = end.scores, end.winners, end.reason, end.rounds
-        self.seats.broadcast(end)
+
+    def _ended(self, event: Ended) -> None:
+        cursor, end = self.cursor, event.end
         line = cursor.next_main("result", "result entry")
         result = line.entry
         assert isinstance(result, Result)
         expected = {
-            "scores": scores,
-            "winners": winners,
-            "reason": reason,
-            "rounds": rounds,
-            "seats": msgspec.to_builtins(outcomes),
+            "scores": end.scores,
+            "winners": end.winners,
+            "reason": end.reason,
+            "rounds": end.rounds,
+            "seats": msgspec.to_builtins(end.seats),
         }
         for key, want in expected.items():
             got = getattr(result, key)
             if not same(want, got):
                 raise cursor.differ(f"result.{key}", want, got, line=line.number)
-        self.record.result = ResultRecord(scores=scores, winners=winners, reason=reason, rounds=rounds)
+        self.record.result = ResultRecord(scores=end.scores, winners=end.winners, reason=end.reason, rounds=end.rounds)
         cursor.position = "the result"

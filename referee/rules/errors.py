@@ -29,3 +29,9 @@ class IllegalMove(RulesError):
         self.rule = rule
         self.message = message
         self.seat = seat
+
+
+class MachineMisuse(RulesError):
+    """A driver of the round's or the match's machine (``turns``, ``match_turns``) answered an
+    event with what it does not ask for (h11's ``LocalProtocolError``): a bug of the driver,
+    named, never an ``assert`` that ``python -O`` would drop."""

@@ -387,9 +387,11 @@ class Round:
             twin = card ^ COPY_STRIDE
             if legal >> twin & 1:
                 return twin
-        raise self._explain(seat, card)
+        raise self.explain_illegal(seat, card)
 
-    def _explain(self, seat: int, card: Card) -> IllegalMove:
+    def explain_illegal(self, seat: int, card: Card) -> IllegalMove:
+        """Which rule ``seat`` playing ``card`` now breaks (the card is not legal), without
+        playing it: the check names the rule of a card outside a request's legal list."""
         table = self.table
         hand = self.hands[seat]
         code = _code(card)

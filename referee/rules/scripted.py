@@ -1,9 +1,9 @@
-"""A whole match driven synchronously through the round's machine (``turns.py``), every seat
+"""A whole match driven synchronously through the match's machine (``match_turns.py``), every seat
 answered at once by a function: the table that the rules' vectors (``vectors.py``) and the
 tests' table driver play on. There is no clock and no process: a reply the machine refuses is a
 bug of the function, raised as ``RefusedReply``, never a fault to forgive.
 
-The referee's match (over trio), the replay verifier and the check each drive the machine in
+The referee's match (over trio), the replay verifier and the check drive the same machine in
 their own way (a seat may time out, a log line may disagree, the bot under check is a process);
 these two drive it the same way, so they share this one loop.
 """
@@ -14,11 +14,11 @@ import itertools
 from collections.abc import Callable, Sequence
 
 from protocol.messages import RefereeMessage, SeatOutcome, TimeControl
-from referee.rules import telling
 from referee.rules.match import Match
+from referee.rules.match_turns import Deal, MatchTurns, Outcomes, Scored
 from referee.rules.round import Round
 from referee.rules.scoring import RoundResult
-from referee.rules.turns import Ask, AskAll, Fallback, Illegal, Reply, RoundTurns, Tell
+from referee.rules.turns import Ask, AskAll, Fallback, Illegal, IllegalPolicy, Reply, Tell
 
 Answer = Callable[[Ask, int, Round], Reply]
 """A seat's reply to the machine's ``Ask`` (given the request's id and the round)."""
@@ -28,24 +28,6 @@ Told = Callable[[int | None, RefereeMessage], None]
 
 class RefusedReply(AssertionError):
     """The machine refused a scripted reply (``Illegal`` or ``Fallback``): the script is wrong."""
-
-
-def play_round(round_: Round, answer: Answer, tell: Told, ids: Callable[[], int]) -> None:
-    """One round through the machine: each request answered by ``answer`` (the requests of a
-    simultaneous phase in seat order, before the machine hears any), each message told."""
-    turns = RoundTurns(round_, lambda seat: True, records=False)
-    while (event := turns.event) is not None:
-        if isinstance(event, AskAll):
-            turns.answer({one.seat: answer(one, ids(), round_) for one in event.asks})
-        elif isinstance(event, Ask):
-            turns.answer(answer(event, ids(), round_))
-        elif isinstance(event, Tell):
-            tell(event.seat, event.message)
-            turns.next()
-        elif isinstance(event, (Illegal, Fallback)):
-            raise RefusedReply(f"the machine refused a scripted reply: {event}")
-        else:
-            turns.next()
 
 
 def play_scripted(
@@ -59,27 +41,51 @@ def play_scripted(
     max_rounds: int | None = None,
     on_round: Callable[[RoundResult], None] | None = None,
 ) -> int:
-    """Play ``match`` (new) to its end: the messages of its start, of each round (``play_round``)
-    and of its end told, every request answered by ``answer`` (``match.scores`` are the scores
-    before the round being played); at most ``max_rounds`` rounds (a match cut short ends as
-    ``interrupted``, as a referee's would). ``on_round``: called with each round's result once
-    it is recorded, before its end is told. The number of rounds played."""
-    rules = match.rules
+    """Play ``match`` (new) to its end through the match's machine (``match_turns``): every
+    message told, every request answered by ``answer`` (the requests of a simultaneous phase in
+    seat order, before the machine hears any; ``match.scores`` are the scores before the round
+    being played); at most ``max_rounds`` rounds (a match cut short ends as ``interrupted``, as
+    a referee's would). ``on_round``: called with each round's result once it is recorded,
+    before its end is told. The number of rounds played."""
     ids = itertools.count(1).__next__
-    for seat in range(rules.players):
-        tell(seat, telling.match_start(match_id, seat, list(names), rules, clock))
-    number = 0
-    while not match.over and (max_rounds is None or number < max_rounds):
-        round_ = match.next_round()
-        scores = list(match.scores)
-        for seat in range(rules.players):
-            tell(seat, telling.round_start(round_, seat, number, scores))
-        play_round(round_, answer, tell, ids)
-        result = match.record(round_)
-        if on_round is not None:
-            on_round(result)
-        tell(None, telling.round_end(number, result, match.scores, match.phase))
-        number += 1
     outcomes = [SeatOutcome(seat=s, name=name, status="ok") for s, name in enumerate(names)]
-    tell(None, telling.match_end(match, match_id, outcomes))
-    return number
+    turns = MatchTurns(
+        match,
+        match_id,
+        names=names,
+        clock=clock,
+        active=lambda seat: True,
+        policy=IllegalPolicy("forfeit", 0),
+        records=False,
+    )
+    rounds = 0
+    while (event := turns.event) is not None:
+        if isinstance(event, Deal):
+            if max_rounds is not None and event.number >= max_rounds and not match.over:
+                turns.interrupt()
+                continue
+            turns.answer(None)
+        elif isinstance(event, AskAll):
+            round_ = _current(match)
+            turns.answer({one.seat: answer(one, ids(), round_) for one in event.asks})
+        elif isinstance(event, Ask):
+            turns.answer(answer(event, ids(), _current(match)))
+        elif isinstance(event, Tell):
+            tell(event.seat, event.message)
+            turns.next()
+        elif isinstance(event, (Illegal, Fallback)):
+            raise RefusedReply(f"the machine refused a scripted reply: {event}")
+        elif isinstance(event, Outcomes):
+            turns.answer(outcomes)
+        else:
+            if isinstance(event, Scored):
+                rounds += 1
+                if on_round is not None:
+                    on_round(event.result)
+            turns.next()
+    return rounds
+
+
+def _current(match: Match) -> Round:
+    assert match.current is not None  # an Ask comes only inside a dealt round
+    return match.current

@@ -28,7 +28,7 @@ from protocol.cards import Card, card_code
 from protocol.messages import Declare, Moon, Pass, Play, RefereeMessage, TimeLeft, TrickEnd
 from protocol.ruleset import MoonChoice
 from referee.rules import telling
-from referee.rules.errors import IllegalMove
+from referee.rules.errors import IllegalMove, MachineMisuse
 from referee.rules.fallback import fallback_declare, fallback_moon, fallback_pass, fallback_play
 from referee.rules.round import DECLARE, MOON, PASS, PLAY, Round
 from referee.rules.wire import bot_card, bot_cards
@@ -38,7 +38,7 @@ Reply: TypeAlias = Pass | Declare | Play | Moon
 Action: TypeAlias = Literal["forfeit", "penalty", "substitute"]
 """The answer to an illegal move (``MatchConfig.policy`` within its cap, else ``forfeit``):
 ``penalty`` ends the round with the revoke penalty; the others play the fallback move."""
-Checkpoint: TypeAlias = Literal["passing", "declaration", "card", "trick"]
+Checkpoint: TypeAlias = Literal["passing", "declaration", "card", "trick", "round"]
 
 EXPECT: dict[Decision, type[Reply]] = {"pass": Pass, "declare": Declare, "play": Play, "moon": Moon}
 """The reply each decision expects."""
@@ -65,11 +65,14 @@ class AskAll(msgspec.Struct, frozen=True, gc=False):
 
 
 class Illegal(msgspec.Struct, frozen=True, gc=False):
-    """``seat``'s reply ``reply`` broke a rule: answer with the policy's ``Action``."""
+    """``seat``'s reply ``reply`` broke a rule: answer with the policy's ``Action``. ``action``:
+    what the match's policy takes (``IllegalPolicy``), to be answered; ``None``
+    when the policy's cap is unknown (an old log, or the round's machine driven alone)."""
 
     seat: int
     error: IllegalMove
     reply: Reply
+    action: Action | None = None
 
 
 class Fallback(msgspec.Struct, frozen=True, gc=False):
@@ -143,6 +146,31 @@ class Settled(msgspec.Struct, frozen=True, gc=False):
     after: Checkpoint
 
 
+PolicyName: TypeAlias = Literal["forfeit", "penalty", "substitute"]
+
+
+class IllegalPolicy:
+    """The match's answer to an illegal move: ``policy`` (``penalty`` or ``substitute``)
+    forgives each seat up to ``cap`` illegal moves, then forfeits it; ``forfeit`` forgives
+    none. ``cap`` ``None``: unknown (an old log's replay), the driver answers."""
+
+    def __init__(self, policy: PolicyName, cap: int | None) -> None:
+        self.policy, self.cap = policy, cap
+        self.forgiven: dict[int, int] = {}
+
+    def action(self, seat: int) -> Action | None:
+        """What the policy does to ``seat``'s next illegal move (``None``: the cap is unknown)."""
+        if self.policy == "forfeit":
+            return "forfeit"
+        if self.cap is None:
+            return None
+        return self.policy if self.forgiven.get(seat, 0) < self.cap else "forfeit"
+
+    def taken(self, seat: int, action: Action) -> None:
+        if action != "forfeit":
+            self.forgiven[seat] = self.forgiven.get(seat, 0) + 1
+
+
 Event: TypeAlias = (
     Ask
     | AskAll
@@ -162,16 +190,20 @@ Event: TypeAlias = (
 Turns: TypeAlias = Generator[Event, object, None]
 
 
-def round_turns(round_: Round, active: Callable[[int], bool], records: bool = True) -> Turns:
+def round_turns(
+    round_: Round, active: Callable[[int], bool], records: bool = True, policy: IllegalPolicy | None = None
+) -> Turns:
     """Every decision of ``round_`` until it is over (the caller scores it). ``active(seat)``:
     whether a seat is still asked (a dropped seat's moves are the fallbacks). ``records``:
     yield the events that only record the round (``Phase``, ``Passed``, ``Exchanged``,
     ``Declared``, ``PlayTurn``, ``CardPlayed``, ``TrickTaken``, ``MoonChosen``), which the
-    match, whose log records the lines themselves, does without."""
+    match, whose log records the lines themselves, does without. ``policy``: the match's
+    illegal-move policy, whose action each ``Illegal`` carries (and must be answered with)."""
+    judge = policy or IllegalPolicy("forfeit", None)
     if round_.phase == PASS:
         if records:
             yield Phase("pass")
-        yield from _passing(round_, active, records)
+        yield from _passing(round_, active, records, judge)
     if records:
         yield Phase("declare")
     while round_.phase == DECLARE:
@@ -179,18 +211,19 @@ def round_turns(round_: Round, active: Callable[[int], bool], records: bool = Tr
     if records:
         yield Phase("play")
     while round_.phase == PLAY:
-        yield from _playing(round_, active, records)
+        yield from _playing(round_, active, records, judge)
     if round_.phase == MOON:
         if records:
             yield Phase("moon")
         yield from _moon(round_, active, records)
 
 
-def _passing(round_: Round, active: Callable[[int], bool], records: bool) -> Turns:
+def _passing(round_: Round, active: Callable[[int], bool], records: bool, judge: IllegalPolicy) -> Turns:
     players = round_.table.players
     asks = tuple(Ask(s, "pass", _pass_request(round_, s), Pass) for s in range(players) if active(s))
     replies = yield AskAll(asks)
-    assert isinstance(replies, Mapping)
+    if not isinstance(replies, Mapping):
+        raise MachineMisuse(f"an AskAll is answered with the replies by seat, not {replies!r}")
     for seat in range(players):
         if round_.phase != PASS:
             return  # a revoke penalty ended the round
@@ -199,7 +232,7 @@ def _passing(round_: Round, active: Callable[[int], bool], records: bool) -> Tur
             try:
                 round_.pass_cards(seat, bot_cards(reply.cards))
             except IllegalMove as err:
-                if (yield from _illegal(round_, seat, err, reply)):
+                if (yield from _illegal(round_, seat, err, reply, judge)):
                     return
             else:
                 if records:
@@ -237,7 +270,7 @@ def _declaring(round_: Round, active: Callable[[int], bool], records: bool) -> T
     yield Settled("declaration")
 
 
-def _playing(round_: Round, active: Callable[[int], bool], records: bool) -> Turns:
+def _playing(round_: Round, active: Callable[[int], bool], records: bool, judge: IllegalPolicy) -> Turns:
     seat = round_.turn
     number = round_.trick_number
     if records:
@@ -251,7 +284,7 @@ def _playing(round_: Round, active: Callable[[int], bool], records: bool) -> Tur
             round_.play(seat, card)
         except IllegalMove as err:
             card = None
-            if (yield from _illegal(round_, seat, err, reply)):
+            if (yield from _illegal(round_, seat, err, reply, judge)):
                 return
     fallback = card is None
     if card is None:
@@ -291,14 +324,23 @@ def _ask(
         return None
     expect = EXPECT[decision]
     reply = yield Ask(seat, decision, request, expect)
-    assert reply is None or isinstance(reply, expect)
+    if reply is not None and not isinstance(reply, expect):
+        raise MachineMisuse(f"an Ask for {decision} is answered with a {expect.__name__} or None, not {reply!r}")
     return reply
 
 
-def _illegal(round_: Round, seat: int, err: IllegalMove, reply: Reply) -> Generator[Event, object, bool]:
+def _illegal(
+    round_: Round, seat: int, err: IllegalMove, reply: Reply, judge: IllegalPolicy
+) -> Generator[Event, object, bool]:
     """The policy's answer to an illegal reply; True when it ended the round (the revoke
     penalty), else the caller plays the fallback."""
-    action = yield Illegal(seat, err, reply)
+    decided = judge.action(seat)
+    action = yield Illegal(seat, err, reply, decided)
+    if action not in ("forfeit", "penalty", "substitute"):
+        raise MachineMisuse(f"an Illegal is answered with an action, not {action!r}")
+    if decided is not None and action != decided:
+        raise MachineMisuse(f"an Illegal is answered with its action {decided!r}, not {action!r}")
+    judge.taken(seat, action)
     if action == "penalty":
         round_.apply_revoke(seat)
         return True

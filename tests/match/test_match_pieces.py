@@ -22,6 +22,7 @@ from referee.players.connection import BotConnection
 from referee.rules import ruleset
 from referee.rules.errors import IllegalMove
 from referee.rules.match import Match
+from referee.rules.turns import IllegalPolicy
 
 
 def seats(n: int = 4) -> list[SeatState]:
@@ -60,10 +61,14 @@ async def test_the_penalty_policy_forgives_up_to_its_cap_then_forfeits() -> None
     async with trio.open_nursery() as nursery:
         faults = Faults(config, Outbox(table, desk_recorder), desk_recorder, nursery)
         match = Match(ruleset("american"), 7)
+        policy = IllegalPolicy(config.policy, config.illegal_move_cap)  # the match's machine decides
         actions = []
         for _ in range(3):
             round_ = match.next_round()
-            action = await faults.illegal(table[0], IllegalMove("must_follow_suit", "no"), request_id=1)
+            decided = policy.action(0)
+            assert decided is not None
+            policy.taken(0, decided)
+            action = await faults.illegal(table[0], IllegalMove("must_follow_suit", "no"), 1, decided)
             actions.append((action, table[0].status, table[0].penalties))
             if action == "penalty":  # the round's machine ends the round with the revoke penalty
                 round_.apply_revoke(0)

@@ -69,7 +69,7 @@ async def nonfatal_revoke(probe: Probe) -> None:
     seat = 2 % probe.rules.players
     table = ScriptedTable(probe, one_round(probe.rules), seat=seat, dealer=0, seed=19)
     table.start()
-    round_ = table.deal()
+    table.deal()
     await _until_choice(table)
     request = table.play_request()
     reply = await probe.ask(request, Play, request.id)
@@ -77,8 +77,7 @@ async def nonfatal_revoke(probe: Probe) -> None:
     message = f"{SCRIPTED}: you take the revoke penalty and the hand is dealt again"
     probe.post(Error(code="illegal_move", message=message, fatal=False, request_id=request.id, rule="must_follow_suit"))
     await probe.flush()
-    round_.apply_revoke(seat)
-    table.end_round()
+    table.revoke()
     table.deal()
     await table.finish_round()
     table.end_match()
