@@ -60,24 +60,27 @@ class Game(msgspec.Struct, frozen=True):
 
 
 GAMES: Final[dict[str, tuple[Game, ...]]] = {
-    "american": (Game(1, 2),),
-    "american-moon-choice": (Game(1, 2),),
-    "american-no-hold": (Game(1, 2),),
-    "american-3": (Game(23, 2),),
-    "american-5": (Game(19, 2),),
-    "double-deck": (Game(2, 1),),
-    "omnibus": (Game(1, 2),),
-    "argentine": (Game(1, 2),),
+    "american": (Game(37, 4),),
+    "american-moon-choice": (Game(37, 4),),
+    "american-no-hold": (Game(37, 3),),
+    "american-3": (Game(23, 3), Game(44, 1)),
+    "american-5": (Game(10, 5),),
+    "double-deck": (Game(2, 1), Game(23, 2)),
+    "omnibus": (Game(37, 4),),
+    "argentine": (Game(57, 4),),
     "black-maria": (Game(6, 2),),
     "dutch": (Game(36, 6),),
-    "dutch-modern": (Game(14, 2),),
+    "dutch-modern": (Game(14, 1), Game(23, 2)),
     "dutch-classic": (Game(14, 2),),
-    "dutch-35": (Game(14, 2),),
+    "dutch-35": (Game(21, 2),),
     "achterhoeks": (Game(14, 3),),
 }
-"""The matches of each preset's vectors, chosen (``tests/rules/test_vectors.py`` checks it) so
-that between them they shoot the moon (and a shooter chooses how it scores), make declarations,
-cancel identical cards and switch Dutch's phases."""
+"""The matches of each preset's vectors: every pass direction of its schedule played, and
+chosen among seeds 1 to 60 (``vector_coverage.search_games``) so that an engine lacking any one
+option of the preset disagrees with a line (``tests/rules/test_vector_coverage.py``, with the
+gaps it allows and why); besides, between them they shoot the moon (and a shooter chooses how
+it scores), make declarations, cancel identical cards and switch Dutch's phases
+(``tests/rules/test_vectors.py``)."""
 
 
 # -- the lines ---------------------------------------------------------------------------------
