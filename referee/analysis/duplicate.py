@@ -31,7 +31,7 @@ from referee.analysis.infoset import deal_views
 from referee.analysis.luck import LuckTask, round_luck
 from referee.analysis.run import task_seed
 from referee.replay.record import MatchRecord
-from referee.rules.playout import Policy
+from referee.rules.playout import PlayoutPolicy
 
 
 class BotLuck(msgspec.Struct, frozen=True, kw_only=True):
@@ -75,7 +75,7 @@ def edges(values: Sequence[Interval]) -> list[Interval]:
     return found
 
 
-def match_luck(record: MatchRecord, seed: int, worlds: int, policy: Policy) -> list[Interval]:
+def match_luck(record: MatchRecord, seed: int, worlds: int, policy: PlayoutPolicy) -> list[Interval]:
     """Each seat's luck over the match's finished rounds (as ``referee analyze --seed``)."""
     seats = []
     for seat in range(record.rules.players):
@@ -90,7 +90,9 @@ def match_luck(record: MatchRecord, seed: int, worlds: int, policy: Policy) -> l
     return seats
 
 
-def set_luck(records: Sequence[MatchRecord], *, seed: int = 1, worlds: int = 128, policy: Policy = "greedy") -> SetLuck:
+def set_luck(
+    records: Sequence[MatchRecord], *, seed: int = 1, worlds: int = 128, policy: PlayoutPolicy = "greedy"
+) -> SetLuck:
     """The luck of each bot over ``records``, the matches of one duplicate set (the ``i``-th
     valued with seed ``seed + i``)."""
     names: dict[str, tuple[list[Interval], list[Interval]]] = {}

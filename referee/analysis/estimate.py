@@ -45,7 +45,7 @@ from referee.analysis.grading import Z95
 from referee.analysis.infoset import InfoSet, pass_text
 from referee.analysis.winchance import Shape, first_chance, shape_of
 from referee.analysis.worlds import Dealer
-from referee.rules.playout import Policy, finish
+from referee.rules.playout import PlayoutPolicy, finish
 from referee.rules.round import Round
 from referee.rules.sampling import knowledge
 from referee.rules.table import Table, table_for
@@ -156,7 +156,7 @@ class _Samples:
     """Per candidate: the points and the chance of finishing first, world by world (a candidate
     dropped from the race has the first worlds only: pairs are taken over the common ones)."""
 
-    def __init__(self, info: InfoSet, choices: list[str], policy: Policy, chosen: int) -> None:
+    def __init__(self, info: InfoSet, choices: list[str], policy: PlayoutPolicy, chosen: int) -> None:
         self.info, self.choices, self.policy, self.chosen = info, choices, policy, chosen
         self.points: list[list[float]] = [[] for _ in choices]
         self.chance: list[list[float]] = [[] for _ in choices]
@@ -205,7 +205,7 @@ class _Samples:
         return True
 
 
-def estimate(info: InfoSet, chosen: str, seed: int, budget: Budget, policy: Policy = "greedy") -> Estimate:
+def estimate(info: InfoSet, chosen: str, seed: int, budget: Budget, policy: PlayoutPolicy = "greedy") -> Estimate:
     """Value every candidate of ``info``'s decision (see the module docstring)."""
     table = table_for(info.rules)
     choices = candidates(info, chosen, table, budget)
@@ -263,7 +263,9 @@ def _estimate(samples: _Samples, held: _Samples) -> Estimate:
     )
 
 
-def values_of(info: InfoSet, choices: list[str], seed: int, worlds: int, policy: Policy = "greedy") -> list[float]:
+def values_of(
+    info: InfoSet, choices: list[str], seed: int, worlds: int, policy: PlayoutPolicy = "greedy"
+) -> list[float]:
     """Each of ``choices``' expected points over the same ``worlds`` worlds, no race and no
     stopping early: the reference the race is measured against (``referee bench analyze
     --passes``)."""

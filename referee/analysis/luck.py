@@ -22,7 +22,7 @@ import msgspec
 from protocol.ruleset import RuleSet
 from referee.analysis.estimate import Interval, interval
 from referee.analysis.worlds import Dealer
-from referee.rules.playout import Policy, finish
+from referee.rules.playout import PlayoutPolicy, finish
 from referee.rules.sampling import knowledge
 from referee.rules.table import table_for
 from referee.rules.view import SeatView
@@ -53,7 +53,7 @@ class RoundLuck(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _playouts(
-    rules: RuleSet, view: SeatView, rng: random.Random, worlds: int, policy: Policy
+    rules: RuleSet, view: SeatView, rng: random.Random, worlds: int, policy: PlayoutPolicy
 ) -> tuple[list[float], list[float]]:
     table = table_for(rules)
     dealer = Dealer(table, view, knowledge(table, view))
@@ -67,7 +67,7 @@ def _playouts(
     return own, mean
 
 
-def round_luck(task: LuckTask, seed: int, worlds: int, policy: Policy = "greedy") -> RoundLuck:
+def round_luck(task: LuckTask, seed: int, worlds: int, policy: PlayoutPolicy = "greedy") -> RoundLuck:
     rng = random.Random(seed)
     own, mean = _playouts(task.rules, task.dealt, rng, worlds, policy)
     after = None

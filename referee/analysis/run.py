@@ -22,12 +22,12 @@ from referee.analysis.luck import LuckTask, RoundLuck, round_luck
 from referee.analysis.report import ERRORS, Analysis, DecisionReport, SeatSummary, Verdict
 from referee.analysis.winchance import first_chance, shape_of
 from referee.replay.record import MatchRecord
-from referee.rules.playout import Policy
+from referee.rules.playout import PlayoutPolicy
 
 _MOON_REASON = "nothing is hidden once the round is played: the choice moves the match score only"
 Progress = Callable[[int, int], None]
 """Called with (tasks done, tasks in all) as tasks finish."""
-Task = tuple[str, object, int, Budget, Policy]
+Task = tuple[str, object, int, Budget, PlayoutPolicy]
 
 
 def task_seed(seed: int, *place: object) -> int:
@@ -149,7 +149,7 @@ def analyse_match(
     *,
     seed: int = 1,
     budget: Budget | None = None,
-    policy: Policy = "greedy",
+    policy: PlayoutPolicy = "greedy",
     workers: int = 1,
     progress: Progress | None = None,
     log_name: str = "log",

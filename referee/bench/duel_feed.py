@@ -22,7 +22,7 @@ from referee.rules.presets import ruleset
 from referee.stats.ratings import finishing_ranks
 from referee.stats.sequential import SprtBounds
 from referee.store.fixtures import speed_over_safety
-from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch, SeatResult
+from referee.store.records import LadderSettings, ScheduledMatch, SeatResult, StoredMatch
 
 DUEL = DuelSettings(kind="duel", new="new", olds=("old",), opponents=("x",), sprt=SprtBounds(0, 0.001))
 """A test that cannot decide on made-up sets (D1 a thousandth of a point): every set is asked for."""
@@ -68,7 +68,7 @@ def bench_duel_feed(path: Path, sets: int, seed: int = 1) -> FeedTimes:
     )
 
 
-def _record(match: ScheduledMatch, draw: random.Random) -> MatchRecord:
+def _record(match: ScheduledMatch, draw: random.Random) -> StoredMatch:
     scores = [draw.randrange(0, 100) for _ in match.seats]
     ranks = finishing_ranks(scores, [False] * len(scores))
     winners = [i for i, r in enumerate(ranks) if r == 0]
@@ -76,6 +76,6 @@ def _record(match: ScheduledMatch, draw: random.Random) -> MatchRecord:
         SeatResult(seat=i, bot=name, score=score, status="ok", moons=0, win=1 / len(winners) if i in winners else 0.0)
         for i, (name, score) in enumerate(zip(match.seats, scores, strict=True))
     ]
-    return MatchRecord(
+    return StoredMatch(
         match=match, match_id=f"m{match.key}", reason="target_reached", rounds=9, decisions=250, log=None, seats=seats
     )

@@ -12,7 +12,7 @@ import time
 import msgspec
 
 from referee.rules.match import Match
-from referee.rules.playout import Policy, finish
+from referee.rules.playout import PlayoutPolicy, finish
 from referee.rules.presets import ruleset
 from referee.rules.random_play import play_round
 from referee.rules.round import PLAY, Round
@@ -93,7 +93,7 @@ def _mid_round(round_: Round, rng: random.Random) -> None:
 
 
 def bench_playouts(
-    variant: str = "american", seconds: float = 5.0, seed: int = 1, policy: Policy = "greedy"
+    variant: str = "american", seconds: float = 5.0, seed: int = 1, policy: PlayoutPolicy = "greedy"
 ) -> PlayoutBench:
     """Playouts per second from mid-round positions (random play to a point in the first half
     of the round): half the time spent on plain playouts of copies of the true position, half

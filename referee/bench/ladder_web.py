@@ -32,7 +32,7 @@ from referee.stats.ratings import finishing_ranks
 from referee.store.fixtures import last_listed, last_rated_match, most_dropped, speed_over_safety
 from referee.store.pages import finished_count
 from referee.store.reader import LadderReader
-from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch, SeatResult, match_key
+from referee.store.records import LadderSettings, ScheduledMatch, SeatResult, StoredMatch, match_key
 from referee.store.writer import LadderStore
 from referee.web.ladder.app import LadderWeb
 from referee.web.ladder.budget import Bucket
@@ -61,7 +61,7 @@ def make_ladder(path: Path, matches: int = 10_000, bots: int = 12, seed: int = 1
     return path
 
 
-def _record(match: ScheduledMatch, draw: random.Random) -> MatchRecord:
+def _record(match: ScheduledMatch, draw: random.Random) -> StoredMatch:
     strength = {name: int(name[-2:]) if name[-2:].isdigit() else 0 for name in match.seats}
     scores = [max(0, int(draw.gauss(60 - 2 * strength[name], 20))) for name in match.seats]
     statuses = ["crash" if name == CRASHER and draw.random() < 0.1 else "ok" for name in match.seats]
@@ -78,7 +78,7 @@ def _record(match: ScheduledMatch, draw: random.Random) -> MatchRecord:
                     stderr_lines=2)
         for i, name in enumerate(match.seats) if statuses[i] != "ok"
     ]  # fmt: skip
-    return MatchRecord(match=match, match_id=f"m{match.key}", reason="target_reached", rounds=9, decisions=250,
+    return StoredMatch(match=match, match_id=f"m{match.key}", reason="target_reached", rounds=9, decisions=250,
                        log=f"{match.key}.jsonl", seats=seats, faults=faults)  # fmt: skip
 
 

@@ -22,7 +22,7 @@ from referee.check.positions import Opponents
 from referee.check.probe import Probe
 from referee.rules import telling
 from referee.rules.match import Match
-from referee.rules.match_turns import Deal, Dealt, Ended, MatchEvent, MatchTurns, Outcomes, Scored
+from referee.rules.match_turns import Dealing, Dealt, Ended, MatchEvent, MatchTurns, Outcomes, Scored
 from referee.rules.round import DECLARE, DONE, MOON, PASS, Round
 from referee.rules.scoring import RoundResult
 from referee.rules.turns import Ask, AskAll, Illegal, IllegalPolicy, Reply, Settled, Tell
@@ -86,7 +86,7 @@ class ScriptedTable:
     def deal(self, hands: Sequence[Sequence[Card]] | None = None) -> Round:
         """Deal the next round (from the seed, or ``hands``) and queue ``round_start``."""
         event = self._tell()
-        if not isinstance(event, Deal):
+        if not isinstance(event, Dealing):
             raise RuntimeError(f"no round can be dealt now ({event})")
         self.machine.answer(hands)
         self._tell()
@@ -148,7 +148,7 @@ class ScriptedTable:
                 if event.seat == self.seat:
                     return
                 turns.answer(self._opponent(event))
-            elif isinstance(event, (Deal, Outcomes)):
+            elif isinstance(event, (Dealing, Outcomes)):
                 return  # the round is over
             else:
                 raise RuntimeError(f"a scripted seat's move cannot lead to {event}")

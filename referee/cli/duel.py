@@ -284,9 +284,9 @@ def _play(plan: LadderPlan, settings: DuelSettings, options: dict[str, Any]) -> 
     (what was done is kept and shown)."""
     quiet = options["quiet"]
     console = Console(stderr=True) if options["as_json"] else Console()
-    telling = RunOutput(quiet=quiet, console=console, warn=lambda line: click.echo(line, err=True))
+    output = RunOutput(quiet=quiet, console=console, warn=lambda line: click.echo(line, err=True))
     try:
-        return play_duel(plan, settings, options["max_sets"], telling)
+        return play_duel(plan, settings, options["max_sets"], output)
     except LadderInterrupted as err:
         click.echo(str(err), err=True)
         return None

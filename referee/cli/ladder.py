@@ -296,7 +296,7 @@ def run_command(
             sandbox_loopback=sandbox_loopback, keep_bots=keep_bots, start_ahead=start_ahead, cluster=cluster,
             bot_list=Path(config) if follow else None, keep_running=keep_running, season=season,
         )  # fmt: skip
-        result = _play(plan, _telling(quiet, console, Path(db), web), (analyze, analyze_budget), quiet=quiet)
+        result = _play(plan, _output(quiet, console, Path(db), web), (analyze, analyze_budget), quiet=quiet)
     except LadderInterrupted as err:
         click.echo(str(err), err=True)
         raise SystemExit(130) from None
@@ -341,7 +341,7 @@ def _read_config(
         raise click.ClickException(str(err)) from None
 
 
-def _telling(quiet: bool, console: Console, db: Path, web: PagesBeside | None) -> RunOutput:
+def _output(quiet: bool, console: Console, db: Path, web: PagesBeside | None) -> RunOutput:
     """How ``ladder run`` tells what it does; with ``--web``, its pages too."""
     beside = partial(_serve_beside, db, web) if web is not None else None
     return RunOutput(quiet=quiet, console=console, warn=_warn, beside=beside)

@@ -14,7 +14,7 @@ from rich.text import Text
 from referee.duel.status import DuelStatus
 from referee.duel.view import status_table, verdict_line
 from referee.ladder.progress import LiveRedraw
-from referee.store.records import MatchRecord
+from referee.store.records import StoredMatch
 
 
 class DuelProgress(LiveRedraw):
@@ -51,7 +51,7 @@ class DuelProgress(LiveRedraw):
         parts.append(Text(verdict_line(now)))
         return Group(*parts)
 
-    def on_result(self, record: MatchRecord) -> None:
+    def on_result(self, record: StoredMatch) -> None:
         now = self.status()
         self.bar.update(self.task, completed=_sets(now))
         self.live.update(self._view(now), refresh=True)

@@ -28,6 +28,7 @@ from referee.errors import LadderError
 from referee.ladder.play import LadderInterrupted, LadderPlan, LadderResult, LiveView, RunOutput, play_ladder
 from referee.ladder.roll_call import roll_call
 from referee.ladder.runner import RunOptions, SetFeed
+from referee.ladder.season_run import SeasonRun
 from referee.shared import FaultReport
 from referee.store.writer import LadderStore
 
@@ -48,6 +49,13 @@ class DuelRun:
 
     def check(self, plan: LadderPlan) -> None:
         self.duel = check_same_duel(plan, self.duel)
+
+    def pool(self, plan: LadderPlan, warn: Callable[[str], None]) -> LadderPlan:
+        """The bots as asked: a duel is about them (no version follows its files, no upload)."""
+        return plan
+
+    def leaves_out(self) -> bool:
+        return False
 
     def open(self, plan: LadderPlan) -> tuple[LadderStore, list[str]]:
         return open_duel(plan, self.duel)
@@ -87,6 +95,10 @@ class DuelRun:
 
         return DuelProgress(now, self.max_sets, console, workers)
 
+    def season_run(self, store: LadderStore, plan: LadderPlan, warn: Callable[[str], None] | None) -> SeasonRun | None:
+        """A duel has no season."""
+        return None
+
 
 def _duel_store(store: LadderStore) -> DuelStore:
     if not isinstance(store, DuelStore):
@@ -104,12 +116,12 @@ class DuelPlayed:
     unstarted: Mapping[str, FaultReport] = field(default_factory=dict)
 
 
-def play_duel(plan: LadderPlan, duel: DuelSettings, max_sets: int, telling: RunOutput | None = None) -> DuelPlayed:
+def play_duel(plan: LadderPlan, duel: DuelSettings, max_sets: int, output: RunOutput | None = None) -> DuelPlayed:
     """Create or resume the duel in ``plan.db``, call the roll of its bots, and play its sets
     until every test has decided, a bot is broken or ``max_sets`` sets against each bot are
     done. Raises as ``play_ladder`` does."""
-    kind = DuelRun(duel, max_sets, None if telling is None else telling.warn)
-    result = play_ladder(plan, telling, kind)
+    kind = DuelRun(duel, max_sets, None if output is None else output.warn)
+    result = play_ladder(plan, output, kind)
     return DuelPlayed(result, kind.duel, kind.unstarted)
 
 

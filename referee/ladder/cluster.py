@@ -44,7 +44,7 @@ from referee.ladder.uploads import mark, playing
 from referee.players.bot_config import BotEntry
 from referee.private_files import open_private
 from referee.sandbox.bwrap import SandboxMode
-from referee.store.records import MatchRecord, PoolChange, ScheduledMatch
+from referee.store.records import PoolChange, ScheduledMatch, StoredMatch
 from referee.store.writer import LadderStore
 
 MAX_TRIES = 3
@@ -71,7 +71,7 @@ class ClusterRun:
         sandbox_mode: SandboxMode,
         sandbox_binds: Sequence[str] = (),
         sandbox_loopback: bool = False,
-        on_result: Callable[[MatchRecord], None] | None = None,
+        on_result: Callable[[StoredMatch], None] | None = None,
         on_refused: Callable[[str], None] | None = None,
         play: Callable[..., bytes] = play_task,
         feed: SetFeed | None = None,

@@ -20,7 +20,7 @@ from referee.ladder.runner import match_record
 from referee.log_format import RoundScored
 from referee.replay.reader import LogError, parse_log
 from referee.replay.verify import verify
-from referee.store.records import MatchRecord, ScheduledMatch
+from referee.store.records import ScheduledMatch, StoredMatch
 
 
 class ResultRefused(LadderError):
@@ -33,7 +33,7 @@ def check_result(
     commands: Mapping[str, str],
     done: MatchDone,
     log_path: Path,
-) -> MatchRecord:
+) -> StoredMatch:
     """The store's record of a worker's result, or ``ResultRefused`` naming what is wrong: the
     log must hold the one match asked for (seed, rules, seats), complete and verified by the
     rules engine, and the outcome must say what the log says."""

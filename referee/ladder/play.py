@@ -41,7 +41,7 @@ from referee.players.building import BuiltBot
 from referee.players.process import BotLimits
 from referee.private_files import private_folder
 from referee.sandbox.bwrap import Sandbox, SandboxMode, choose_sandbox
-from referee.store.records import MatchRecord
+from referee.store.records import StoredMatch
 
 if TYPE_CHECKING:
     from referee.ladder.cluster import ClusterRun
@@ -146,7 +146,7 @@ class LiveView(Protocol):
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None: ...
 
-    def on_result(self, record: MatchRecord) -> None: ...
+    def on_result(self, record: StoredMatch) -> None: ...
 
     async def tick(self) -> None: ...
 
@@ -159,6 +159,16 @@ class RunKind(Protocol):
     def check(self, plan: LadderPlan) -> None:
         """Before anything is built or started: raise ``LadderError`` when ``plan.db`` holds
         another run than ``plan`` asks for."""
+
+    def pool(self, plan: LadderPlan, warn: Callable[[str], None]) -> LadderPlan:
+        """Before anything is built: the plan with the bots the run plays (a ladder's versions
+        follow their files, its uploads taken play on, its season may freeze the list; what it
+        leaves is told to ``warn``)."""
+
+    def leaves_out(self) -> bool:
+        """Whether a bot whose build is refused, or that cannot start, is left out and the run
+        plays on without it (a ladder, after a roll call before its first match), rather than
+        ending the run (a duel: its own roll call is ``ready``)."""
 
     def open(self, plan: LadderPlan) -> tuple[LadderStore, list[str]]:
         """Under the run lock: the store, created or resumed, and notes for the user."""
@@ -174,6 +184,9 @@ class RunKind(Protocol):
     def view(self, store: LadderStore, console: Console | None, workers: Callable[[], int] | None) -> LiveView:
         """The live view of the run (when it is not quiet)."""
 
+    def season_run(self, store: LadderStore, plan: LadderPlan, warn: Callable[[str], None] | None) -> SeasonRun | None:
+        """What the run does at its season's end time (``None``: it has none)."""
+
 
 class LadderKind:
     """A ladder: every bot of the config against every other, its whole schedule made when the
@@ -186,6 +199,21 @@ class LadderKind:
     def check(self, plan: LadderPlan) -> None:
         check_same_ladder(plan.db, plan.entries, plan.rules, plan.seed)
         check_season(plan.db, plan.season, self.now())
+
+    def pool(self, plan: LadderPlan, warn: Callable[[str], None]) -> LadderPlan:
+        """A version follows its files (``referee.players.bot_content``) and the uploads taken
+        (``referee.ladder.uploads``) play on; once the season's submissions have closed, no new
+        version (``referee.ladder.season_run.frozen_entries``), each left told to ``warn``."""
+        listed = with_content(plan.entries, plan.cwd or Path.cwd())
+        names = {e.name for e in listed}
+        taken = [entry_of(plan.db, u) for u in playing(plan.db).values() if u.entrant not in names]
+        entries, left = season_start(plan.db, [*listed, *taken], plan.now())
+        for line in left:
+            warn(line)
+        return dataclasses.replace(plan, entries=entries)
+
+    def leaves_out(self) -> bool:
+        return True
 
     def open(self, plan: LadderPlan) -> tuple[LadderStore, list[str]]:
         store, notes = open_ladder(
@@ -207,8 +235,12 @@ class LadderKind:
     def view(self, store: LadderStore, console: Console | None, workers: Callable[[], int] | None) -> LiveView:
         return LiveProgress(store, console, workers=workers)
 
+    def season_run(self, store: LadderStore, plan: LadderPlan, warn: Callable[[str], None] | None) -> SeasonRun | None:
+        found = store.season()
+        return SeasonRun(store, plan.now, warn) if found is not None and found.ends is not None else None
 
-def play_ladder(plan: LadderPlan, telling: RunOutput | None = None, kind: RunKind | None = None) -> LadderResult:
+
+def play_ladder(plan: LadderPlan, output: RunOutput | None = None, kind: RunKind | None = None) -> LadderResult:
     """Create or resume the ladder in ``plan.db`` (a duel's or a gauntlet's database with their
     ``kind``) and play every pending match, each with
     freshly started bots (``keep_bots``: live processes kept between matches), in the sandbox of
@@ -219,68 +251,144 @@ def play_ladder(plan: LadderPlan, telling: RunOutput | None = None, kind: RunKin
     With ``cluster`` the matches are played by the workers of a Dask cluster
     (``referee.ladder.cluster``), which build the bots and choose their sandbox themselves; this
     process keeps the store and the logs."""
-    telling = telling or RunOutput()
+    output = output or RunOutput()
     kind = kind or LadderKind(plan.now)
-    db = plan.db
     if plan.concurrency < 1:
         raise LadderError("--concurrency must be at least 1")
-    close_up(db)  # before anything opens them: the ladder's files are the referee's own, no link
+    close_up(plan.db)  # before anything opens them: the ladder's files are the referee's own, no link
     kind.check(plan)
-    if isinstance(kind, LadderKind):  # a version follows its files (referee.players.bot_content)
-        listed = with_content(plan.entries, plan.cwd or Path.cwd())
-        names = {e.name for e in listed}  # and the uploads taken (referee.ladder.uploads) play on
-        taken = [entry_of(db, u) for u in playing(db).values() if u.entrant not in names]
-        plan = _frozen(dataclasses.replace(plan, entries=[*listed, *taken]), telling)
-    if plan.cluster is not None:
-        return _play_on_cluster(plan, plan.cluster, telling, kind)
-    sandbox = choose_sandbox(plan.sandbox_mode, _warner(telling), plan.sandbox_binds, loopback=plan.sandbox_loopback)
-    existed = Path(db).exists()
-    private = private_files(db)
-    hidden = sandbox.hiding(*private) if sandbox is not None else None
-    limits = BotLimits(sandbox=hidden, cwd=str(plan.cwd) if plan.cwd is not None else None)
-    built, plan, untold = _prepared(plan, kind, (hidden, private, limits), telling.warn)
-    if not existed and Path(db).exists():  # a build may write in its folder: not the ladder's files
-        raise LadderError(f"{db} appeared while the bots were built: a build wrote it; refusing to use it")
+    plan = kind.pool(plan, _warner(output))
+    tables: Tables = LocalTables() if plan.cluster is None else ClusterTables(plan.cluster)
+    plan, untold = tables.prepare(plan, kind, output)
     with _opened(plan, kind) as (store, rules, notes):
         notes[:0] = untold
+        with tables.started(plan, kind, (store, rules, notes), output) as started:
+            background = _guarded(output)
+            if started.follower is not None:
+                background.append(_at_once(started.follower.run))
+            season = kind.season_run(store, plan, output.warn)
+            seconds = _drive(started.run, store, notes, output, kind, workers=started.workers, background=background,
+                             keep_running=plan.keep_running, season=season)  # fmt: skip
+        return _result(started.run.summary, store, seconds, notes)
+
+
+Opened = tuple["LadderStore", RuleSet, list[str]]
+"""The run's store under its run lock, the ladder's rules and the notes to show (``_opened``)."""
+
+
+@dataclass(frozen=True)
+class Started:
+    """The tables ready to play the store's sets: the run, the follower of the bot list (``None``
+    without a list, or with a feed it cannot add sets to) and the count of the cluster's
+    workers for the live view (``None``: the tables are here)."""
+
+    run: LadderRun | ClusterRun
+    follower: PoolFollower | None
+    workers: Callable[[], int] | None = None
+
+
+class Tables(Protocol):
+    """Where a run's matches are played: in this process (``LocalTables``) or by the workers of
+    a Dask cluster (``ClusterTables``)."""
+
+    def prepare(self, plan: LadderPlan, kind: RunKind, output: RunOutput) -> tuple[LadderPlan, list[str]]:
+        """Before the run lock: the plan with the bots that can play, and notes not yet told."""
+
+    def started(
+        self, plan: LadderPlan, kind: RunKind, opened: Opened, output: RunOutput
+    ) -> contextlib.AbstractContextManager[Started]:
+        """Under the run lock: the run of the store's sets, ready (``kind.ready``, then its feed)."""
+
+
+class LocalTables:
+    """The tables in this process (``LadderRun``): every bot built here first, in the sandbox
+    the plan asks for (the ladder's own files hidden in it)."""
+
+    def __init__(self) -> None:
+        self.built: dict[str, BuiltBot] = {}
+        self.sandbox: Sandbox | None = None
+        self.hidden: Sandbox | None = None
+        """``sandbox`` with the ladder's own files hidden: what the bots start in."""
+        self.private: Sequence[Path] = ()
+        self.limits = BotLimits()
+
+    def prepare(self, plan: LadderPlan, kind: RunKind, output: RunOutput) -> tuple[LadderPlan, list[str]]:
+        db = plan.db
+        self.sandbox = choose_sandbox(plan.sandbox_mode, _warner(output), plan.sandbox_binds,
+                                      loopback=plan.sandbox_loopback)  # fmt: skip
+        existed = Path(db).exists()
+        self.private = private_files(db)
+        hidden = self.hidden = self.sandbox.hiding(*self.private) if self.sandbox is not None else None
+        self.limits = BotLimits(sandbox=hidden, cwd=str(plan.cwd) if plan.cwd is not None else None)
+        self.built, plan, untold = _prepared(plan, kind, (hidden, self.private, self.limits), output.warn)
+        if not existed and Path(db).exists():  # a build may write in its folder: not the ladder's files
+            raise LadderError(f"{db} appeared while the bots were built: a build wrote it; refusing to use it")
+        return plan, untold
+
+    @contextlib.contextmanager
+    def started(self, plan: LadderPlan, kind: RunKind, opened: Opened, output: RunOutput) -> Iterator[Started]:
+        store, rules, notes = opened
         options = RunOptions(
-            logs=logs_folder(db),
+            logs=logs_folder(plan.db),
             config=plan.config,
             concurrency=plan.concurrency,
             cwd=plan.cwd,
-            limits=limits,
+            limits=self.limits,
             keep_bots=plan.keep_bots,
             start_ahead=plan.start_ahead,
-            built=built,
+            built=self.built,
         )
         commands = dict(store.bots())
-        built.update(versions_built(store, built, cwd=plan.cwd, sandbox=hidden, private=private, notes=notes))
+        self.built.update(versions_built(store, self.built, cwd=plan.cwd, sandbox=self.hidden, private=self.private,
+                                         notes=notes))  # fmt: skip
         notes.extend(kind.ready(store, commands, options))
         feed = kind.feed(store)
         run = LadderRun(store, rules, commands, options, feed=feed)
-        background = _guarded(telling)
-        if plan.bot_list is not None and isinstance(feed, LadderFeed):
-            follower = PoolFollower(plan.bot_list, plan.cwd, store, feed, commands, built, sandbox, private,
-                                    telling.warn, options=options, now=plan.now)  # fmt: skip
-            background.append(_at_once(follower.run))
-        seconds = _drive(run, store, notes, telling, kind, background=background, keep_running=plan.keep_running,
-                         season=_season_run(store, plan, telling, kind))  # fmt: skip
-        return _result(run.summary, store, seconds, notes)
+        follower = None
+        if plan.bot_list is not None and isinstance(feed, LadderFeed):  # a pool change adds sets to a ladder's
+            follower = PoolFollower(plan.bot_list, plan.cwd, store, feed, commands, self.built, self.sandbox,
+                                    self.private, output.warn, options=options, now=plan.now)  # fmt: skip
+        yield Started(run, follower)
 
 
-def _frozen(plan: LadderPlan, telling: RunOutput) -> LadderPlan:
-    """The plan with the bot list a ladder's season lets a start take: once submissions have
-    closed, no new version (``referee.ladder.season_run.frozen_entries``), each left named."""
-    entries, left = season_start(plan.db, plan.entries, plan.now())
-    for line in left:
-        _warner(telling)(line)
-    return dataclasses.replace(plan, entries=entries)
+class ClusterTables:
+    """The tables of a Dask cluster (``ClusterRun``): its workers build the bots and choose
+    their sandbox themselves; the store, its lock and the logs stay here. With a feed of sets,
+    ``plan.concurrency`` of them are in flight at once (at least one a worker thread on a
+    ladder). As locally, a ladder follows its list and takes its uploads (each checked by a
+    worker first, ``ClusterRun.check``), and its season ends it (``SeasonRun``)."""
 
+    def __init__(self, cluster: str) -> None:
+        self.cluster = cluster
+        """``tcp://host:port`` or ``local:N`` (``LadderPlan.cluster``)."""
 
-def _season_run(store: LadderStore, plan: LadderPlan, telling: RunOutput, kind: RunKind) -> SeasonRun | None:
-    """What the run does at its season's end time, when the ladder has one."""
-    found = store.season() if isinstance(kind, LadderKind) else None
-    return SeasonRun(store, plan.now, telling.warn) if found is not None and found.ends is not None else None
+    def prepare(self, plan: LadderPlan, kind: RunKind, output: RunOutput) -> tuple[LadderPlan, list[str]]:
+        return plan, []
+
+    @contextlib.contextmanager
+    def started(self, plan: LadderPlan, kind: RunKind, opened: Opened, output: RunOutput) -> Iterator[Started]:
+        from referee.ladder.cluster import ClusterRun  # noqa: PLC0415 - Dask is optional
+        from referee.ladder.cluster_dask import cluster_client  # noqa: PLC0415
+
+        store, rules, _ = opened
+        options = RunOptions(logs=logs_folder(plan.db), config=plan.config, cwd=plan.cwd)
+        client, local = cluster_client(self.cluster)
+        try:
+            feed = kind.feed(store)
+            window = max(plan.concurrency, _threads(client)) if isinstance(feed, LadderFeed) else plan.concurrency
+            run = ClusterRun(store, rules, version_entries(store, plan.entries), options, client=client,
+                             sandbox_mode=plan.sandbox_mode, sandbox_binds=plan.sandbox_binds,
+                             sandbox_loopback=plan.sandbox_loopback,
+                             on_refused=output.warn, feed=feed, window=window)  # fmt: skip
+            follower = None
+            if plan.bot_list is not None and isinstance(feed, LadderFeed):
+                follower = PoolFollower(plan.bot_list, plan.cwd, store, feed, run.commands, {}, None, (), output.warn,
+                                        cluster_bots=run.bots, now=plan.now, cluster_check=run.check)  # fmt: skip
+            yield Started(run, follower, run.workers)
+        finally:
+            client.close()
+            if local is not None:
+                local.close()
 
 
 def _result(summary: RunSummary, store: LadderStore, seconds: float, notes: list[str]) -> LadderResult:
@@ -315,7 +423,7 @@ def _prepared(
     left."""
     sandbox, private, limits = where
     refused: list[RefereeError] = []
-    ladder = isinstance(kind, LadderKind)
+    ladder = kind.leaves_out()
     built = prepare_bots(plan.entries, plan.cwd, sandbox, private, refused if ladder else None)
     reasons = [str(err) for err in refused]
     crowded: list[str] = []
@@ -354,7 +462,7 @@ def _unready(plan: LadderPlan, built: dict[str, BuiltBot], limits: BotLimits, cr
 
 
 @contextlib.contextmanager
-def _opened(plan: LadderPlan, kind: RunKind) -> Iterator[tuple[LadderStore, RuleSet, list[str]]]:
+def _opened(plan: LadderPlan, kind: RunKind) -> Iterator[Opened]:
     """The ladder's store under its run lock, created or resumed, its files closed up and its
     logs folder made: the store, the ladder's rules and the notes to show."""
     with run_lock(plan.db):
@@ -368,53 +476,18 @@ def _opened(plan: LadderPlan, kind: RunKind) -> Iterator[tuple[LadderStore, Rule
             store.close()
 
 
-def _play_on_cluster(plan: LadderPlan, cluster: str, telling: RunOutput, kind: RunKind) -> LadderResult:
-    """``play_ladder`` on a Dask cluster: the store, its lock and the logs stay here. With a
-    feed of sets, ``plan.concurrency`` of them are in flight at once (at least one a worker
-    thread on a ladder). As locally, a ladder follows its list and takes its uploads (each
-    checked by a worker first, ``ClusterRun.check``), and its season ends it (``SeasonRun``)."""
-    from referee.ladder.cluster import ClusterRun  # noqa: PLC0415 - Dask is optional
-    from referee.ladder.cluster_dask import cluster_client  # noqa: PLC0415
-
-    with _opened(plan, kind) as (store, rules, notes):
-        options = RunOptions(logs=logs_folder(plan.db), config=plan.config, cwd=plan.cwd)
-        client, local = cluster_client(cluster)
-        try:
-            feed = kind.feed(store)
-            window = max(plan.concurrency, _threads(client)) if isinstance(feed, LadderFeed) else plan.concurrency
-            run = ClusterRun(store, rules, version_entries(store, plan.entries), options, client=client,
-                             sandbox_mode=plan.sandbox_mode, sandbox_binds=plan.sandbox_binds,
-                             sandbox_loopback=plan.sandbox_loopback,
-                             on_refused=telling.warn, feed=feed, window=window)  # fmt: skip
-            background = _guarded(telling)
-            if plan.bot_list is not None and isinstance(feed, LadderFeed):
-                follower = PoolFollower(plan.bot_list, plan.cwd, store, feed, run.commands, {}, None, (),
-                                        telling.warn, cluster_bots=run.bots, now=plan.now,
-                                        cluster_check=run.check)  # fmt: skip
-                background.append(_at_once(follower.run))
-            season = _season_run(store, plan, telling, kind)
-            seconds = _drive(run, store, notes, telling, kind, workers=run.workers, background=background,
-                             keep_running=plan.keep_running, season=season)  # fmt: skip
-        finally:
-            client.close()
-            if local is not None:
-                local.close()
-        done, total = store.progress()
-        return LadderResult(played=run.summary.played, seconds=seconds, done=done, total=total, notes=notes)
+def _warner(output: RunOutput) -> Callable[[str], None]:
+    return output.warn or (lambda line: None)
 
 
-def _warner(telling: RunOutput) -> Callable[[str], None]:
-    return telling.warn or (lambda line: None)
-
-
-def _guarded(telling: RunOutput) -> list[Background]:
-    """``telling.beside`` as a background task whose failure is told, never raised: a web page
+def _guarded(output: RunOutput) -> list[Background]:
+    """``output.beside`` as a background task whose failure is told, never raised: a web page
     must not stop the ladder it shows. It counts as started once the view listens, fails, or
     ``VIEW_WAIT`` has passed."""
-    beside = telling.beside
+    beside = output.beside
     if beside is None:
         return []
-    warn = _warner(telling)
+    warn = _warner(output)
 
     async def guarded(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         told = False
@@ -464,7 +537,7 @@ def _drive(
     run: LadderRun | ClusterRun,
     store: LadderStore,
     notes: Sequence[str],
-    telling: RunOutput,
+    output: RunOutput,
     kind: RunKind,
     *,
     workers: Callable[[], int] | None = None,
@@ -476,12 +549,12 @@ def _drive(
     took. Ctrl-C or SIGTERM becomes ``LadderInterrupted`` saying what was kept."""
     start = time.perf_counter()
     try:
-        if telling.quiet:
+        if output.quiet:
             trio.run(_with_sigterm, run, None, background, keep_running, season)
         else:
             for note in notes:
-                (telling.console or Console()).print(Text(note))
-            with kind.view(store, telling.console, workers) as live:
+                (output.console or Console()).print(Text(note))
+            with kind.view(store, output.console, workers) as live:
                 run.on_result = live.on_result
                 trio.run(_with_sigterm, run, live, background, keep_running, season)
     except BaseException as error:

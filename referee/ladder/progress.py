@@ -28,7 +28,7 @@ from rich.text import Text
 from referee.ladder.order import TOP as ORDER_TOP
 from referee.ladder.order import format_order, order_of
 from referee.ladder.standings import standings, standings_table
-from referee.store.records import MatchRecord
+from referee.store.records import StoredMatch
 from referee.store.writer import LadderStore
 
 TOP = 5
@@ -107,6 +107,6 @@ class LiveProgress(LiveRedraw):
             parts.append(Text(f"bots dropped so far: {shown} (explained at the end)"))
         return Group(*parts)
 
-    def on_result(self, record: MatchRecord) -> None:
+    def on_result(self, record: StoredMatch) -> None:
         self.bar.advance(self.task)
         self.live.update(self._view(), refresh=True)

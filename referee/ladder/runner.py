@@ -38,7 +38,7 @@ from referee.players.connection import BotConnection, handshake, say_goodbye
 from referee.players.process import BotLimits, BotStartError, ProcessLink
 from referee.private_files import private_folder
 from referee.rules.scoring import RoundResult
-from referee.store.records import MatchRecord, ScheduledMatch, SeatResult
+from referee.store.records import ScheduledMatch, SeatResult, StoredMatch
 from referee.store.writer import LadderStore
 
 
@@ -226,7 +226,7 @@ def match_record(
     *,
     sandboxed: bool | None = None,
     fresh_bots: bool | None = None,
-) -> MatchRecord:
+) -> StoredMatch:
     """What the ladder keeps of a finished match."""
     moons = Counter(r.moon for r in rounds if r.moon is not None)
     winners = outcome.winners
@@ -241,7 +241,7 @@ def match_record(
         )
         for i, name in enumerate(match.seats)
     ]
-    return MatchRecord(
+    return StoredMatch(
         match=match,
         match_id=outcome.match_id,
         reason=outcome.reason,
@@ -283,7 +283,7 @@ class LadderRun:
         rules: RuleSet,
         commands: Mapping[str, str],
         options: RunOptions,
-        on_result: Callable[[MatchRecord], None] | None = None,
+        on_result: Callable[[StoredMatch], None] | None = None,
         *,
         feed: SetFeed | None = None,
     ) -> None:

@@ -19,7 +19,7 @@ from referee.match.config import MatchConfig
 from referee.match.faults import Faults
 from referee.match.outbox import Outbox
 from referee.match.recorder import MatchRecorder
-from referee.match.seat import SeatFault, SeatState
+from referee.match.seat import LiveSeat, SeatFault
 from referee.players.channel import Failure, LinkClosed
 from referee.players.connection import BotConnection, classify_closed
 from referee.rules.turns import Reply
@@ -27,7 +27,7 @@ from referee.rules.turns import Reply
 Reconnect: TypeAlias = Callable[[int, float], Awaitable[BotConnection | None]]
 """Waits up to the given seconds for a seat's bot to connect again."""
 
-Restate: TypeAlias = Callable[[SeatState], None]
+Restate: TypeAlias = Callable[[LiveSeat], None]
 """Queues the match and the round again for a seat whose bot has reconnected."""
 
 
@@ -55,7 +55,7 @@ class Asker:
         self.decisions = 0
 
     async def ask(
-        self, seat: SeatState, make: Callable[[int, TimeLeft], RefereeMessage], expect: type[Reply]
+        self, seat: LiveSeat, make: Callable[[int, TimeLeft], RefereeMessage], expect: type[Reply]
     ) -> Reply | None:
         """Send a request and wait for its reply; ``None`` when the seat is (or becomes)
         dropped, in which case the caller plays the fallback."""
@@ -85,7 +85,7 @@ class Asker:
                 await drop(seat, failure, rid)
             return None
 
-    async def _exchange(self, seat: SeatState, rid: int, expect: type[Reply]) -> Reply:
+    async def _exchange(self, seat: LiveSeat, rid: int, expect: type[Reply]) -> Reply:
         """Write the seat's queued lines and read the reply to request ``rid``, timed from the
         written request to the complete reply line."""
         link = seat.connection.link
@@ -126,7 +126,7 @@ class Asker:
             raise SeatFault(Failure("wrong_id", f"reply id {reply.id} does not answer request {rid}"))
         return reply
 
-    async def _reconnected(self, seat: SeatState, failure: Failure) -> bool:
+    async def _reconnected(self, seat: LiveSeat, failure: Failure) -> bool:
         """Wait for a disconnected TCP bot or browser to come back (if the match, or the
         connection's ``reconnects``, allows it) and tell it the match and the round again.
         The wait is the decision limit plus its bank."""

@@ -19,7 +19,7 @@ import trio
 
 from protocol.messages import TimeLeft
 from referee.match.config import MatchConfig
-from referee.match.seat import SeatState
+from referee.match.seat import LiveSeat
 from referee.players.channel import BotLink, Failure
 
 RETRY = 0.01
@@ -75,7 +75,7 @@ class DecisionClock:
         """Seconds since the match started, as the log has them."""
         return round(trio.current_time() - self.start, 6)
 
-    def time_left(self, seat: SeatState) -> TimeLeft:
+    def time_left(self, seat: LiveSeat) -> TimeLeft:
         """What a request tells the seat about its time (the same value while its bank is
         unchanged)."""
         bank_ms = round(seat.bank * 1000)
@@ -84,12 +84,12 @@ class DecisionClock:
             left = self._time_left[seat.index] = TimeLeft(decision_ms=self._per_ms, bank_ms=bank_ms)
         return left
 
-    def allowance(self, seat: SeatState) -> float:
+    def allowance(self, seat: LiveSeat) -> float:
         """Seconds the seat has for this decision: the limit plus its bank."""
         return allowance(self.per_decision, seat.bank)
 
     # -- deadlines ---------------------------------------------------------------------------
-    def arm(self, seat: SeatState, link: BotLink) -> Wait:
+    def arm(self, seat: LiveSeat, link: BotLink) -> Wait:
         """Start the seat's time for a decision: from now, its limit plus its bank."""
         # now + the allowance, summed left to right as ever (the same float on MockClock)
         deadline = trio.current_time() + self.per_decision + seat.bank
@@ -100,7 +100,7 @@ class DecisionClock:
                 self._alarm.deadline = deadline
         return wait
 
-    def disarm(self, seat: SeatState) -> None:
+    def disarm(self, seat: LiveSeat) -> None:
         """The seat's decision is over (answered, failed or timed out)."""
         self._waits.pop(seat.index, None)
 
@@ -129,7 +129,7 @@ class DecisionClock:
         if self.delays is not None and self._last_reply is not None:
             self.delays.append(now - self._last_reply)
 
-    def reply_read(self, seat: SeatState, started: float) -> float:
+    def reply_read(self, seat: LiveSeat, started: float) -> float:
         """Charge the seat for a reply read now to a request written at ``started``: the time
         over the decision limit comes out of its bank. Returns the time it took."""
         now = self._last_reply = trio.current_time()
@@ -138,7 +138,7 @@ class DecisionClock:
             seat.bank = spend(seat.bank, self.per_decision, elapsed)
         return elapsed
 
-    def ran_out(self, seat: SeatState) -> Failure:
+    def ran_out(self, seat: LiveSeat) -> Failure:
         """The seat used its limit and its whole bank: its bank is spent."""
         limit = self.allowance(seat)
         seat.bank = 0.0

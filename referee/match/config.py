@@ -3,14 +3,12 @@ bot may send. One frozen value shared by the match, the ladder, the check and th
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
-
 import msgspec
 
 from protocol.messages import TimeControl
+from referee.rules.turns import PolicyName
 
-Policy: TypeAlias = Literal["forfeit", "penalty", "substitute"]
-POLICIES: tuple[Policy, ...] = ("forfeit", "penalty", "substitute")
+POLICIES: tuple[PolicyName, ...] = ("forfeit", "penalty", "substitute")
 
 
 class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
@@ -19,7 +17,7 @@ class MatchConfig(msgspec.Struct, frozen=True, kw_only=True):
     per_decision: float = 1.0
     bank: float = 10.0
     startup: float = 10.0
-    policy: Policy = "forfeit"
+    policy: PolicyName = "forfeit"
     """What an illegal move costs: ``forfeit`` (dropped), ``penalty`` (revoke penalty and
     redeal) or ``substitute`` (the fallback move is played for it); under ``penalty`` and
     ``substitute`` the illegal move after ``illegal_move_cap`` of them is a forfeit. Other

@@ -20,7 +20,7 @@ from referee.match.config import MatchConfig
 from referee.match.outbox import Outbox
 from referee.match.outcome import MAX_REPORTS, STDERR_TAIL
 from referee.match.recorder import MatchRecorder
-from referee.match.seat import SeatState
+from referee.match.seat import LiveSeat
 from referee.names import printable, seat_label
 from referee.players.channel import Failure
 from referee.players.connection import BotConnection
@@ -45,7 +45,7 @@ class Faults:
         self._nursery = nursery
         self.reports: list[FaultReport] = []
 
-    def absent(self, seat: SeatState) -> None:
+    def absent(self, seat: LiveSeat) -> None:
         """A seat whose bot failed before the match began (its handshake) forfeits."""
         failure = seat.connection.failure
         assert failure is not None
@@ -54,7 +54,7 @@ class Faults:
         seat.status = failure.reason
         self.record(seat, failure, "forfeit")
 
-    async def illegal(self, seat: SeatState, err: IllegalMove, request_id: int | None, action: Action) -> Action:
+    async def illegal(self, seat: LiveSeat, err: IllegalMove, request_id: int | None, action: Action) -> Action:
         """Carry out the policy's ``action`` on an illegal move (decided by the match's machine,
         ``referee.rules.match_turns.IllegalPolicy``): tell the seat and record the fault, or
         drop it. The machine then plays the fallback move for the seat, or ends the round with
@@ -71,7 +71,7 @@ class Faults:
         await self._outbox.tell(seat, "illegal_move", err.message, rule=err.rule, fatal=False, request_id=request_id)
         return action
 
-    async def drop(self, seat: SeatState, failure: Failure, request_id: int | None = None) -> None:
+    async def drop(self, seat: LiveSeat, failure: Failure, request_id: int | None = None) -> None:
         """Drop a seat: tell the bot why (unless it is gone), log it, end its program in the
         background; the fallback plays the seat from now on."""
         seat.status = failure.reason
@@ -85,7 +85,7 @@ class Faults:
             await tell(seat, "timeout", failure.message, fatal=True, force=True, request_id=request_id)
         self._nursery.start_soon(seat.connection.link.close, self._config.grace)
 
-    def record(self, seat: SeatState, failure: Failure, action: str) -> None:
+    def record(self, seat: LiveSeat, failure: Failure, action: str) -> None:
         """Log a fault and keep its report (a few per seat: a bot under the penalty policy may
         fault often, and the first ones say it all)."""
         self._recorder.fault(seat.index, failure, action)
@@ -108,7 +108,7 @@ class Faults:
             )
         )
 
-    def add_stderr(self, seats: Sequence[SeatState]) -> None:
+    def add_stderr(self, seats: Sequence[LiveSeat]) -> None:
         """Log each bot's stderr of this match (after the programs have ended), and add its
         last lines and exit status to the seat's fault reports."""
         for seat in seats:

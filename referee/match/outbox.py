@@ -13,7 +13,7 @@ import trio
 from protocol.codec import MAX_LINE, MAX_MESSAGE, clip, encode
 from protocol.messages import Error, ErrorCode, RefereeMessage
 from referee.match.recorder import MatchRecorder
-from referee.match.seat import SeatState
+from referee.match.seat import LiveSeat
 from referee.players.channel import LinkClosed
 
 LIVE_GRACE: Final = 1.0
@@ -39,13 +39,13 @@ def bounded(message: RefereeMessage) -> bytes:
 class Outbox:
     """The lines queued for each seat of one match, and their writing."""
 
-    def __init__(self, seats: Sequence[SeatState], recorder: MatchRecorder, *, paced: bool = False) -> None:
+    def __init__(self, seats: Sequence[LiveSeat], recorder: MatchRecorder, *, paced: bool = False) -> None:
         self._seats = seats
         self._recorder = recorder
         self._paced = paced
         """Pause even with no person at the table (a match being watched)."""
 
-    def post(self, seat: SeatState, message: RefereeMessage, force: bool = False) -> None:
+    def post(self, seat: LiveSeat, message: RefereeMessage, force: bool = False) -> None:
         """Queue a message for a seat (and log it); it is written with the seat's next flush.
         Only active seats are told, unless ``force`` (the error that drops a seat)."""
         if seat.active or force:
@@ -61,18 +61,18 @@ class Outbox:
                 if recorder is not None:
                     recorder.sent(seat.index, line)
 
-    def _queue(self, seat: SeatState, line: bytes) -> None:
+    def _queue(self, seat: LiveSeat, line: bytes) -> None:
         seat.outbox.append(line)
         if self._recorder.enabled:
             self._recorder.sent(seat.index, line)
 
-    def take(self, seat: SeatState) -> bytes:
+    def take(self, seat: LiveSeat) -> bytes:
         """A seat's queued lines as one write, taken off its queue."""
         data = b"".join(seat.outbox)
         seat.outbox.clear()
         return data
 
-    async def flush(self, seat: SeatState) -> None:
+    async def flush(self, seat: LiveSeat) -> None:
         """Write a seat's queued lines in one write (the caller bounds the time)."""
         if not seat.outbox:
             return
@@ -94,7 +94,7 @@ class Outbox:
         if (live or self._paced) and pause > 0:
             await trio.sleep(pause)
 
-    async def _flush_each(self, seats: Sequence[SeatState], grace: float) -> None:
+    async def _flush_each(self, seats: Sequence[LiveSeat], grace: float) -> None:
         for seat in seats:
             with trio.move_on_after(grace):
                 with contextlib.suppress(LinkClosed):
@@ -102,7 +102,7 @@ class Outbox:
 
     async def tell(
         self,
-        seat: SeatState,
+        seat: LiveSeat,
         code: ErrorCode,
         message: str,
         *,

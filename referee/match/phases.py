@@ -15,8 +15,8 @@ from referee.match.asking import Asker
 from referee.match.faults import Faults
 from referee.match.outbox import Outbox
 from referee.match.recorder import MatchRecorder
-from referee.match.seat import SeatState
-from referee.rules.turns import Action, Ask, AskAll, Event, Fallback, Illegal, Reply, Settled, Tell
+from referee.match.seat import LiveSeat
+from referee.rules.turns import Action, Ask, AskAll, Event, FallbackMove, Illegal, Reply, Settled, Tell
 
 
 class RoundPhases:
@@ -25,7 +25,7 @@ class RoundPhases:
 
     def __init__(
         self,
-        seats: Sequence[SeatState],
+        seats: Sequence[LiveSeat],
         asker: Asker,
         outbox: Outbox,
         faults: Faults,
@@ -43,7 +43,7 @@ class RoundPhases:
             Ask: self._ask,
             AskAll: self._ask_all,
             Illegal: self._illegal,
-            Fallback: self._fallback,
+            FallbackMove: self._fallback,
             Tell: self._tell,
             Settled: self._settled,
         }
@@ -56,7 +56,7 @@ class RoundPhases:
         assert event.action is not None  # the match's policy knows its cap
         return await self._faults.illegal(self._seats[event.seat], event.error, event.reply.id, event.action)
 
-    async def _fallback(self, event: Fallback) -> None:
+    async def _fallback(self, event: FallbackMove) -> None:
         self._recorder.fallback(event.seat, event.decision, event.move)
 
     async def _tell(self, event: Tell) -> None:

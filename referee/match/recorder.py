@@ -32,7 +32,7 @@ from referee.log_format import (
 from referee.match.clock import DecisionClock
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
-from referee.match.seat import SeatState
+from referee.match.seat import LiveSeat
 from referee.players.channel import Failure
 from referee.rules.round import Round
 from referee.rules.scoring import RoundResult
@@ -47,7 +47,7 @@ class MatchRecorder:
         self._clock = clock
         self._config = config
 
-    def header(self, match_id: str, seed: int, first_dealer: int, rules: RuleSet, seats: Sequence[SeatState]) -> None:
+    def header(self, match_id: str, seed: int, first_dealer: int, rules: RuleSet, seats: Sequence[LiveSeat]) -> None:
         """The header, then each seat's handshake (it came before the match: logged at t=0)."""
         config = self._config
         self.log.write(
@@ -95,7 +95,7 @@ class MatchRecorder:
         """A line as written to a seat (``line`` ends with its newline)."""
         self.log.write(Sent(t=self._clock.t(), seat=seat, msg=msgspec.Raw(line[:-1])))
 
-    def received(self, seat: SeatState, line: bytes, reply: BotMessage | None, cpu: float | None = None) -> None:
+    def received(self, seat: LiveSeat, line: bytes, reply: BotMessage | None, cpu: float | None = None) -> None:
         """A reply verbatim while the seat's budget lasts; then as it was read (or, when it could
         not be read, its first bytes), noting how many bytes were left out."""
         if not self.enabled:

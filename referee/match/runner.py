@@ -28,11 +28,11 @@ from referee.match.outbox import Outbox
 from referee.match.outcome import MatchOutcome
 from referee.match.phases import RoundPhases
 from referee.match.recorder import MatchRecorder
-from referee.match.seat import SeatState
+from referee.match.seat import LiveSeat
 from referee.players.connection import BotConnection
 from referee.rules import telling
 from referee.rules.match import Match
-from referee.rules.match_turns import Deal, Dealt, Ended, MatchTurns, Outcomes, Scored
+from referee.rules.match_turns import Dealing, Dealt, Ended, MatchTurns, Outcomes, Scored
 from referee.rules.round import Round
 from referee.rules.turns import IllegalPolicy, Tell
 from referee.shared import FaultReport
@@ -62,7 +62,7 @@ class MatchRunner:
         self.match = Match(rules, seed)
         # never derived from the seed: the seed and the rules give away every hand
         self.match_id = match_id or secrets.token_hex(6)
-        self.seats = [SeatState(i, c, config.bank) for i, c in enumerate(connections)]
+        self.seats = [LiveSeat(i, c, config.bank) for i, c in enumerate(connections)]
         self.clock = DecisionClock(config)
         self.recorder = MatchRecorder(log, self.clock, config)
         self.outbox = Outbox(self.seats, self.recorder, paced=config.paced)
@@ -88,7 +88,7 @@ class MatchRunner:
         self._round_number = 0
         self.turns: MatchTurns | None = None
         self._meet: dict[type, Callable[[Any], Awaitable[object]]] = {
-            Deal: self._deal,
+            Dealing: self._deal,
             Dealt: self._dealt,
             Scored: self._scored,
         }
@@ -143,7 +143,7 @@ class MatchRunner:
         )  # fmt: skip
         return self.turns
 
-    async def _deal(self, event: Deal) -> None:
+    async def _deal(self, event: Dealing) -> None:
         return None  # the seed's deal
 
     async def _dealt(self, event: Dealt) -> None:
@@ -154,15 +154,15 @@ class MatchRunner:
     async def _scored(self, event: Scored) -> None:
         self.recorder.round_scored(event.number, event.result, event.scores)
 
-    def _match_start(self, seat: SeatState) -> MatchStart:
+    def _match_start(self, seat: LiveSeat) -> MatchStart:
         names = [s.connection.name(s.index) for s in self.seats]
         return telling.match_start(self.match_id, seat.index, names, self.rules, self.config.time_control())
 
-    def _round_start(self, round_: Round, seat: SeatState, number: int) -> RoundStart:
+    def _round_start(self, round_: Round, seat: LiveSeat, number: int) -> RoundStart:
         """The round as the seat holds it now (its current hand, after a reconnection)."""
         return telling.round_start(round_, seat.index, number, self.match.scores)
 
-    def _restate(self, seat: SeatState) -> None:
+    def _restate(self, seat: LiveSeat) -> None:
         """Tell a reconnected bot the match and the round in play again."""
         self.outbox.post(seat, self._match_start(seat))
         if self._round is not None:

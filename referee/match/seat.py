@@ -10,7 +10,7 @@ from referee.players.connection import BotConnection
 
 
 @dataclass(slots=True)
-class SeatState:
+class LiveSeat:
     """One seat for one match."""
 
     index: int

@@ -25,7 +25,7 @@ _UNREADABLE: Final = frozenset({"bad_json", "unknown_message", "protocol_violati
 """Why a line may not be read; a cut line's first bytes cannot tell which."""
 
 
-class Asker:
+class LoggedAsker:
     """Each seat's requests and replies, read from the log and checked."""
 
     def __init__(self, seats: Seats, round_start: Callable[[int], RoundStart]) -> None:

@@ -2,8 +2,8 @@
 (``referee.rules.turns``), the same machine the match drives.
 
 Each of its events meets the log: a request is checked against the logged one and the seat's
-reply or fault is read from it (``Asker``), the policy's logged answer to an illegal move is
-checked (``Policy``), a fallback move is checked in the log, what every seat was told is
+reply or fault is read from it (``LoggedAsker``), the policy's logged answer to an illegal move is
+checked (``LoggedPolicy``), a fallback move is checked in the log, what every seat was told is
 checked, and the round is recorded as it goes.
 """
 
@@ -11,23 +11,23 @@ from __future__ import annotations
 
 from protocol.cards import card_code
 from protocol.messages import TimeLeft
-from referee.replay.asking import Asker
-from referee.replay.policy import Policy
+from referee.replay.asking import LoggedAsker
+from referee.replay.policy import LoggedPolicy
 from referee.replay.record import DeclarationRecord, MoonRecord, PassRecord, PlayRecord, RoundRecord, TrickRecord
 from referee.replay.seats import Seats
 from referee.rules.round import PASS, Round
 from referee.rules.turns import (
     Ask,
     AskAll,
-    CardPlayed,
-    Declared,
+    DeclarationMade,
     Event,
     Exchanged,
-    Fallback,
+    FallbackMove,
     Illegal,
     MoonChosen,
-    Passed,
+    PassMade,
     Phase,
+    PlayMade,
     PlayTurn,
     Reply,
     Settled,
@@ -40,11 +40,13 @@ _NO_TIME = TimeLeft(decision_ms=0, bank_ms=0)
 """Placeholder time in an expected request: the logged one is checked on its own."""
 
 
-class RoundPhases:
+class LoggedRound:
     """Checks the round's events of the match's machine against the log, from the deal to
     the score (``meet``: the walk's loop calls it)."""
 
-    def __init__(self, seats: Seats, asker: Asker, policy: Policy, round_: Round, record: RoundRecord) -> None:
+    def __init__(
+        self, seats: Seats, asker: LoggedAsker, policy: LoggedPolicy, round_: Round, record: RoundRecord
+    ) -> None:
         self.seats = seats
         self.cursor = seats.cursor
         self.asker = asker
@@ -66,7 +68,7 @@ class RoundPhases:
             return {one.seat: self._ask(one) for one in event.asks}
         if isinstance(event, Illegal):
             return self.policy.illegal(event.seat, event.error, event.reply.id, self.lines[event.seat], event.action)
-        if isinstance(event, Fallback):
+        if isinstance(event, FallbackMove):
             self.seats.fallback(event.seat, event.decision, event.move)
         elif isinstance(event, Tell):
             if event.seat is None:
@@ -91,19 +93,19 @@ class RoundPhases:
             cursor.phase = event.name
             if event.name == "moon":
                 cursor.trick = None
-        elif isinstance(event, Passed):
+        elif isinstance(event, PassMade):
             cards = codes_of(self.round.passes[event.seat] or 0)
             to_seat = (event.seat + self.offset) % self.players
             rec.passes.append(PassRecord(seat=event.seat, to_seat=to_seat, cards=cards, fallback=event.fallback))
         elif isinstance(event, Exchanged):
             rec.hands_after_passing = [[card_code(c) for c in self.round.hand(s)] for s in range(self.players)]
-        elif isinstance(event, Declared):
+        elif isinstance(event, DeclarationMade):
             rec.declarations.append(DeclarationRecord(seat=event.seat, declared=event.declare, fallback=event.fallback))
         elif isinstance(event, PlayTurn):
             cursor.trick = event.number
             if event.leads:
                 rec.tricks.append(TrickRecord(number=event.number, leader=self.round.leader))
-        elif isinstance(event, CardPlayed):
+        elif isinstance(event, PlayMade):
             play = PlayRecord(seat=event.seat, card=card_code(event.card), fallback=event.fallback)
             rec.tricks[-1].plays.append(play)
         elif isinstance(event, TrickTaken):

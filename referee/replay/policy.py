@@ -17,7 +17,7 @@ from referee.rules.errors import IllegalMove
 from referee.rules.turns import Action
 
 
-class Policy:
+class LoggedPolicy:
     """Illegal moves and the answers the log gives them."""
 
     def __init__(self, seats: Seats) -> None:

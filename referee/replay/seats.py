@@ -35,7 +35,7 @@ _ERROR_CODES: Final = frozenset(get_args(ErrorCode))
 
 
 @dataclass
-class SeatState:
+class LoggedSeat:
     index: int
     bank_ms: int
     active: bool = True
@@ -58,7 +58,7 @@ class Seats:
         self.header = header
         self.record = record
         bank = header.time_control.get("bank_ms", 0)
-        self.states = [SeatState(index=s, bank_ms=bank) for s in range(header.rules.players)]
+        self.states = [LoggedSeat(index=s, bank_ms=bank) for s in range(header.rules.players)]
 
     def active(self, seat: int) -> bool:
         return self.states[seat].active

@@ -35,12 +35,12 @@ from protocol.cards import Card
 from protocol.messages import RefereeMessage, RoundStart, SeatOutcome
 from referee.hints import exit_text, hint
 from referee.log_format import Result, RoundScored
-from referee.replay.asking import Asker
+from referee.replay.asking import LoggedAsker
 from referee.replay.cursor import Interrupted, LogCursor, LogEnds, Mismatch, describe, same
 from referee.replay.deals import DealSource, check_deal, deal_source, logged_deal
 from referee.replay.handshake import check_handshakes
-from referee.replay.phases import RoundPhases
-from referee.replay.policy import Policy
+from referee.replay.phases import LoggedRound
+from referee.replay.policy import LoggedPolicy
 from referee.replay.reader import Line, LogMatch
 from referee.replay.record import Difference, MatchRecord, ResultRecord, RoundRecord, SeatRecord, Verification
 from referee.replay.seats import Seats
@@ -48,7 +48,7 @@ from referee.replay.stderr import seat_outputs
 from referee.rules import telling
 from referee.rules.errors import RulesError
 from referee.rules.match import Match
-from referee.rules.match_turns import Deal, Dealt, Ended, MatchEvent, MatchTurns, Outcomes, Scored
+from referee.rules.match_turns import Dealing, Dealt, Ended, MatchEvent, MatchTurns, Outcomes, Scored
 from referee.rules.round import Round
 from referee.rules.turns import IllegalPolicy, Settled, Tell
 
@@ -80,10 +80,10 @@ class _Walk:
         )
         self.cursor = LogCursor(log)
         self.seats = Seats(self.cursor, header, self.record)
-        self.asker = Asker(self.seats, lambda seat: self._round_start(seat, self.round, len(self.match.results)))
-        self.policy = Policy(self.seats)
+        self.asker = LoggedAsker(self.seats, lambda seat: self._round_start(seat, self.round, len(self.match.results)))
+        self.policy = LoggedPolicy(self.seats)
         self.deals: DealSource = "seed"
-        self.phases: RoundPhases | None = None
+        self.phases: LoggedRound | None = None
         """The round in play's driver, from its deal to its score."""
         self._deal_line: Line | None = None
 
@@ -151,7 +151,7 @@ class _Walk:
 
     def _policy(self) -> IllegalPolicy:
         """The match's illegal-move policy, from the header; its cap unknown (the replay's own
-        ``Policy`` infers it from the faults) in old logs, or with a policy no match has."""
+        ``LoggedPolicy`` infers it from the faults) in old logs, or with a policy no match has."""
         header = self.header
         if header.policy in ("forfeit", "penalty", "substitute") and header.illegal_move_cap is not None:
             return IllegalPolicy(header.policy, header.illegal_move_cap)  # type: ignore[arg-type]
@@ -159,7 +159,7 @@ class _Walk:
 
     def _meet(self, event: MatchEvent) -> object:
         """Check the machine's ``event`` against the log; what it asks for."""
-        if isinstance(event, Deal):
+        if isinstance(event, Dealing):
             return self._deal(event.number)
         if isinstance(event, Dealt):
             self._dealt(event.number, event.round)
@@ -211,7 +211,7 @@ class _Walk:
         )
         self.record.rounds.append(record)
         self.cursor.position = f"round {number} deal"
-        self.phases = RoundPhases(self.seats, self.asker, self.policy, round_, record)
+        self.phases = LoggedRound(self.seats, self.asker, self.policy, round_, record)
 
     def _scored(self, event: Scored) -> None:
         cursor = self.cursor

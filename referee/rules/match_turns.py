@@ -12,7 +12,7 @@ check answering its scripted seats, the vectors answering every seat by a functi
 
 The events of the round's machine pass through unchanged; the match adds:
 
-- ``Deal(number)``: answer with the hands to deal (card ids by seat) or ``None`` for the
+- ``Dealing(number)``: answer with the hands to deal (card ids by seat) or ``None`` for the
   seed's deal (a log's deals, a check's crafted hands);
 - ``Dealt(number, round)``: the round is dealt (``Tell``\\ s of its ``round_start`` follow);
 - ``Scored(number, result, scores)``: the round is scored (its ``round_end`` is told next, then
@@ -48,7 +48,7 @@ from referee.rules.turns import Event, IllegalPolicy, Settled, Tell, round_turns
 EndOverride: TypeAlias = Literal["all_bots_dropped", "interrupted"]
 
 
-class Deal(msgspec.Struct, frozen=True, gc=False):
+class Dealing(msgspec.Struct, frozen=True, gc=False):
     """Round ``number`` is to be dealt: answer with the hands (card ids by seat) or ``None``."""
 
     number: int
@@ -76,7 +76,7 @@ class Ended(msgspec.Struct, frozen=True, gc=False):
     end: MatchEnd
 
 
-MatchEvent: TypeAlias = Event | Deal | Dealt | Scored | Outcomes | Ended
+MatchEvent: TypeAlias = Event | Dealing | Dealt | Scored | Outcomes | Ended
 MatchTurnsGen: TypeAlias = Generator[MatchEvent, object, None]
 
 
@@ -105,9 +105,9 @@ def match_turns(
 
 def _round(match: Match, active: Callable[[int], bool], policy: IllegalPolicy, records: bool) -> MatchTurnsGen:
     number = len(match.results)
-    hands = yield Deal(number)
+    hands = yield Dealing(number)
     if hands is not None and not isinstance(hands, Sequence):
-        raise MachineMisuse(f"a Deal is answered with hands by seat or None, not {hands!r}")
+        raise MachineMisuse(f"a Dealing is answered with hands by seat or None, not {hands!r}")
     round_ = match.next_round(hands)
     yield Dealt(number, round_)
     scores = list(match.scores)

@@ -31,8 +31,8 @@ from referee.rules.cardset import cards_of, mask_of
 from referee.rules.round import DECLARE, DONE, MOON, PASS, Round
 from referee.rules.table import Table
 
-Policy: TypeAlias = Literal["greedy", "random"]
-POLICIES: Final[tuple[Policy, ...]] = ("greedy", "random")
+PlayoutPolicy: TypeAlias = Literal["greedy", "random"]
+PLAYOUT_POLICIES: Final[tuple[PlayoutPolicy, ...]] = ("greedy", "random")
 
 _LOW64: Final = (1 << 64) - 1
 _SUIT_FACES: Final = tuple(0x7FFC << (16 * s) for s in range(4))
@@ -123,7 +123,7 @@ def _pass_cards(round_: Round, seat: int, count: int) -> list[int]:
     return cards[:count]
 
 
-def finish(round_: Round, rng: random.Random, policy: Policy = "greedy") -> list[int]:
+def finish(round_: Round, rng: random.Random, policy: PlayoutPolicy = "greedy") -> list[int]:
     """Play ``round_`` to its end with ``policy`` for every seat (changing it) and return the
     round's score changes by seat."""
     count = round_.table.rules.pass_count

@@ -15,10 +15,10 @@ from collections.abc import Callable, Sequence
 
 from protocol.messages import RefereeMessage, SeatOutcome, TimeControl
 from referee.rules.match import Match
-from referee.rules.match_turns import Deal, MatchTurns, Outcomes, Scored
+from referee.rules.match_turns import Dealing, MatchTurns, Outcomes, Scored
 from referee.rules.round import Round
 from referee.rules.scoring import RoundResult
-from referee.rules.turns import Ask, AskAll, Fallback, Illegal, IllegalPolicy, Reply, Tell
+from referee.rules.turns import Ask, AskAll, FallbackMove, Illegal, IllegalPolicy, Reply, Tell
 
 Answer = Callable[[Ask, int, Round], Reply]
 """A seat's reply to the machine's ``Ask`` (given the request's id and the round)."""
@@ -27,7 +27,7 @@ Told = Callable[[int | None, RefereeMessage], None]
 
 
 class RefusedReply(AssertionError):
-    """The machine refused a scripted reply (``Illegal`` or ``Fallback``): the script is wrong."""
+    """The machine refused a scripted reply (``Illegal`` or ``FallbackMove``): the script is wrong."""
 
 
 def play_scripted(
@@ -60,7 +60,7 @@ def play_scripted(
     )
     rounds = 0
     while (event := turns.event) is not None:
-        if isinstance(event, Deal):
+        if isinstance(event, Dealing):
             if max_rounds is not None and event.number >= max_rounds and not match.over:
                 turns.interrupt()
                 continue
@@ -73,7 +73,7 @@ def play_scripted(
         elif isinstance(event, Tell):
             tell(event.seat, event.message)
             turns.next()
-        elif isinstance(event, (Illegal, Fallback)):
+        elif isinstance(event, (Illegal, FallbackMove)):
             raise RefusedReply(f"the machine refused a scripted reply: {event}")
         elif isinstance(event, Outcomes):
             turns.answer(outcomes)

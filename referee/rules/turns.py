@@ -75,7 +75,7 @@ class Illegal(msgspec.Struct, frozen=True, gc=False):
     action: Action | None = None
 
 
-class Fallback(msgspec.Struct, frozen=True, gc=False):
+class FallbackMove(msgspec.Struct, frozen=True, gc=False):
     """The referee made ``seat``'s decision (no reply, or an illegal one): ``move`` as logged."""
 
     seat: int
@@ -97,7 +97,7 @@ class Phase(msgspec.Struct, frozen=True, gc=False):
     name: Decision
 
 
-class Passed(msgspec.Struct, frozen=True, gc=False):
+class PassMade(msgspec.Struct, frozen=True, gc=False):
     """``seat``'s pass was made (``fallback``: by the referee)."""
 
     seat: int
@@ -108,7 +108,7 @@ class Exchanged(msgspec.Struct, frozen=True, gc=False):
     """Every pass is made and the cards have changed hands."""
 
 
-class Declared(msgspec.Struct, frozen=True, gc=False):
+class DeclarationMade(msgspec.Struct, frozen=True, gc=False):
     seat: int
     declare: bool
     fallback: bool
@@ -122,7 +122,7 @@ class PlayTurn(msgspec.Struct, frozen=True, gc=False):
     leads: bool
 
 
-class CardPlayed(msgspec.Struct, frozen=True, gc=False):
+class PlayMade(msgspec.Struct, frozen=True, gc=False):
     seat: int
     card: Card
     number: int
@@ -175,14 +175,14 @@ Event: TypeAlias = (
     Ask
     | AskAll
     | Illegal
-    | Fallback
+    | FallbackMove
     | Tell
     | Phase
-    | Passed
+    | PassMade
     | Exchanged
-    | Declared
+    | DeclarationMade
     | PlayTurn
-    | CardPlayed
+    | PlayMade
     | TrickTaken
     | MoonChosen
     | Settled
@@ -195,8 +195,8 @@ def round_turns(
 ) -> Turns:
     """Every decision of ``round_`` until it is over (the caller scores it). ``active(seat)``:
     whether a seat is still asked (a dropped seat's moves are the fallbacks). ``records``:
-    yield the events that only record the round (``Phase``, ``Passed``, ``Exchanged``,
-    ``Declared``, ``PlayTurn``, ``CardPlayed``, ``TrickTaken``, ``MoonChosen``), which the
+    yield the events that only record the round (``Phase``, ``PassMade``, ``Exchanged``,
+    ``DeclarationMade``, ``PlayTurn``, ``PlayMade``, ``TrickTaken``, ``MoonChosen``), which the
     match, whose log records the lines themselves, does without. ``policy``: the match's
     illegal-move policy, whose action each ``Illegal`` carries (and must be answered with)."""
     judge = policy or IllegalPolicy("forfeit", None)
@@ -236,13 +236,13 @@ def _passing(round_: Round, active: Callable[[int], bool], records: bool, judge:
                     return
             else:
                 if records:
-                    yield Passed(seat, fallback=False)
+                    yield PassMade(seat, fallback=False)
                 continue
         cards = fallback_pass(round_, seat)
-        yield Fallback(seat, "pass", [card_code(c) for c in cards])
+        yield FallbackMove(seat, "pass", [card_code(c) for c in cards])
         round_.pass_cards(seat, cards)
         if records:
-            yield Passed(seat, fallback=True)
+            yield PassMade(seat, fallback=True)
     if records:
         yield Exchanged()
     for seat in range(players):
@@ -259,13 +259,13 @@ def _declaring(round_: Round, active: Callable[[int], bool], records: bool) -> T
     reply = yield from _ask(seat, "declare", lambda rid, time: telling.declare_request(round_, rid, time), active)
     if reply is None:
         declare = fallback_declare()
-        yield Fallback(seat, "declare", declare)
+        yield FallbackMove(seat, "declare", declare)
     else:
         assert isinstance(reply, Declare)
         declare = reply.declare
     round_.declare(seat, declare)
     if records:
-        yield Declared(seat, declare, fallback=reply is None)
+        yield DeclarationMade(seat, declare, fallback=reply is None)
     yield Tell(None, telling.declared(seat, declare))
     yield Settled("declaration")
 
@@ -289,10 +289,10 @@ def _playing(round_: Round, active: Callable[[int], bool], records: bool, judge:
     fallback = card is None
     if card is None:
         card = fallback_play(round_)
-        yield Fallback(seat, "play", card_code(card))
+        yield FallbackMove(seat, "play", card_code(card))
         round_.play(seat, card)
     if records:
-        yield CardPlayed(seat, card, number, fallback)
+        yield PlayMade(seat, card, number, fallback)
     yield Tell(None, telling.card_played(seat, card, number))
     end = telling.trick_end(round_, number)
     if end is not None:
@@ -307,7 +307,7 @@ def _moon(round_: Round, active: Callable[[int], bool], records: bool) -> Turns:
     reply = yield from _ask(seat, "moon", lambda rid, time: telling.moon_request(round_, rid, time), active)
     if reply is None:
         choice = fallback_moon()
-        yield Fallback(seat, "moon", choice)
+        yield FallbackMove(seat, "moon", choice)
     else:
         assert isinstance(reply, Moon)
         choice = reply.choice

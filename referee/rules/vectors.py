@@ -208,7 +208,7 @@ POLICY: Final = (
 )
 
 
-class Policy:
+class VectorPlayer:
     """The seeded, deterministic player of every seat (``POLICY``); one seat plays boldly so
     that moons are shot now and then."""
 
@@ -259,14 +259,14 @@ def seat_state(round_: Round, seat: int, scores: list[int]) -> SeatState:
 def match_lines(rules: RuleSet, game: Game, match_id: str) -> Iterator[Line]:
     """Every line of one match of ``rules`` played by the policy (``scripted.play_scripted``)."""
     match = Match(rules, game.seed)
-    policy = Policy(game.seed, rules.players)
+    player = VectorPlayer(game.seed, rules.players)
     lines: list[Line] = [MatchBegins(match_id=match_id, seed=game.seed, max_rounds=game.rounds)]
 
     def answer(ask: Ask, rid: int, round_: Round) -> Reply:
         request = ask.request(rid, TIME)
         assert isinstance(request, (PassRequest, DeclareRequest, PlayRequest, MoonRequest))
         state = seat_state(round_, ask.seat, list(match.scores))
-        asked = Asked(seat=ask.seat, request=request, state=state, reply=policy.reply(ask.seat, request))
+        asked = Asked(seat=ask.seat, request=request, state=state, reply=player.reply(ask.seat, request))
         lines.append(asked)
         return asked.reply
 

@@ -70,7 +70,7 @@ class SeatResult:
 
 
 @dataclass(frozen=True)
-class MatchRecord:
+class StoredMatch:
     """A finished match, as the ladder keeps it."""
 
     match: ScheduledMatch

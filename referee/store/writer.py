@@ -33,10 +33,10 @@ from referee.store.records import (
     DuplicateSet,
     Finalist,
     LadderSettings,
-    MatchRecord,
     PoolChange,
     ScheduledMatch,
     Season,
+    StoredMatch,
 )
 from referee.store.schema import SCHEMA_VERSION, create_tables, seed_text
 
@@ -240,7 +240,7 @@ class LadderStore(LadderReader):
             )
 
     # -- recording a result ----------------------------------------------------------------------
-    def record(self, record: MatchRecord) -> dict[str, Rating] | None:
+    def record(self, record: StoredMatch) -> dict[str, Rating] | None:
         """Store a finished match and update the ratings, in one transaction. Returns the new
         ratings of the bots at the table, or ``None`` (and changes nothing) when that match is
         already done."""
@@ -340,7 +340,7 @@ def _insert_versions(db: sqlite3.Connection, versions: Sequence[BotVersion]) -> 
     _insert(db, "ratings", [{"bot": v.name, "mu": INITIAL.mu, "sigma": INITIAL.sigma} for v in versions])
 
 
-def _result_rows(match_row: int, record: MatchRecord, ranks: Sequence[int]) -> list[dict[str, object]]:
+def _result_rows(match_row: int, record: StoredMatch, ranks: Sequence[int]) -> list[dict[str, object]]:
     return [
         {
             "match": match_row,
@@ -356,7 +356,7 @@ def _result_rows(match_row: int, record: MatchRecord, ranks: Sequence[int]) -> l
     ]
 
 
-def _fault_rows(match_row: int, record: MatchRecord) -> list[dict[str, object]]:
+def _fault_rows(match_row: int, record: StoredMatch) -> list[dict[str, object]]:
     """The match's faults, numbered in order, each under the ladder's name of its bot."""
     return [
         {

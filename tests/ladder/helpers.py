@@ -12,7 +12,7 @@ from pathlib import Path
 from referee.ladder.schedule import draw_sets
 from referee.rules import ruleset
 from referee.stats.ratings import replay
-from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch, SeatResult
+from referee.store.records import LadderSettings, ScheduledMatch, SeatResult, StoredMatch
 from referee.store.writer import LadderStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,11 +80,11 @@ def synthetic_store(
     return store
 
 
-def record_of(match: ScheduledMatch, scores: list[int], statuses: Sequence[str] | None = None) -> MatchRecord:
+def record_of(match: ScheduledMatch, scores: list[int], statuses: Sequence[str] | None = None) -> StoredMatch:
     statuses = statuses or ["ok"] * len(scores)
     best = min(s for s, st in zip(scores, statuses, strict=True) if st == "ok")
     winners = [i for i, s in enumerate(scores) if s == best and statuses[i] == "ok"]
-    return MatchRecord(
+    return StoredMatch(
         match=match,
         match_id=f"m{match.key}",
         reason="target_reached",

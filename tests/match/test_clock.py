@@ -13,7 +13,7 @@ import trio.testing
 
 from referee.match.clock import DecisionClock, Wait
 from referee.match.config import MatchConfig
-from referee.match.seat import SeatState
+from referee.match.seat import LiveSeat
 from referee.players.channel import BotLink, LinkClosed
 from referee.players.connection import BotConnection
 from referee.players.process import ProcessLink
@@ -35,8 +35,8 @@ class RecordingLink(BotLink):
         self.interrupted.append(trio.current_time())
 
 
-def seat(index: int, bank: float, link: BotLink) -> SeatState:
-    return SeatState(index, BotConnection(link=link, command="x"), bank)
+def seat(index: int, bank: float, link: BotLink) -> LiveSeat:
+    return LiveSeat(index, BotConnection(link=link, command="x"), bank)
 
 
 async def test_a_wait_past_its_deadline_is_interrupted_at_the_deadline(

@@ -16,7 +16,7 @@ from referee.match.faults import Faults
 from referee.match.log import MatchLog
 from referee.match.outbox import Outbox
 from referee.match.recorder import MatchRecorder
-from referee.match.seat import SeatState
+from referee.match.seat import LiveSeat
 from referee.players.channel import NullLink
 from referee.players.connection import BotConnection
 from referee.rules import ruleset
@@ -25,8 +25,8 @@ from referee.rules.match import Match
 from referee.rules.turns import IllegalPolicy
 
 
-def seats(n: int = 4) -> list[SeatState]:
-    return [SeatState(i, BotConnection(link=NullLink(), command=f"bot {i}"), 10.0) for i in range(n)]
+def seats(n: int = 4) -> list[LiveSeat]:
+    return [LiveSeat(i, BotConnection(link=NullLink(), command=f"bot {i}"), 10.0) for i in range(n)]
 
 
 def recorder(config: MatchConfig, path: Path | None = None) -> MatchRecorder:

@@ -12,8 +12,8 @@ from protocol.messages import MatchEnd, MatchStart, Pass, Play, RoundStart, Seat
 from referee.rules import ruleset
 from referee.rules.errors import MachineMisuse
 from referee.rules.match import Match
-from referee.rules.match_turns import Deal, Dealt, Ended, MatchTurns, Outcomes, Scored
-from referee.rules.turns import Ask, AskAll, Fallback, Illegal, IllegalPolicy, Tell
+from referee.rules.match_turns import Dealing, Dealt, Ended, MatchTurns, Outcomes, Scored
+from referee.rules.turns import Ask, AskAll, FallbackMove, Illegal, IllegalPolicy, Tell
 
 CLOCK = TimeControl(per_decision_ms=1000, bank_ms=0, startup_ms=1000)
 OK = [SeatOutcome(seat=s, name=f"p{s}", status="ok") for s in range(4)]
@@ -60,7 +60,7 @@ def drive(turns: MatchTurns, *, until: type | None = None) -> list[object]:
 def test_one_call_drives_a_whole_match_from_the_deal_to_the_result() -> None:
     seen = drive(machine(rounds=2))
     kinds = [type(e).__name__ for e in seen]
-    assert kinds.count("Deal") == 2 and kinds.count("Scored") == 2 and kinds[-1] == "Ended"
+    assert kinds.count("Dealing") == 2 and kinds.count("Scored") == 2 and kinds[-1] == "Ended"
     tells = [e.message for e in seen if isinstance(e, Tell)]
     assert all(isinstance(m, MatchStart) for m in tells[:4])
     assert sum(isinstance(m, RoundStart) for m in tells) == 8
@@ -72,7 +72,7 @@ def test_one_call_drives_a_whole_match_from_the_deal_to_the_result() -> None:
 def test_a_match_whose_every_bot_dropped_ends_before_its_next_deal() -> None:
     turns = machine(rounds=3, active=lambda seat: False)
     seen = drive(turns, until=Outcomes)
-    assert not any(isinstance(e, Deal) for e in seen)
+    assert not any(isinstance(e, Dealing) for e in seen)
     assert turns.event == Outcomes("all_bots_dropped")
     turns.answer(OK)
     drive(turns)
@@ -95,7 +95,7 @@ def test_a_revoke_ends_the_round_in_play_and_the_same_deal_is_played_again() -> 
     scored = turns.revoke(2)
     assert isinstance(scored, Scored) and scored.result.revoke == 2
     seen = drive(turns, until=Dealt)
-    assert isinstance(seen[-1], Deal) and seen[-1].number == 1  # the round's count goes on, the deal again
+    assert isinstance(seen[-1], Dealing) and seen[-1].number == 1  # the round's count goes on, the deal again
 
 
 @pytest.mark.parametrize(
@@ -136,7 +136,7 @@ def test_an_illegal_card_meets_the_policy_then_the_fallback_is_played() -> None:
     assert isinstance(illegal, Illegal) and illegal.action == "substitute"
     assert illegal.error.rule == "card_not_in_hand"
     fallback = turns.answer("substitute")
-    assert isinstance(fallback, Fallback) and fallback.seat == ask.seat
+    assert isinstance(fallback, FallbackMove) and fallback.seat == ask.seat
 
 
 def test_a_driver_out_of_turn_gets_a_named_error() -> None:

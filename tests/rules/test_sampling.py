@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from protocol.ruleset import RuleSet
 from referee.rules import Round, ruleset, seat_view, table_for
 from referee.rules.match import Match
-from referee.rules.playout import POLICIES, finish
+from referee.rules.playout import PLAYOUT_POLICIES, finish
 from referee.rules.round import DONE, MOON, PASS
 from referee.rules.sampling import knowledge, replay, sample_round, start_hands
 from referee.rules.view import SeatView
@@ -128,7 +128,7 @@ def test_a_world_respects_voids_and_the_passed_cards() -> None:
 
 
 @settings(max_examples=60, **SETTINGS)
-@given(rule_sets(), SEEDS, st.integers(0, 120), st.sampled_from(POLICIES))
+@given(rule_sets(), SEEDS, st.integers(0, 120), st.sampled_from(PLAYOUT_POLICIES))
 def test_a_copy_is_independent_and_a_playout_finishes_it(rules: RuleSet, seed: int, steps: int, policy: str) -> None:
     round_, rng = position(rules, seed, steps)
     before = seat_view(round_, 0)

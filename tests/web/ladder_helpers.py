@@ -11,7 +11,7 @@ from referee.bench.ladder_web import ADDRESS, answer_of, get
 from referee.ladder.schedule import draw_sets
 from referee.rules import ruleset
 from referee.shared import FaultReport
-from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch
+from referee.store.records import LadderSettings, ScheduledMatch, StoredMatch
 from referee.store.writer import LadderStore
 from referee.web.ladder.app import LadderWeb
 from tests.ladder.helpers import record_of
@@ -36,7 +36,7 @@ def hostile_ladder(folder: Path, games: int = 3) -> Path:
     return path
 
 
-def _crashing(match: ScheduledMatch) -> MatchRecord:
+def _crashing(match: ScheduledMatch) -> StoredMatch:
     statuses = ["crash" if bot == HOSTILE else "ok" for bot in match.seats]
     record = record_of(match, [10 * (i + 1) for i in range(len(match.seats))], statuses)
     faults = [

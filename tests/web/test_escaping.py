@@ -42,7 +42,7 @@ from referee.rules import ruleset
 from referee.shared import FaultReport
 from referee.store.database import read_only
 from referee.store.reader import LadderReader
-from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch, Season
+from referee.store.records import LadderSettings, ScheduledMatch, Season, StoredMatch
 from referee.store.writer import LadderStore
 from referee.web.ladder import markup
 from referee.web.ladder.board import duel_section, season_section
@@ -109,7 +109,7 @@ def hostile_ladder(folder: Path) -> Path:
     return path
 
 
-def _crashing(match: ScheduledMatch) -> MatchRecord:
+def _crashing(match: ScheduledMatch) -> StoredMatch:
     statuses = ["crash" if bot == CRASHER else "ok" for bot in match.seats]
     record = record_of(match, [10 * (i + 1) for i in range(len(match.seats))], statuses)
     faults = [

@@ -19,7 +19,7 @@ from referee.ladder.schedule import draw_sets
 from referee.log_format import Header, SeatInfo
 from referee.rules import ruleset
 from referee.shared import FaultReport
-from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch
+from referee.store.records import LadderSettings, ScheduledMatch, StoredMatch
 from referee.store.writer import LadderStore
 from referee.web.public import MARK, Public, ladder_public, log_public
 from tests.ladder.helpers import record_of
@@ -50,7 +50,7 @@ def faulty_ladder(folder: Path) -> Path:
     return db
 
 
-def _crash(match: ScheduledMatch, folder: Path) -> MatchRecord:
+def _crash(match: ScheduledMatch, folder: Path) -> StoredMatch:
     statuses = ["crash" if bot == "alice" else "ok" for bot in match.seats]
     record = record_of(match, [10 * (i + 1) for i in range(len(match.seats))], statuses)
     own = f"{folder}/bots/alice"

@@ -35,7 +35,7 @@ from referee.replay.verify import verify
 from referee.replay.withheld import withheld_lines, withheld_record
 from referee.rules import ruleset
 from referee.shared import FaultReport
-from referee.store.records import LadderSettings, MatchRecord, ScheduledMatch
+from referee.store.records import LadderSettings, ScheduledMatch, StoredMatch
 from referee.store.writer import LadderStore
 from referee.web.ladder.keys import WRONG_KEYS
 from referee.web.ladder.published import Publishing
@@ -94,7 +94,7 @@ def with_stderr(lines: list[bytes], seats: tuple[str, ...]) -> bytes:
     return b"".join(lines) + b"".join(json.dumps(entry).encode() + b"\n" for entry in entries)
 
 
-def crashing(match: ScheduledMatch, match_id: str | None) -> MatchRecord:
+def crashing(match: ScheduledMatch, match_id: str | None) -> StoredMatch:
     statuses = ["crash" if bot in CRASHING else "ok" for bot in match.seats]
     record = record_of(match, [10 * (i + 1) for i in range(len(match.seats))], statuses)
     faults = [
