@@ -1,9 +1,10 @@
-"""Running one match: bots become seats, the runner asks them for decisions and checks every
-reply with the rules engine, and the log records it all.
+"""Running one match: the bots' seats (filled in ``referee.players``: a started process, a TCP
+connection or a browser) asked for their decisions, every reply checked by the rules engine, and
+the log recording it all.
 
-- ``seats/``: how a seat is filled (a started process or a TCP connection), spoken to, and
-  ended: ``link`` (bytes), ``spawn`` (forking), ``connection`` (the handshake), ``tcp``.
-- ``runner``: the match loop over ``Round`` phases; ``asking`` (request, reply, clock),
-  ``outbox`` (what each seat is told), ``faults`` (policies and fault reports), ``log``.
-- ``play``: starting the bots, running the match, cleaning up.
+- ``runner``: drives the match's machine (``referee.rules.match_turns``) over trio; ``phases``
+  meets the round's events, ``asking`` (request, reply, clock), ``outbox`` (what each seat is
+  told), ``faults`` (the policy's action carried out, fault reports), ``recorder`` and ``log``
+  (the replay log), ``seat`` (``LiveSeat``: one seat for one match).
+- ``play``: starting the bots, running the matches, cleaning up.
 """

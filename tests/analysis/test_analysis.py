@@ -27,7 +27,7 @@ from referee.rules.sampling import SamplingError, knowledge, replay
 from referee.rules.table import table_for
 from tests.analysis.helpers import blunder, first_legal, greedy, simulate
 
-SMALL = Budget(first=16, most=32, luck=16)
+SMALL = Budget(first=16, most=32, luck=16, sift=4)
 
 
 def _late(record_seed: int, seat: int, tricks_left: int) -> list[Decision]:
@@ -233,7 +233,7 @@ def test_a_logged_moon_choice_is_valued_from_the_rules() -> None:
     assert moon is not None  # seat 3, ducked by everyone, took every point
     [d] = [d for d in match_decisions(record, [moon.seat]) if d.phase == "moon"]
     assert d.outcomes == {"add_to_others": [26, 26, 26, 0], "subtract_from_shooter": [0, 0, 0, -26]}
-    found = analyse_match(record, [moon.seat], seed=1, budget=Budget(first=8, most=8, luck=8), workers=1)
+    found = analyse_match(record, [moon.seat], seed=1, budget=Budget(first=8, most=8, luck=8, sift=2), workers=1)
     [report] = [r for r in found.decisions if r.kind == "moon"]
     assert report.verdict == "best" and {c.choice for c in report.choices or []} == set(d.outcomes)
 

@@ -22,7 +22,7 @@ from tests.ladder.helpers import ROOT
 from tests.ladder.test_ladder_analysis import BOTS
 from tests.web.ladder_helpers import hostile_ladder
 
-SMALL = AnalyseSettings(budget=Budget(first=8, most=8, luck=8))
+SMALL = AnalyseSettings(budget=Budget(first=8, most=8, luck=8, sift=2))
 
 
 @pytest.mark.process

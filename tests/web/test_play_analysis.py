@@ -22,7 +22,7 @@ from referee.web.after import ANALYSIS_SEED, Analysing
 from referee.web.server import WebSeatServer
 from tests.match.scripted import logged_match
 
-TINY = Budget(first=8, most=8, precision=26.0, luck=8)
+TINY = Budget(first=8, most=8, precision=26.0, luck=8, sift=2)  # a pass raced on 2 worlds: the page, not the figures
 """A budget that values every decision quickly: the figures are not the point here."""
 
 
