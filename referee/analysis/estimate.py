@@ -176,6 +176,13 @@ class _Samples:
             self.chance[i].append(first_chance(self.shape, final, played, me))
         self.worlds += 1
 
+    def draw(self, dealer: Dealer, rng: random.Random, worlds: int) -> None:
+        """Play ``worlds`` more worlds from ``dealer``, each with random numbers of its own."""
+        for _ in range(worlds):
+            world, exact = dealer.world(rng)
+            self.exact += exact
+            self.add(world, rng.getrandbits(64))
+
     def _mean(self, i: int) -> float:
         return sum(self.points[i]) / len(self.points[i])
 
@@ -215,10 +222,7 @@ def estimate(info: InfoSet, chosen: str, seed: int, budget: Budget, policy: Play
     wide = len(choices) > budget.field
     batch = min(budget.sift if wide else budget.first, budget.most)
     while True:
-        for _ in range(batch):
-            world, exact = dealer.world(rng)
-            samples.exact += exact
-            samples.add(world, rng.getrandbits(64))
+        samples.draw(dealer, rng, batch)
         if wide:
             samples.cut(budget.field)
             wide = False
@@ -231,10 +235,7 @@ def estimate(info: InfoSet, chosen: str, seed: int, budget: Budget, policy: Play
     if best == samples.chosen:
         return _estimate(samples, samples)
     held = _Samples(info, [choices[best], chosen], policy, 1)
-    for _ in range(samples.worlds):  # fresh worlds: the best of many is picked on its lucky ones
-        world, exact = dealer.world(rng)
-        held.exact += exact
-        held.add(world, rng.getrandbits(64))
+    held.draw(dealer, rng, samples.worlds)  # fresh worlds: the best of many is picked on its lucky ones
     return _estimate(samples, held)
 
 
@@ -269,12 +270,9 @@ def values_of(
     """Each of ``choices``' expected points over the same ``worlds`` worlds, no race and no
     stopping early: the reference the race is measured against (``referee bench analyze
     --passes``)."""
-    rng = random.Random(seed)
-    dealer = Dealer(table_for(info.rules), info.view, knowledge(table_for(info.rules), info.view))
+    table = table_for(info.rules)
     samples = _Samples(info, choices, policy, 0)
-    for _ in range(worlds):
-        world, _exact = dealer.world(rng)
-        samples.add(world, rng.getrandbits(64))
+    samples.draw(Dealer(table, info.view, knowledge(table, info.view)), random.Random(seed), worlds)
     return [_mean(p) for p in samples.points]
 
 

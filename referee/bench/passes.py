@@ -57,7 +57,7 @@ def _old_set(d: Decision) -> list[str]:
     return list(dict.fromkeys([*found, d.chosen]))
 
 
-def _one(task: tuple[Decision, int, int]) -> tuple[float, bool, int, float, bool, int]:
+def _one(task: tuple[Decision, int, int]) -> tuple[float, bool, int, float, bool, int, int]:
     d, seed, worlds = task
     table = table_for(d.info.rules)
     every = candidates(d.info, d.chosen, table, Budget(widest=10**6))
@@ -73,6 +73,7 @@ def _one(task: tuple[Decision, int, int]) -> tuple[float, bool, int, float, bool
         reference[old_pick] - floor,
         reference[old_pick] == floor,
         len(old),
+        len(every),
     )
 
 
@@ -98,8 +99,7 @@ def bench_passes(count: int, seed: int, worlds: int, workers: int | None) -> Pas
     race, race_half = _mean_half([r[0] for r in results])
     old, old_half = _mean_half([r[3] for r in results])
     return PassesBench(
-        decisions=count, legal=len(candidates(found[0].info, found[0].chosen, table_for(found[0].info.rules),
-                                              Budget(widest=10**6))),
+        decisions=count, legal=results[0][6],
         reference_worlds=worlds, race_regret=race, race_regret_half=race_half, race_found=sum(r[1] for r in results),
         race_playouts=sum(r[2] for r in results) / count, old_regret=old, old_regret_half=old_half,
         old_found=sum(r[4] for r in results), old_candidates=sum(r[5] for r in results) / count,

@@ -71,10 +71,7 @@ class LoggedRound:
         if isinstance(event, FallbackMove):
             self.seats.fallback(event.seat, event.decision, event.move)
         elif isinstance(event, Tell):
-            if event.seat is None:
-                self.seats.broadcast(event.message)
-            elif self.seats.active(event.seat):
-                self.cursor.sent(event.seat, event.message)
+            self.seats.told(event.seat, event.message)
         else:
             self._record(event)
         return None

@@ -77,6 +77,14 @@ class Seats:
             if state.active:
                 self.cursor.sent(state.index, message)
 
+    def told(self, seat: int | None, message: RefereeMessage) -> None:
+        """What the machine's ``Tell`` says: a message ``seat`` was sent if it is still in the
+        match (``None``: every seat still in)."""
+        if seat is None:
+            self.broadcast(message)
+        elif self.active(seat):
+            self.cursor.sent(seat, message)
+
     def clock(self) -> TimeControl:
         """The match's time control, as the header gives it."""
         try:

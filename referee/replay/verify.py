@@ -32,7 +32,7 @@ from typing import Literal
 import msgspec
 
 from protocol.cards import Card
-from protocol.messages import RefereeMessage, RoundStart, SeatOutcome
+from protocol.messages import RoundStart, SeatOutcome
 from referee.hints import exit_text, hint
 from referee.log_format import Result, RoundScored
 from referee.replay.asking import LoggedAsker
@@ -174,14 +174,8 @@ class _Walk:
         elif self.phases is not None:
             return self.phases.meet(event)
         elif isinstance(event, Tell):  # match_start, match_end
-            self._tell(event.seat, event.message)
+            self.seats.told(event.seat, event.message)
         return None
-
-    def _tell(self, seat: int | None, message: RefereeMessage) -> None:
-        if seat is None:
-            self.seats.broadcast(message)
-        elif self.seats.active(seat):
-            self.cursor.sent(seat, message)
 
     def _round_start(self, seat: int, round_: Round, number: int) -> RoundStart:
         """The ``round_start`` a seat is sent: at the deal, or again after a reconnection (with
