@@ -28,9 +28,11 @@ from referee.web.public import log_public
 MAX_LOG_BYTES = 64 * 1024 * 1024
 """A longer file is not a log of one ladder match: it is not read."""
 KEPT = 16
-"""Replay pages remembered."""
+"""Replay pages remembered, and verified matches (the same match is shown to each kind of
+viewer, and its seats named each ladder's way: verified once)."""
 KEPT_TIMES = 512
-"""Seats' decision times remembered (a few kilobytes each): every bot's latest matches."""
+"""Matches' decision times remembered (a few kilobytes each): every bot's latest matches, every
+seat of one read from one pass over its log."""
 V = TypeVar("V")
 Shown = Callable[[MatchRecord], MatchRecord]
 """What a view may see of a match's record (``referee.web.ladder.visibility``)."""
@@ -64,7 +66,8 @@ class Logs:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._pages: OrderedDict[tuple[object, ...], str] = OrderedDict()
-        self._times: OrderedDict[tuple[object, ...], tuple[list[float], list[float]]] = OrderedDict()
+        self._verified: OrderedDict[tuple[object, ...], MatchRecord] = OrderedDict()
+        self._times: OrderedDict[tuple[object, ...], tuple[list[list[float]], list[list[float]]]] = OrderedDict()
 
     def replay_page(
         self, recorded: str, match_id: str, names: Sequence[str], *, shown: Shown | None = None
@@ -76,12 +79,12 @@ class Logs:
         if path is None:
             return None
         try:
-            key = (*_stamp(path), match_id, *names, shown)
+            stamp = _stamp(path)
+            key = (*stamp, match_id, *names, shown)
             if key not in self._pages:
-                found = [m for m in read_log(path).matches if m.header.match_id == match_id]
-                if not found:
+                record = self._verify(path, (*stamp, match_id), match_id)
+                if record is None:
                     return None
-                record = verify(found[-1])
                 seats = [msgspec.structs.replace(s, name=names[s.seat]) if s.seat < len(names) else s
                          for s in record.seats]  # fmt: skip
                 record = msgspec.structs.replace(record, seats=seats)
@@ -91,6 +94,15 @@ class Logs:
             return self._pages[key]
         except (LogError, OSError, msgspec.MsgspecError, ValueError):
             return None
+
+    def _verify(self, path: Path, key: tuple[object, ...], match_id: str) -> MatchRecord | None:
+        if key not in self._verified:
+            found = [m for m in read_log(path).matches if m.header.match_id == match_id]
+            if not found:
+                return None
+            self._remember(self._verified, key, verify(found[-1]), KEPT)
+        self._verified.move_to_end(key)
+        return self._verified[key]
 
     def download(self, recorded: str, withheld: frozenset[int]) -> bytes | None:
         """The log file as a viewer downloads it: every line but the ``stderr`` entries of the
@@ -127,15 +139,15 @@ class Logs:
         if path is None:
             return None
         try:
-            key = (*_stamp(path), match_id, seat)
+            key = (*_stamp(path), match_id)
             if key not in self._times:
                 found = [m for m in read_log(path).matches if m.header.match_id == match_id]
                 if not found:
                     return None
-                times = (decision_times(found[-1])[seat], decision_cpu(found[-1])[seat])
-                self._remember(self._times, key, times, KEPT_TIMES)
+                self._remember(self._times, key, (decision_times(found[-1]), decision_cpu(found[-1])), KEPT_TIMES)
             self._times.move_to_end(key)
-            return self._times[key]
+            seconds, cpu = self._times[key]
+            return seconds[seat], cpu[seat]
         except (LogError, OSError, msgspec.MsgspecError, ValueError, IndexError):
             return None
 
