@@ -4,9 +4,9 @@ The first line is the header (format version, protocol and referee versions, rul
 seed, seats). Then, in order, every line sent to and received from each seat with the
 seconds since the match started, each deal with all hands (the log is the referee's, not a
 seat's), every fault and what the policy did about it, every round result, each bot's
-stderr, and the result. The file is flushed after every trick and every fault, so a referee
-killed at any moment leaves complete lines up to the last trick. The format is documented in
-``docs/replay-format.md``.
+stderr, and the result. The file is flushed after every trick, round and fault and every
+50 ms while the match plays (``referee.match.log``), so a referee killed at any moment leaves
+every line up to the last trick and loses at most its last 50 ms. The format is documented in ``docs/replay-format.md``.
 
 This module is the format alone (entries, header, version): the match package writes it
 (``referee.match.log``), ``referee.replay`` reads it, and neither imports the other.
@@ -15,6 +15,7 @@ This module is the format alone (entries, header, version): the match package wr
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any, Final
 
 import msgspec
@@ -72,6 +73,20 @@ class Sent(msgspec.Struct, tag="send", tag_field="type", kw_only=True):
     """The message object exactly as sent (a ``RefereeMessage``), kept pre-encoded."""
 
 
+_encode = msgspec.json.encode
+
+
+def sent_to_each(t: float, seats: Iterable[int], msg: bytes) -> bytes:
+    """The ``send`` entries of the message ``msg`` (its JSON object, no newline) written to each
+    of ``seats`` at ``t``, each with its newline: byte for byte what encoding a ``Sent`` per
+    seat gives (tests/replay/test_log_format.py holds them equal), with the time encoded once
+    and no object made per entry. The referee logs every line it writes, and a card played is
+    written to every seat: this is the log's cost per decision (issue 46)."""
+    head = b'{"type":"send","t":' + _encode(t) + b',"seat":'
+    tail = b',"msg":' + msg + b"}\n"
+    return b"".join([head + b"%d" % seat + tail for seat in seats])
+
+
 class Received(msgspec.Struct, tag="recv", tag_field="type", kw_only=True):
     t: float
     seat: int
@@ -83,8 +98,11 @@ class Received(msgspec.Struct, tag="recv", tag_field="type", kw_only=True):
     """Bytes of the received line not kept (``None``: the line is whole). A bot that pads its
     replies cannot grow the log beyond its budget (``MatchConfig.log_budget``)."""
     cpu: float | None = None
-    """For the reply to a request: CPU seconds all the bot's processes used from the request's
-    writing to this line (from its control group); ``None`` without one."""
+    """For the reply to a request: CPU seconds all the bot's processes used since the referee
+    read its previous reply (the match's start for its first), from its control group, whose
+    counter is read once a decision; ``None`` without one. With ``--freeze-idle`` that is the
+    decision's own CPU; without, a bot's thinking on the others' time counts toward its next
+    decision, where it belongs."""
 
 
 class Deal(msgspec.Struct, tag="deal", tag_field="type", kw_only=True):

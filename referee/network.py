@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
+from typing import Final
 
 DEFAULT_HOST = "127.0.0.1"
 """Loopback: a bot or a browser on another machine is let in only when ``--host`` says so."""
+HIDDEN_TOKEN: Final = "<token>"
+"""What is shown in place of a seat's token wherever it would otherwise be kept or printed:
+a match log's copy of a TCP bot's hello, a check step's transcript of a token the user
+supplied (``tcp:NAME:TOKEN``)."""
 
 
 def new_token() -> str:

@@ -55,4 +55,10 @@ class FaultReport(msgspec.Struct, kw_only=True):
     """How many lines it wrote to stderr in all."""
     command: str | None = None
     """The bot's command line, when nothing else names it (no hello, no label: its name is its
-    seat's), so that a bot that died before its hello is known by what was started."""
+    seat's), so that a bot that died before its hello is known by what was started; and always
+    for a failed start outside a match (``folder`` set), where what was started is the first
+    thing to check."""
+    folder: str | None = None
+    """The folder its program started in, for a failed start outside a match (a duel's,
+    gauntlet's or ladder's roll call): a bot that cannot find its own files most often started
+    in another folder than its author's (``None`` in a match's faults)."""

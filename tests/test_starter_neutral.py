@@ -32,6 +32,22 @@ def test_a_language_without_a_kit_is_pointed_to_the_protocol(tmp_path: Path) -> 
     assert wrong.exit_code == 2 and "--command is for --neutral" in wrong.output
 
 
+def test_a_language_without_a_kit_is_pointed_to_the_protocol_without_a_folder(tmp_path: Path) -> None:
+    """``referee new php``, the issue's own words: the same pointers as with a FOLDER (it
+    stands in the --neutral line), not only click's "Missing argument"; a language with a kit,
+    or --neutral, still needs its FOLDER."""
+    folder = tmp_path / "phpbot"
+    given = CliRunner().invoke(main, ["new", "php", str(folder)])
+    alone = CliRunner().invoke(main, ["new", "php"])
+    assert alone.exit_code == given.exit_code == 1
+    assert alone.output == given.output.replace(str(folder), "FOLDER")
+    assert "referee new php FOLDER --neutral" in alone.output and str(DOCS / "vectors.md") in alone.output
+    for args in (["new", "python"], ["new", "php", "--neutral"]):
+        missing = CliRunner().invoke(main, args)
+        assert missing.exit_code == 2 and "Missing argument 'FOLDER'" in missing.output
+    assert "new [OPTIONS] LANGUAGE FOLDER\n" in CliRunner().invoke(main, ["new", "--help"]).output
+
+
 def test_the_neutral_readme_names_real_files_and_commands_that_parse(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -36,7 +36,7 @@ from referee.check.probe import Limits, Probe
 from referee.check.results import CheckReport, StepResult, Summary
 from referee.check.start_causes import explain_sandboxed_start, kit_hint
 from referee.check.steps import FIRST, STEPS, AnyStep, Step, SummaryStep
-from referee.network import DEFAULT_HOST, show_address
+from referee.network import DEFAULT_HOST, HIDDEN_TOKEN, show_address
 from referee.players.process import STDERR_CAP, BotLimits, BotStartError
 from referee.rules.presets import DEFAULT_PRESET, ruleset
 from referee.sandbox.bwrap import Sandbox
@@ -44,11 +44,11 @@ from referee.sandbox.bwrap import Sandbox
 STDERR_KEPT = 16 * 1024
 """Characters of a step's stderr kept in the report (the end of it)."""
 KILL_GRACE = 0.2
+"""Seconds a bot that failed its step gets between closed stdin, SIGTERM and SIGKILL."""
 TIMEOUTS_IN_A_ROW: Final = 3
 """Steps timed out one after the other after which the check stops (unless ``keep_going``):
 a bot that does not answer in time makes each further step wait as long, and says nothing new
 (a bot answering in 2.5 s ran 320 s, 17 steps timed out in a row)."""
-"""Seconds a bot that failed its step gets between closed stdin, SIGTERM and SIGKILL."""
 NOT_ISOLATED = "none — bots are not isolated"
 OVER_TCP = "none — a tcp: bot runs wherever it was started; the check does not start it"
 
@@ -324,10 +324,6 @@ async def run_step(step: Step, plan: CheckPlan, listener: CheckListener | None =
     hello = probe.hello if probe is not None else None
     shown = probe.link.shown if probe is not None and isinstance(probe.link, CheckProcessLink) else ()
     return StepRun(result, hello.name if hello is not None else None, shown)
-
-
-HIDDEN_TOKEN: Final = "<token>"
-"""What a step's result shows in place of a token the user supplied (``tcp:NAME:TOKEN``)."""
 
 
 def _hide_token(result: StepResult, token: str) -> None:

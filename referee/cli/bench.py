@@ -14,6 +14,7 @@ from referee.bench.cluster import bench_cluster
 from referee.bench.duel_feed import bench_duel_feed
 from referee.bench.engine import bench_engine, bench_playouts
 from referee.bench.fairness import SCENARIOS, FairnessCase, bench_fairness
+from referee.bench.floor import C_BOT, PLACEMENTS, bench_floor
 from referee.bench.hostile import bench_hostile
 from referee.bench.kernel_memory import KINDS, bench_kernel_memory
 from referee.bench.ladder_pool import bench_ladder_pool
@@ -22,6 +23,7 @@ from referee.bench.match import RANDOM_BOT, bench_concurrent, bench_match
 from referee.bench.openspiel import OpenSpielMissing, bench_openspiel
 from referee.bench.passes import bench_passes
 from referee.bench.projection import projection_cases
+from referee.bench.projection_ladder import ladder_cases, ladder_lines
 from referee.bench.sandbox import bench_startup
 from referee.bench.sprt import DATA, PAIRS, SprtBench, bench_sprt, load_sets
 from referee.bench.web_attacks import ATTACKS, bench_web_attacks
@@ -247,6 +249,43 @@ def bench_match_command(variant: str, games: int, concurrency: int, bot: str, as
     )
 
 
+@bench.command("floor")
+@click.option("--variant", default=DEFAULT_PRESET, show_default=True, type=click.Choice(list(PRESETS)))
+@click.option("--games", default=10, show_default=True, type=MATCH_COUNT, help="Matches in each block (>= 1).")
+@click.option("--blocks", default=5, show_default=True, type=click.IntRange(1, 100), help="Blocks of each case.")
+@click.option(
+    "--placement",
+    "placements",
+    multiple=True,
+    type=click.Choice(PLACEMENTS),
+    help="apart: the referee on one CPU, the bots on another; pinned: all on one (default: both).",
+)
+@click.option(
+    "--log", "logs", multiple=True, type=click.Choice(["on", "off"]), help="With the log, without (default: both)."
+)
+@click.option("--bot", default=C_BOT, show_default=True, type=BotTemplate(), help="Bot command ({seed} is filled in).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_floor_command(
+    variant: str, games: int, blocks: int, placements: tuple[str, ...], logs: tuple[str, ...], bot: str, as_json: bool
+) -> None:
+    """The referee's CPU per decision against its floor: the same conversation replayed through
+    trio alone (no rules, clock or log), block after block, with the bots on the other CPU and
+    pinned to one, the log on and off (issue 46)."""
+    result = bench_floor(
+        variant, games, blocks=blocks, bot=bot, placements=placements or PLACEMENTS,
+        logs=[x == "on" for x in (logs or ("on", "off"))], cwd=str(REPO),
+    )  # fmt: skip
+    lines = [f"{variant}: {games} matches a block, {blocks} blocks a case, bots: {bot}"]
+    for c in result.cases:
+        lines.append(
+            f"  {c.placement:6} log {'on ' if c.log else 'off'}  referee {c.referee_cpu_us:6.1f} us CPU "
+            f"({c.referee_wall_us:6.1f} wall)  floor {c.floor_cpu_us:5.1f} ({c.floor_wall_us:6.1f})  "
+            f"ratio {c.cpu_ratio:.2f} CPU, {c.wall_ratio:.2f} wall  blocks {', '.join(map(str, c.cpu_ratios))}"
+            + (f"  ({c.mismatches} replies differed)" if c.mismatches else "")
+        )
+    _report(result, as_json, "\n".join(lines))
+
+
 @bench.command("fairness")
 @click.option("--spinners", default=48, show_default=True, type=click.IntRange(1, 4096), help="Busy loops.")
 @click.option("--matches", default=4, show_default=True, type=MATCH_COUNT, help="Seeded matches per scenario.")
@@ -355,12 +394,22 @@ def bench_kernel_memory_command(
 @bench.command("projection")
 @click.option("--runs", default=120, show_default=True, type=click.IntRange(2, 1_000_000), help="Streams per case.")
 @click.option("--horizon", default=4000, show_default=True, type=click.IntRange(60, 1_000_000), help="Sets per stream.")
+@click.option(
+    "--ladders", default=100, show_default=True, type=click.IntRange(0, 1_000_000), help="Ladders per kind (0: none)."
+)
+@click.option(
+    "--ladder-horizon", default=1500, show_default=True, type=click.IntRange(60, 1_000_000), help="Sets per ladder."
+)
 @click.option("--seed", default=1, show_default=True, type=int)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def bench_projection_command(runs: int, horizon: int, seed: int, as_json: bool) -> None:
+def bench_projection_command(
+    runs: int, horizon: int, ladders: int, ladder_horizon: int, seed: int, as_json: bool
+) -> None:
     """Is "how many more sets" worth telling? The first projection against the sets the
-    verdict then took, on streams drawn from real duplicate sets with a known difference."""
+    verdict then took, on streams drawn from real duplicate sets with a known difference, and
+    the first range of a simulated ladder's order line against the sets it then took."""
     found = projection_cases(runs, horizon, seed)
+    simulated = ladder_cases(ladders, ladder_horizon, seed) if ladders else []
 
     def shown(value: float | None) -> str:
         return "-" if value is None else f"{value:.2f}"
@@ -372,7 +421,8 @@ def bench_projection_command(runs: int, horizon: int, seed: int, as_json: bool) 
         for c in found
         if c.decided_before < c.runs
     ]
-    _report({"cases": found}, as_json, "\n".join(lines))
+    lines += ["", *ladder_lines(simulated)] if simulated else []
+    _report({"cases": found, "ladders": simulated}, as_json, "\n".join(lines))
 
 
 @bench.command("sprt")

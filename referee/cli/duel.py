@@ -206,7 +206,7 @@ def _contest(
     rates = [f"--{name}" for name in ("alpha", "beta") if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
     sprt = _bounds(options["sprt"], options["alpha"], options["beta"], rates)
     try:
-        entries, settings = _bots(kind, new, olds, pool_file, sprt, options)
+        entries, settings, listed = _bots(kind, new, olds, pool_file, sprt, options)
         rules = ruleset(options["variant"] or DEFAULT_PRESET, parse_options(options["pairs"]))
         given_rules = rules if options["variant"] or options["pairs"] else None
     except FAILURES as err:
@@ -228,7 +228,7 @@ def _contest(
         sandbox_loopback=options["sandbox_loopback"],
         cluster=options["cluster"],
     )
-    return _show(db, _play(plan, settings, options), options)
+    return _show(db, _play(plan, settings, options, listed), options)
 
 
 def _database(kind: Contest, given: str | None, entries: Sequence[BotEntry]) -> str:
@@ -267,8 +267,9 @@ def _bots(
     pool_file: str | None,
     sprt: SprtBounds | None,
     options: dict[str, Any],
-) -> tuple[list[BotEntry], DuelSettings]:
-    """The run's bots and the duel's settings, from what the command line names."""
+) -> tuple[list[BotEntry], DuelSettings, frozenset[str]]:
+    """The run's bots and the duel's settings, from what the command line names, and the names
+    of the bots taken from a TOML list (``--bots``, ``--pool``, the default opponent)."""
     cwd = Path(options["cwd"] or ".").absolute()
     bots = BotList(options["bots_file"]) if options["bots_file"] else None
     new_bot = chosen_bot(new, "new", bots, cwd)
@@ -276,17 +277,23 @@ def _bots(
     against = [chosen_bot(old, "old", bots, cwd) for old in olds]
     if pool_file is not None:
         against = pool(pool_file, new_bot, others)
-    return duel_bots(kind, new_bot, against, others, sprt)
+    listed = [new_bot, *others, *against] if bots is not None else []
+    listed += [*against] if pool_file is not None else []
+    listed += [*others] if not options["opponent_bots"] else []
+    entries, settings = duel_bots(kind, new_bot, against, others, sprt)
+    return entries, settings, frozenset(e.name for e in listed)
 
 
-def _play(plan: LadderPlan, settings: DuelSettings, options: dict[str, Any]) -> DuelPlayed | None:
+def _play(
+    plan: LadderPlan, settings: DuelSettings, options: dict[str, Any], listed: frozenset[str]
+) -> DuelPlayed | None:
     """Play it (the live view on stdout, or on stderr with --json); ``None`` when interrupted
-    (what was done is kept and shown)."""
+    (what was done is kept and shown). ``listed``: the bots of a TOML list."""
     quiet = options["quiet"]
     console = Console(stderr=True) if options["as_json"] else Console()
     output = RunOutput(quiet=quiet, console=console, warn=lambda line: click.echo(line, err=True))
     try:
-        return play_duel(plan, settings, options["max_sets"], output)
+        return play_duel(plan, settings, options["max_sets"], output, listed)
     except LadderInterrupted as err:
         click.echo(str(err), err=True)
         return None

@@ -71,6 +71,7 @@ from referee.ladder.standings import (
     standings_table,
 )
 from referee.ladder.times import ladder_times
+from referee.ladder.upload_gate import read_gate, start_warning
 from referee.match.config import MatchConfig
 from referee.names import printable
 from referee.network import DEFAULT_HOST
@@ -220,6 +221,12 @@ def season_options(command: Callable[..., None]) -> Callable[..., None]:
 @SANDBOX_OPTION
 @SANDBOX_BIND_OPTION
 @SANDBOX_LOOPBACK_OPTION
+@click.option(
+    "--trust-uploads",
+    is_flag=True,
+    help="DANGEROUS: take entrants' uploads even when the bots run without a sandbox (--sandbox off, or no "
+    "bubblewrap): their builds and bots then run as you, with your files. Only on a machine you can throw away.",
+)
 @TABLES_WEIGHT_OPTION
 @click.option(
     "--cluster",
@@ -272,6 +279,7 @@ def run_command(
     sandbox_mode: str,
     sandbox_binds: tuple[str, ...],
     sandbox_loopback: bool,
+    trust_uploads: bool,
     cluster: str | None,
     follow: bool,
     keep_running: bool,
@@ -293,7 +301,8 @@ def run_command(
             db=db, entries=entries, rules=rules, default_rules=default_rules, games=games, seed=seed,
             concurrency=concurrency, config=MatchConfig(per_decision=time_per_move, bank=time_bank, startup=startup),
             cwd=folder, sandbox_mode=as_sandbox_mode(sandbox_mode), sandbox_binds=sandbox_binds,
-            sandbox_loopback=sandbox_loopback, keep_bots=keep_bots, start_ahead=start_ahead, cluster=cluster,
+            sandbox_loopback=sandbox_loopback, trust_uploads=trust_uploads, keep_bots=keep_bots,
+            start_ahead=start_ahead, cluster=cluster,
             bot_list=Path(config) if follow else None, keep_running=keep_running, season=season,
         )  # fmt: skip
         result = _play(plan, _output(quiet, console, Path(db), web), (analyze, analyze_budget), quiet=quiet)
@@ -590,9 +599,15 @@ def web_command(
     if not Path(db).exists():
         raise click.ClickException(f"{db}: no such ladder (run `referee ladder run CONFIG --db {db}` first)")
     try:
-        Reading(Path(db)).close()  # read-only, as the pages: a missing or older ladder is said here
+        reading = Reading(Path(db))  # read-only, as the pages: a missing or older ladder is said here
     except LadderError as err:
         raise click.ClickException(str(err)) from None
+    try:
+        closed = start_warning(read_gate(db), len(reading.read(lambda r: entrants(r.db))))
+    finally:
+        reading.close()
+    if closed is not None and not until_stdin:  # ladder run --web's own run has said it
+        click.echo(f"ladder {Path(db).name}: {closed}", err=True)
     published = publishing(token_file, public, proxies, certfile, keyfile, public_view)
 
     def listening(urls: list[str]) -> None:

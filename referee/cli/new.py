@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
-from referee.starter import STARTERS, TRANSCRIPT_FILE, StarterError, make_folder, make_neutral_folder, must_be_new
+from referee.starter import (
+    STARTERS,
+    TRANSCRIPT_FILE,
+    StarterError,
+    make_folder,
+    make_neutral_folder,
+    must_be_new,
+    starter,
+)
 
 
 @click.command("new")
 @click.argument("language", metavar="LANGUAGE")
-@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("folder", metavar="FOLDER", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.option(
     "--neutral",
     is_flag=True,
@@ -28,10 +37,12 @@ from referee.starter import STARTERS, TRANSCRIPT_FILE, StarterError, make_folder
     help="With --neutral: the command that starts the bot in FOLDER (default: php bot.php for php, ruby bot.rb "
     "for ruby, ...; else ./bot).",
 )
-def new(language: str, folder: Path, neutral: bool, bot_command: str | None) -> None:
+def new(language: str, folder: Path | None, neutral: bool, bot_command: str | None) -> None:
     """Make FOLDER a bot to start from in LANGUAGE (python, javascript, java, rust, go, c++):
     the kit, a sample bot that plays legally and a README with how to build, play, check and
     ladder it. FOLDER must be new or empty. For any other language, --neutral."""
+    if folder is None:
+        _no_folder(language, neutral)
     if bot_command is not None and not neutral:
         raise click.UsageError("--command is for --neutral folders (a kit's folder has its own command)")
     if neutral:
@@ -45,6 +56,18 @@ def new(language: str, folder: Path, neutral: bool, bot_command: str | None) -> 
     if chosen.build:
         click.echo(f"  build:  cd {folder} && {chosen.build}")
     click.echo(f'  check:  cd {folder} && referee check "{chosen.command}"')
+
+
+def _no_folder(language: str, neutral: bool) -> NoReturn:
+    """``referee new LANGUAGE`` without its FOLDER (``referee new php``, as a bot author asks
+    first): a language without a kit gets the pointers it gets with one (the protocol, its
+    schema, the vectors, ``--neutral``), not only click's "Missing argument"."""
+    if not neutral:
+        try:
+            starter(language)
+        except StarterError as err:
+            raise click.ClickException(str(err)) from None
+    raise click.UsageError("Missing argument 'FOLDER'.")
 
 
 def _neutral(language: str, folder: Path, bot_command: str | None) -> None:

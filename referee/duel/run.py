@@ -9,7 +9,7 @@ what ``referee duel`` and ``referee gauntlet`` call."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,13 +37,21 @@ class DuelRun:
     """A duel's ``RunKind``: ``duel`` as asked for (its test taken from the database when
     ``duel`` has none, once ``check`` has run), at most ``max_sets`` sets against each bot."""
 
-    def __init__(self, duel: DuelSettings, max_sets: int, warn: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        duel: DuelSettings,
+        max_sets: int,
+        warn: Callable[[str], None] | None = None,
+        listed: Collection[str] = (),
+    ) -> None:
         if max_sets < 1:
             raise LadderError("--max-sets must be at least 1")
         self.duel = duel
         self.max_sets = max_sets
         self.warn = warn
         """Where a folder shown whole to no bot is told (else among the notes)."""
+        self.listed = listed
+        """The bots of a TOML bot list: a crowded folder's fix for them is ``folder =``, not ``dir=``."""
         self.unstarted: dict[str, FaultReport] = {}
         """The bots that failed the roll call of this run."""
 
@@ -70,7 +78,7 @@ class DuelRun:
         if status.stopped or not waiting & set(self.duel.olds):
             return []
         names = [name for name in self.duel.names if name not in self.duel.olds or name in waiting]
-        notes = crowded_lines(commands, names, options)  # why a bot may fail to start, said first
+        notes = crowded_lines(commands, names, options, self.listed)  # why a bot may fail to start, said first
         if self.warn is not None:
             for line in notes:
                 self.warn(line)
@@ -116,11 +124,17 @@ class DuelPlayed:
     unstarted: Mapping[str, FaultReport] = field(default_factory=dict)
 
 
-def play_duel(plan: LadderPlan, duel: DuelSettings, max_sets: int, output: RunOutput | None = None) -> DuelPlayed:
+def play_duel(
+    plan: LadderPlan,
+    duel: DuelSettings,
+    max_sets: int,
+    output: RunOutput | None = None,
+    listed: Collection[str] = (),
+) -> DuelPlayed:
     """Create or resume the duel in ``plan.db``, call the roll of its bots, and play its sets
     until every test has decided, a bot is broken or ``max_sets`` sets against each bot are
-    done. Raises as ``play_ladder`` does."""
-    kind = DuelRun(duel, max_sets, None if output is None else output.warn)
+    done (``listed``: the bots named from a TOML bot list). Raises as ``play_ladder`` does."""
+    kind = DuelRun(duel, max_sets, None if output is None else output.warn, listed)
     result = play_ladder(plan, output, kind)
     return DuelPlayed(result, kind.duel, kind.unstarted)
 

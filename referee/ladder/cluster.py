@@ -277,7 +277,6 @@ class ClusterRun:
         if version is None:
             return []
         first, newline, rest = why.partition("\n")
-        told = f"{first}; the ladder goes on without it{newline}{rest}"
         if version.active:
             change = PoolChange(datetime.now(UTC).isoformat(timespec="seconds"))
             change.retired.append(name)
@@ -290,7 +289,8 @@ class ClusterRun:
         seated = sorted({m.set_index for m in self.store.pending() if name in m.seats})
         if seated:
             self.store.close_sets(seated, f"{name} refused: {first}")
-            told += f" ({len(seated)} set(s) seating it closed unfinished)"
+        closed = f" ({len(seated)} set(s) seating it closed unfinished)" if seated else ""
+        told = f"{first}; the ladder goes on without it{closed}{newline}{rest}"  # the output after the line
         self.bots[:] = [bot for bot in self.bots if bot.name != name]
         if self.on_refused is not None and (version.active or seated):
             self.on_refused(told)

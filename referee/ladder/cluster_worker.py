@@ -13,11 +13,12 @@ coordinator; an uploaded bot from the worker's own copy of its files, which came
 roll call does) before the first match that seats it there, keeps the build by what the bot is
 made of (``build_key``: command, build line, folder, files' hash) and removes the builds that
 no pending task lists any more; a sandboxed build's copy lies in the worker's own directory,
-which Dask purges at the next worker start if the worker was killed. A bot a worker cannot
-build or start (or whose uploaded files it cannot have) is refused by name
-(``MatchDone.refused``): on a ladder the coordinator retires it and closes the sets that seat
-it, and the others play on. A task may also only check bots (``MatchTask.check``): build and
-start them, no match: the start-up check of an upload on a cluster.
+which Dask removes when the worker was killed (its nanny as it sees it die, or the next worker
+started there). A bot a worker cannot build or start (or whose uploaded files it cannot have)
+is refused by name (``MatchDone.refused``): on a ladder the coordinator retires it and closes
+the sets that seat it, and the others play on. A task may also only check bots
+(``MatchTask.check``): build and start them, no match: the start-up check of an upload on a
+cluster.
 """
 
 from __future__ import annotations

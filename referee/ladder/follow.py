@@ -40,6 +40,7 @@ from referee.ladder.roll_call import refusal, take_roll
 from referee.ladder.runner import RunOptions
 from referee.ladder.season import closed_reason, moment, taking_versions, utc_now
 from referee.ladder.setup import catch_up_line, sets_for_newcomers
+from referee.ladder.upload_gate import NOT_SAID, UploadGate, keep_gate, start_warning
 from referee.ladder.uploads import State as UploadState
 from referee.ladder.uploads import Upload, entry_of, mark, playing, waiting
 from referee.players.bot_config import BotEntry, bots_in
@@ -47,6 +48,7 @@ from referee.players.bot_content import with_content
 from referee.players.building import BuiltBot
 from referee.players.list_file import ListMissing, read_list_file
 from referee.sandbox.bwrap import Sandbox
+from referee.store.entrants import entrants
 from referee.store.records import BotVersion
 from referee.store.writer import LadderStore
 
@@ -128,6 +130,7 @@ class PoolFollower:
         options: RunOptions | None = None,
         now: Callable[[], datetime] = utc_now,
         cluster_check: Callable[[Sequence[BotEntry]], Mapping[str, str]] | None = None,
+        gate: UploadGate | None = None,
     ) -> None:
         self.bot_list = bot_list
         self.cwd = cwd
@@ -150,6 +153,9 @@ class PoolFollower:
         self.now = now
         """The season's clock: after its submissions freeze no new version is taken
         (``referee.ladder.season``)."""
+        self.gate = gate if gate is not None else NOT_SAID
+        """Whether uploads are taken (``referee.ladder.upload_gate``): only when the run's bots
+        are sandboxed, or the organizer trusts them (given ``None``: ``NOT_SAID``, they are not)."""
         self.looking = trio.Lock()
         """Held across a whole look (read, build, change): a ``SIGHUP`` during a slow build waits,
         then reads the list against the pool the first look left, and finds nothing new."""
@@ -163,6 +169,15 @@ class PoolFollower:
         if read is not None and not isinstance(read[1], BotConfigError):
             with contextlib.suppress(RefereeError, ValueError):
                 self.listed = with_content(bots_in(read[1], bot_list), self.cwd or Path.cwd())
+        self._open_gate()
+
+    def _open_gate(self) -> None:
+        """Keep the run's gate for the pages (the upload form and the entrant's page read it),
+        and tell the organizer when the ladder has entrants whose uploads it refuses."""
+        keep_gate(self.store.path, self.gate)
+        warning = start_warning(self.gate, len(entrants(self.store.db)))
+        if warning is not None:
+            self.tell(warning)
 
     def _read(self) -> tuple[bytes, bytes | BotConfigError] | None:
         """The list's bytes, or why they are refused (``read_list_file``), with a fingerprint
@@ -216,9 +231,13 @@ class PoolFollower:
     async def _take_upload(self, upload: Upload) -> list[str]:
         """One entrant's upload beside the list and the other uploads taken: built, checked as
         a start checks, taken into the pool as its entrant's new version, and its state
-        written (``playing``, or ``refused`` with why); an upload never stops the ladder."""
+        written (``playing``, or ``refused`` with why: at once, nothing of it run, when the
+        run's bots are not sandboxed, ``gate``); an upload never stops the ladder."""
         db = self.store.path
         try:
+            closed = self.gate.refusal()
+            if closed is not None:  # nothing of it is built or started
+                raise RefereeError(closed)
             if self.listed is None:
                 raise RefereeError("the bot list has not been read whole yet; save it, then upload again")
             if upload.entrant in {e.name for e in self.listed}:

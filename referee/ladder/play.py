@@ -33,6 +33,7 @@ from referee.ladder.runner import LadderRun, RunOptions, RunSummary, SetFeed
 from referee.ladder.season import SeasonAsked, utc_now
 from referee.ladder.season_run import SeasonFeed, SeasonRun, check_season, keep_season, season_start
 from referee.ladder.setup import check_same_ladder, close_up, logs_folder, open_ladder, private_files, run_lock
+from referee.ladder.upload_gate import UploadGate, check_run
 from referee.ladder.uploads import entry_of, playing
 from referee.match.config import MatchConfig
 from referee.players.bot_config import BotEntry
@@ -93,6 +94,9 @@ class LadderPlan:
     sandbox_binds: Sequence[str] = ()
     sandbox_loopback: bool = False
     """``--sandbox-loopback``: bots may use TCP and UDP on their own loopback."""
+    trust_uploads: bool = False
+    """``--trust-uploads``: take entrants' uploads even where the bots run unsandboxed
+    (``referee.ladder.upload_gate``); dangerous."""
     keep_bots: bool = False
     start_ahead: bool = True
     cluster: str | None = None
@@ -311,11 +315,14 @@ class LocalTables:
         """``sandbox`` with the ladder's own files hidden: what the bots start in."""
         self.private: Sequence[Path] = ()
         self.limits = BotLimits()
+        self.gate = UploadGate(sandboxed=False)
 
     def prepare(self, plan: LadderPlan, kind: RunKind, output: RunOutput) -> tuple[LadderPlan, list[str]]:
         db = plan.db
         self.sandbox = choose_sandbox(plan.sandbox_mode, _warner(output), plan.sandbox_binds,
                                       loopback=plan.sandbox_loopback)  # fmt: skip
+        self.gate = UploadGate.of_run(plan.sandbox_mode, sandboxed=self.sandbox is not None, trusted=plan.trust_uploads)
+        check_run(db, self.gate)  # before any build: an upload taken is never built unsandboxed
         existed = Path(db).exists()
         self.private = private_files(db)
         hidden = self.hidden = self.sandbox.hiding(*self.private) if self.sandbox is not None else None
@@ -347,7 +354,8 @@ class LocalTables:
         follower = None
         if plan.bot_list is not None and isinstance(feed, LadderFeed):  # a pool change adds sets to a ladder's
             follower = PoolFollower(plan.bot_list, plan.cwd, store, feed, commands, self.built, self.sandbox,
-                                    self.private, output.warn, options=options, now=plan.now)  # fmt: skip
+                                    self.private, output.warn, options=options, now=plan.now,
+                                    gate=self.gate)  # fmt: skip
         yield Started(run, follower)
 
 
@@ -361,8 +369,13 @@ class ClusterTables:
     def __init__(self, cluster: str) -> None:
         self.cluster = cluster
         """``tcp://host:port`` or ``local:N`` (``LadderPlan.cluster``)."""
+        self.gate = UploadGate(sandboxed=False)
 
     def prepare(self, plan: LadderPlan, kind: RunKind, output: RunOutput) -> tuple[LadderPlan, list[str]]:
+        """Only ``--sandbox on`` holds every worker to a sandbox: an upload is taken only so."""
+        self.gate = UploadGate.of_run(plan.sandbox_mode, sandboxed=plan.sandbox_mode == "on",
+                                      trusted=plan.trust_uploads, cluster=True)  # fmt: skip
+        check_run(plan.db, self.gate)
         return plan, []
 
     @contextlib.contextmanager
@@ -383,7 +396,8 @@ class ClusterTables:
             follower = None
             if plan.bot_list is not None and isinstance(feed, LadderFeed):
                 follower = PoolFollower(plan.bot_list, plan.cwd, store, feed, run.commands, {}, None, (), output.warn,
-                                        cluster_bots=run.bots, now=plan.now, cluster_check=run.check)  # fmt: skip
+                                        cluster_bots=run.bots, now=plan.now, cluster_check=run.check,
+                                        gate=self.gate)  # fmt: skip
             yield Started(run, follower, run.workers)
         finally:
             client.close()

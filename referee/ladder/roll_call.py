@@ -48,16 +48,24 @@ async def take_roll(commands: Mapping[str, str], names: Sequence[str], options: 
 async def _answer(name: str, command: str, options: RunOptions, limits: BotLimits) -> FaultReport | None:
     """One bot's start and hello, with the ``limits`` its matches will have; ``None`` when it
     answered."""
+    folder = started_in(limits, options)
     async with trio.open_nursery() as nursery:
         try:
             link = await ProcessLink.start(command, nursery, cwd=options.cwd, limits=limits)
         except BotStartError as err:
-            return FaultReport(seat=0, name=name, reason="start", message=str(err), action="forfeit")
+            return FaultReport(
+                seat=0, name=name, reason="start", message=str(err), action="forfeit", command=command, folder=folder
+            )
         connection = BotConnection(link=link, command=command, label=name)
         await handshake(connection, options.config.startup)
         await say_goodbye(connection, options.config.grace)
         await link.wait_exit(3 * options.config.grace + 1)
-    return None if connection.alive else start_report(connection)
+    return None if connection.alive else start_report(connection, folder)
+
+
+def started_in(limits: BotLimits, options: RunOptions) -> str:
+    """The folder a bot's program starts in: its own (``folder =``, ``dir=``), else the run's."""
+    return os.path.abspath(limits.cwd or options.cwd or os.getcwd())
 
 
 def refusal(name: str, report: FaultReport) -> str:
@@ -68,7 +76,7 @@ def refusal(name: str, report: FaultReport) -> str:
 
 Crowded = dict[str, tuple[list[str], list[str]]]
 """Each folder shown whole to none of the bots that start in it: (those bots, what lies in it
-that is not theirs)."""
+that is not theirs; empty when that is only another bot starting there)."""
 
 
 def crowding(commands: Mapping[str, str], names: Sequence[str], options: RunOptions) -> tuple[Crowded, set[str]]:
@@ -86,12 +94,13 @@ def crowding(commands: Mapping[str, str], names: Sequence[str], options: RunOpti
             continue
         referees.update(limits.sandbox.hidden)
         with contextlib.suppress(ValueError):
-            folder = os.path.abspath(limits.cwd or options.cwd or os.getcwd())
+            folder = started_in(limits, options)
             found = limits.sandbox.crowded(shlex.split(commands[name]), folder, limits.environment() or {})
             if found:
                 bots, paths = crowded.setdefault(folder, ([], []))
                 bots.append(name)
-                paths.extend(p for p in found if p not in paths)
+                # the folder itself is there when another bot starts in it too: not a file it holds
+                paths.extend(p for p in found if p not in paths and p != folder)
     return crowded, referees
 
 
@@ -100,10 +109,15 @@ def crowded_folders(commands: Mapping[str, str], names: Sequence[str], options: 
     per bot (docs/ladder.md)."""
     crowded, _ = crowding(commands, names, options)
     return [
-        f"the folder {folder} is used by {', '.join(bots)} but holds {some(paths)}: it is shown whole to none "
-        "of them, only the paths each command names (give each bot a folder of its own: `folder =`, docs/ladder.md)"
+        f"the folder {folder} is used by {', '.join(bots)} but holds {some(paths) or OTHER_BOTS}: it is shown whole "
+        "to none of them, only the paths each command names (give each bot a folder of its own: `folder =`, "
+        "docs/ladder.md)"
         for folder, (bots, paths) in crowded.items()
     ]
+
+
+OTHER_BOTS = "other bots' files"
+"""What a crowded folder holds when no path of it can be named: another bot starts in it too."""
 
 
 def some(paths: Sequence[str], most: int = 3) -> str:

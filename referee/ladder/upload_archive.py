@@ -15,7 +15,10 @@ passed and removed on any failure: a refused upload leaves nothing behind.
 Zip archives are read with ``zipfile``, entry by entry. Tar archives (plain or gzip) are read
 as a stream with ``tarfile``, each member checked here first and then by ``tarfile``'s own
 ``data`` extraction filter (PEP 706), a second line of defence that refuses less than this
-module does (it allows links that stay inside the tree). Each refusal is an ``ArchiveRefused``
+module does (it allows links that stay inside the tree). An entry with a setuid or setgid bit
+is refused (a sticky bit is dropped), and so is a file whose first bytes are an archive or a
+compressed stream (a nested archive: nothing checked what it holds), but for the few kinds a
+runtime reads as they are (``RUN_AS_THEY_ARE``). Each refusal is an ``ArchiveRefused``
 whose ``reason`` is one of ``Reason``; docs/ladder.md ("Uploaded archives") lists them, the
 limits, the manifest and what the content hash covers.
 """
@@ -72,7 +75,29 @@ TAR_ENTRY_OVERHEAD: Final = 4 * 1024
 the padding to 512 bytes): the stream read in all is bounded by the extracted limit plus this
 much for each entry allowed."""
 
+RUN_AS_THEY_ARE: Final = (".jar", ".whl", ".egg")
+"""Zip files kept as files: a runtime reads each as it is (Java a ``.jar``, Python's zipimport
+a ``.egg`` or a pure-Python ``.whl``), or the bot's own build installs it in its sandbox; no
+other nested archive is taken (``Reason.NESTED_ARCHIVE``)."""
+
 _CHUNK: Final = 64 * 1024
+_HEAD: Final = 512
+"""The first bytes of a file read before any is written: enough to tell an archive (a tar's
+``ustar`` mark lies at byte 257)."""
+_BZIP2: Final = tuple(b"BZh%d%s" % (size, mark) for size in range(1, 10) for mark in (b"1AY&SY", b"\x17rE8P\x90"))
+"""A bzip2 stream's first bytes: ``BZh``, its block size, then a block's or the end's mark."""
+_MAGIC: Final = (
+    ("a zip", 0, (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")),
+    ("a gzip stream", 0, (b"\x1f\x8b\x08",)),
+    ("a bzip2 stream", 0, _BZIP2),
+    ("an xz stream", 0, (b"\xfd7zXZ\x00",)),
+    ("a 7z archive", 0, (b"7z\xbc\xaf\x27\x1c",)),
+    ("a rar archive", 0, (b"Rar!\x1a\x07",)),
+    ("a zstd stream", 0, (b"\x28\xb5\x2f\xfd",)),
+    ("a tar archive", 257, (b"ustar",)),
+)
+"""What a nested archive's first bytes are, by kind: where its mark lies and its marks."""
+_SET_ID: Final = stat.S_ISUID | stat.S_ISGID
 _ZIP_ENCRYPTED: Final = 0x1 | 0x40  # traditional PKWARE encryption, strong encryption
 _ZIP_UTF8: Final = 0x800
 _ZIP_METHODS: Final = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
@@ -97,6 +122,8 @@ class Reason(StrEnum):
     TOO_LARGE = "too-large"
     ENTRY_TOO_LARGE = "entry-too-large"
     ZIP_BOMB = "zip-bomb"
+    SETUID = "setuid"
+    NESTED_ARCHIVE = "nested-archive"
     ENCRYPTED = "encrypted"
     UNSUPPORTED_COMPRESSION = "unsupported-compression"
     EMPTY_NAME = "empty-name"
@@ -326,10 +353,13 @@ class _Tree:
         self._weigh(parts, size, self.written + size, compressed)
 
     def file(self, parts: tuple[str, ...], source: IO[bytes], executable: bool, compressed: int | None) -> None:
-        """Write a file entry from ``source``, counting its bytes as they come. The new file is
-        created, never opened: ``O_EXCL`` (and ``O_NOFOLLOW``) in a folder reached without
-        following a link."""
+        """Write a file entry from ``source``, counting its bytes as they come; its first bytes
+        are read before anything is written, and refused when they are a nested archive. The
+        new file is created, never opened: ``O_EXCL`` (and ``O_NOFOLLOW``) in a folder reached
+        without following a link."""
         self._claim(parts, folder=False)
+        head = source.read(_HEAD)
+        _refuse_nested(parts, head)
         digest, size = hashlib.sha256(), 0
         parent = self._open_folder(parts[:-1])
 
@@ -338,12 +368,14 @@ class _Tree:
 
         try:
             with open(parts[-1], "xb", opener=opener) as out:
-                while chunk := source.read(_CHUNK):
+                chunk = head
+                while chunk:
                     size += len(chunk)
                     self.written += len(chunk)
                     self._weigh(parts, size, self.written, compressed)
                     digest.update(chunk)
                     out.write(chunk)
+                    chunk = source.read(_CHUNK)
                 os.fchmod(out.fileno(), 0o755 if executable else 0o644)
         finally:
             os.close(parent)
@@ -402,6 +434,26 @@ class _Tree:
         except BaseException:
             os.close(here)
             raise
+
+
+def _refuse_nested(parts: tuple[str, ...], head: bytes) -> None:
+    """Refuse a file whose first bytes are an archive or a compressed stream (by its bytes,
+    whatever its name says): what it holds passed none of the checks here. A zip named as a
+    kind a runtime reads as it is (``RUN_AS_THEY_ARE``) is kept as a file."""
+    for kind, at, marks in _MAGIC:
+        if head[at:].startswith(marks):
+            if kind == "a zip" and parts[-1].lower().endswith(RUN_AS_THEY_ARE):
+                return
+            why = f"{kind} inside the archive (by its first bytes); upload its files unpacked instead"
+            raise _refuse(Reason.NESTED_ARCHIVE, "/".join(parts), why)
+
+
+def _refuse_set_id(name: str, mode: int) -> None:
+    """Refuse an entry whose mode has a setuid or setgid bit: a program that would run with its
+    owner's or group's rights is no bot's business (a sticky bit, harmless, is dropped)."""
+    if mode & _SET_ID:
+        bits = " and ".join(bit for flag, bit in ((stat.S_ISUID, "setuid"), (stat.S_ISGID, "setgid")) if mode & flag)
+        raise _refuse(Reason.SETUID, name, f"a {bits} bit (mode {mode & 0o7777:o}): chmod ug-s it before packing")
 
 
 def _make(folder: int, name: str) -> bool:
@@ -468,6 +520,7 @@ def _zip_entry(archive: zipfile.ZipFile, entry: zipfile.ZipInfo, tree: _Tree) ->
         raise _refuse(Reason.LINK, name, "a symbolic link (by its mode); an upload holds no links")
     if kind not in (0, stat.S_IFREG, stat.S_IFDIR) or (kind == stat.S_IFDIR and not folder):
         raise _refuse(Reason.SPECIAL_FILE, name, f"not a file or folder (its mode is {mode:o})")
+    _refuse_set_id(name, mode)
     if entry.flag_bits & _ZIP_ENCRYPTED:
         raise _refuse(Reason.ENCRYPTED, name, "encrypted")
     if folder:
@@ -540,6 +593,7 @@ def _tar_member(archive: tarfile.TarFile, member: tarfile.TarInfo, tree: _Tree, 
         raise _refuse(Reason.LINK, name, f"a {kind} link; an upload holds no links")
     if not member.isdir() and member.type not in _TAR_FILES:
         raise _refuse(Reason.SPECIAL_FILE, name, _TAR_KINDS.get(member.type, f"a tar entry of type {member.type!r}"))
+    _refuse_set_id(name, member.mode)
     try:
         filtered = tarfile.data_filter(member, root)
     except tarfile.FilterError as err:

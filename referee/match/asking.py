@@ -105,7 +105,7 @@ class Asker:
         clock.request_written(start)
         clock.reply_read(seat, start)
         problem: ProtocolError | None = None
-        cpu = link.last_cpu
+        cpu = link.cpu_since_mark() if self._recorder.enabled else None
         try:
             reply = decode_bot(line)
         except ProtocolError as err:

@@ -149,10 +149,12 @@ def unnamed_command(connection: BotConnection, seat: int) -> str | None:
     return connection.command
 
 
-def start_report(connection: BotConnection) -> FaultReport:
+def start_report(connection: BotConnection, folder: str) -> FaultReport:
     """A bot that failed its handshake outside a match (a duel's roll call), explained as a
     seat's fault is: the line it sent, how its program ended, its last stderr lines and the
-    hint. Its program must have ended (its stderr is taken)."""
+    hint, with its command and the ``folder`` it started in (a seat's fault names its bot by
+    the seat; here the role alone would not say what was started, nor where). Its program must
+    have ended (its stderr is taken)."""
     failure = connection.failure
     assert failure is not None
     said = [line for _, way, line in connection.transcript if way == "recv"]
@@ -174,7 +176,8 @@ def start_report(connection: BotConnection) -> FaultReport:
         exit=exit_text(code) if code is not None else None,
         stderr=[printable(text_line, 300) for text_line in lines[-STDERR_TAIL:]],
         stderr_lines=len(lines),
-        command=unnamed_command(connection, 0),
+        command=connection.command,
+        folder=folder,
     )
     if failure.reason in SANDBOX_MISS_FAULTS:
         report.hint = sandbox_hint(connection, text) or report.hint

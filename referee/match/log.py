@@ -1,7 +1,11 @@
 """Writes a match's replay log as the match goes (the format is ``referee.log_format``).
 
-The file is flushed after every trick and every fault, so a referee killed at any moment
-leaves complete lines up to the last trick."""
+The file is flushed after every trick, round and fault (``referee.match.phases.FLUSHED_AFTER``),
+every ``FLUSH_PERIOD`` while the match plays (``keep_flushed``) and at the end: a spectator of
+the log (``referee watch``) sees each card at most that long after it is played, and a referee
+killed at any moment leaves every line up to the last trick and loses at most the lines of the
+last ``FLUSH_PERIOD`` (and leaves at most one incomplete last line, which readers skip). A
+flush after every card cost a ``write`` system call a decision (issue 46: docs/performance.md)."""
 
 from __future__ import annotations
 
@@ -10,9 +14,14 @@ from pathlib import Path
 from typing import IO
 
 import msgspec
+import trio
 
 from referee.log_format import LogEntry
 from referee.private_files import open_private
+
+FLUSH_PERIOD = 0.05
+"""Seconds between flushes while a match plays: what a spectator waits at most for a card,
+and what a referee killed with ``kill -9`` loses at most."""
 
 
 class MatchLog:
@@ -41,9 +50,21 @@ class MatchLog:
         if flush:
             self._file.flush()
 
+    def write_lines(self, lines: bytes) -> None:
+        """Entries already encoded, each with its newline (``log_format.sent_to_each``)."""
+        if self._file is not None:
+            self._file.write(lines)
+
     def flush(self) -> None:
         if self._file is not None:
             self._file.flush()
+
+    async def keep_flushed(self, period: float = FLUSH_PERIOD) -> None:
+        """Flush every ``period`` seconds until cancelled (the match's end) or closed. A flush
+        with nothing written since the last makes no system call."""
+        while self._file is not None:
+            await trio.sleep(period)
+            self.flush()
 
     def close(self) -> None:
         if self._file is not None:

@@ -54,17 +54,16 @@ class Outbox:
     def broadcast(self, message: RefereeMessage) -> None:
         """Queue a message that every seat at the table sees, encoded once."""
         line = bounded(message)
-        recorder = self._recorder if self._recorder.enabled else None
-        for seat in self._seats:
-            if seat.active:
-                seat.outbox.append(line)
-                if recorder is not None:
-                    recorder.sent(seat.index, line)
+        told = [seat for seat in self._seats if seat.active]
+        for seat in told:
+            seat.outbox.append(line)
+        if self._recorder.enabled:
+            self._recorder.sent([seat.index for seat in told], line)
 
     def _queue(self, seat: LiveSeat, line: bytes) -> None:
         seat.outbox.append(line)
         if self._recorder.enabled:
-            self._recorder.sent(seat.index, line)
+            self._recorder.sent((seat.index,), line)
 
     def take(self, seat: LiveSeat) -> bytes:
         """A seat's queued lines as one write, taken off its queue."""

@@ -11,12 +11,19 @@ from typing import Any
 
 import trio
 
+from protocol.messages import MatchEnd, RoundEnd, TrickEnd
 from referee.match.asking import Asker
 from referee.match.faults import Faults
 from referee.match.outbox import Outbox
 from referee.match.recorder import MatchRecorder
 from referee.match.seat import LiveSeat
 from referee.rules.turns import Action, Ask, AskAll, Event, FallbackMove, Illegal, Reply, Settled, Tell
+
+FLUSHED_AFTER = frozenset({TrickEnd, RoundEnd, MatchEnd})
+"""The messages after which the log is flushed before any bot is told them: every trick a bot
+learns of is in the log of a referee killed at any moment. Between them the log is flushed by
+time (``MatchLog.keep_flushed``, 50 ms): a card is in the log at most that long after it is
+played (a flush per card cost a system call a decision: issue 46)."""
 
 
 class RoundPhases:
@@ -62,7 +69,8 @@ class RoundPhases:
     async def _tell(self, event: Tell) -> None:
         if event.seat is None:
             self._outbox.broadcast(event.message)
-            self._recorder.flush()  # a spectator of the log (referee watch) sees each card as it is played
+            if type(event.message) in FLUSHED_AFTER:
+                self._recorder.flush()
         else:
             self._outbox.post(self._seats[event.seat], event.message)
 

@@ -6,7 +6,7 @@ Entries are built only when the log is kept (``MatchLog.enabled``): a match with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import msgspec
@@ -26,8 +26,8 @@ from referee.log_format import (
     Result,
     RoundScored,
     SeatInfo,
-    Sent,
     Stderr,
+    sent_to_each,
 )
 from referee.match.clock import DecisionClock
 from referee.match.config import MatchConfig
@@ -69,11 +69,13 @@ class MatchRecorder:
             flush=True,
         )
         for seat in seats:
+            if self.enabled:
+                seat.connection.link.mark_cpu()  # each reply's ``cpu`` counts from here
             for _, direction, line in seat.connection.transcript:
                 if direction == "recv":
                     self.log.write(Received(t=0.0, seat=seat.index, line=line.decode("utf-8", errors="replace")))
                 else:
-                    self.log.write(Sent(t=0.0, seat=seat.index, msg=msgspec.Raw(line)))
+                    self.log.write_lines(sent_to_each(0.0, (seat.index,), line))
             seat.connection.transcript.clear()
 
     def deal(self, number: int, round_: Round, players: int) -> None:
@@ -91,9 +93,9 @@ class MatchRecorder:
             )
         )
 
-    def sent(self, seat: int, line: bytes) -> None:
-        """A line as written to a seat (``line`` ends with its newline)."""
-        self.log.write(Sent(t=self._clock.t(), seat=seat, msg=msgspec.Raw(line[:-1])))
+    def sent(self, seats: Iterable[int], line: bytes) -> None:
+        """A line as written to each of ``seats`` (``line`` ends with its newline)."""
+        self.log.write_lines(sent_to_each(self._clock.t(), seats, line[:-1]))
 
     def received(self, seat: LiveSeat, line: bytes, reply: BotMessage | None, cpu: float | None = None) -> None:
         """A reply verbatim while the seat's budget lasts; then as it was read (or, when it could

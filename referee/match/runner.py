@@ -125,6 +125,8 @@ class MatchRunner:
         turns = self._machine()
         async with trio.open_nursery() as watchdog:
             watchdog.start_soon(self.clock.watch)
+            if self.recorder.enabled:
+                watchdog.start_soon(self.recorder.log.keep_flushed)
             meet, event = self._meet, turns.event
             while event is not None and type(event) is not Outcomes:
                 event = turns.answer(await meet[type(event)](event))

@@ -60,6 +60,8 @@ def why_lines(report: FaultReport) -> list[str]:
     """What the referee saw, what the bot sent, how its program ended, the hint and its stderr:
     a fault's explanation, whether of a seat in a match or of a bot that could not start."""
     lines = [f"  referee: {printable(report.message)}"]
+    if report.folder is not None:  # a failed start outside a match: no seat names what was started
+        lines.append(f"  started: {printable(report.command or '', 200)} (in {printable(report.folder, 200)})")
     if report.line is not None:
         lines.append(f"  it sent: {printable(report.line, 120) or '(an empty line)'}")
     if report.exit:

@@ -102,9 +102,17 @@ class BotLink:
 
     written_at = 0.0
     """trio's time when the last ``exchange`` finished writing: its request's clock starts then."""
-    last_cpu: float | None = None
-    """CPU seconds all the bot's processes used during the last ``exchange`` (from its control
-    group; ``None`` where it has none)."""
+
+    def mark_cpu(self) -> None:
+        """Note the CPU time the bot has used so far (a match's start), for ``cpu_since_mark``;
+        nothing where the referee cannot count it."""
+
+    def cpu_since_mark(self) -> float | None:
+        """CPU seconds all the bot's processes used since the last mark (its control group's
+        counter, read once), and mark again: read after each reply, the CPU its bot used since
+        its previous reply was read, the match's start for its first. ``None`` without a group
+        or a mark. Only a match with a log asks: one read of the counter per decision."""
+        return None
 
     def idle(self) -> None:
         """Called once the bot is not being asked (after its handshake): nothing by default."""
@@ -168,16 +176,41 @@ class BotLink:
         return None
 
 
+READ_ATTEMPTS = 8
+"""Non-blocking reads tried right after a request is written, before waiting in trio's I/O
+manager: a bot that answers within microseconds (a compiled bot on another CPU) is read at
+once, where a sleep in ``epoll_wait`` and the wake-up cost the referee more CPU than the
+attempts (issue 46: docs/performance.md, "The referee against its floor")."""
+ATTEMPTS_SKIPPED = 32
+"""Decisions of a link without attempts after attempts that found nothing: a bot that thinks
+(a Python bot, a search) costs the referee one failed round of attempts in 33 decisions."""
+
+
+def _read_soon(fd: int) -> bytes | None:
+    """Up to ``READ_ATTEMPTS`` non-blocking reads: what came, or ``None`` when nothing did."""
+    for _ in range(READ_ATTEMPTS):
+        try:
+            return os.read(fd, 65536)
+        except BlockingIOError:
+            continue
+    return None
+
+
 class FdLink(BotLink):
     """A link over file descriptors (pipes or a socket), with a direct path for a decision.
 
     ``exchange`` writes the request with one non-blocking ``write`` and then waits for the
     reply with trio's ``wait_readable``: one pass through trio's scheduler per decision, where
     a ``send`` and a ``receive_line`` take two (each starts with a checkpoint) and a read that
-    fails with ``EAGAIN``. Anything unusual (a full pipe, an error, a closed descriptor) takes
-    the general path, which names the failure exactly as before."""
+    fails with ``EAGAIN``. Before that wait, a few reads are tried at once (``READ_ATTEMPTS``;
+    after a round that found nothing, not for the link's next ``ATTEMPTS_SKIPPED`` decisions),
+    and a reply found so is followed by a checkpoint, so other tables still get their turn.
+    Anything unusual (a full pipe, an error, a closed descriptor) takes the general path, which
+    names the failure exactly as before."""
 
     wakes_directly = True
+    _skip_attempts = 0
+    """Decisions left before the reply is tried for again at once (``ATTEMPTS_SKIPPED``)."""
 
     def _fds(self) -> tuple[int, int]:
         """The descriptors written to and read from (``-1`` once closed)."""
@@ -203,6 +236,20 @@ class FdLink(BotLink):
             return await super().exchange(data[written:])
         self.written_at = trio.current_time()
         lines = self._lines
+        if self._skip_attempts:
+            self._skip_attempts -= 1
+        else:
+            try:
+                chunk = _read_soon(into)
+            except OSError:
+                return await self.receive_line()  # names the failure
+            if chunk is None:  # the bot thinks longer: wait in trio for a while
+                self._skip_attempts = ATTEMPTS_SKIPPED
+            elif not chunk:
+                raise LinkClosed("the bot closed its output")
+            else:
+                lines.extend(self._splitter.feed(chunk))
+                await trio.lowlevel.checkpoint()  # a table never runs without giving the others a turn
         while not lines:
             try:
                 await trio.lowlevel.wait_readable(into)

@@ -184,6 +184,7 @@ class ProcessLink(FdLink):
         what a hint about a path it failed on is based on (``referee.sandbox.misses``)."""
         self._over: str | None = None
         self._cpu_seconds: float | None = None
+        self._cpu_mark: float | None = None
         self._meter = meter
         self._freeze = freeze
         self._stderr = bytearray()
@@ -276,23 +277,22 @@ class ProcessLink(FdLink):
                 self._stderr_dropped += max(len(data) - max(room, 0), 0)
 
     async def exchange(self, data: bytes) -> bytes:
-        """A decision, with the CPU time all the bot's processes used meanwhile (``last_cpu``,
-        from its control group) and, with ``--freeze-idle``, its group thawed only for it."""
-        meter = self._meter
-        if meter is None:  # no group, or the bot has ended (its group released)
+        """A decision; with ``--freeze-idle``, the bot's group thawed only for it."""
+        if self._freeze is None:
             return await super().exchange(data)
         self._switch(frozen=False)
-        before = None
-        with contextlib.suppress(OSError, ValueError, KeyError):
-            before = meter()
         try:
             return await super().exchange(data)
         finally:
-            self.last_cpu = None
-            if before is not None and self._meter is not None:
-                with contextlib.suppress(OSError, ValueError, KeyError):
-                    self.last_cpu = meter() - before
             self._switch(frozen=True)
+
+    def mark_cpu(self) -> None:
+        self._cpu_mark = self.cpu_seconds()
+
+    def cpu_since_mark(self) -> float | None:
+        mark, now = self._cpu_mark, self.cpu_seconds()
+        self._cpu_mark = now
+        return now - mark if now is not None and mark is not None else None
 
     def idle(self) -> None:
         """Between decisions: with ``--freeze-idle`` the bot's group is frozen (after its

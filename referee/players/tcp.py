@@ -18,17 +18,20 @@ rate-limited and made safe for a terminal.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
+import re
 import secrets
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Final
 
 import trio
 
 from protocol.messages import BotHello
 from referee.names import printable
-from referee.network import new_token
+from referee.network import HIDDEN_TOKEN, new_token
 from referee.players.acceptor import Acceptor, turn_away
 from referee.players.channel import Failure, SocketLink
 from referee.players.connection import BotConnection, handshake
@@ -222,6 +225,9 @@ class TcpSeatServer:
             return
         seat = claimed[0]
         connection.command = f"tcp:{seat.name} ({link.peer})"
+        connection.transcript = [
+            (t, way, hide_token(line) if way == "recv" else line) for t, way, line in connection.transcript
+        ]
         seat.arrived.set()
         self._changed.set()
 
@@ -255,6 +261,38 @@ class TcpSeatServer:
             await seat.arrived.wait()
             return seat.connection
         return None
+
+
+_JSON_STRING: Final = re.compile(rb'"(?:[^"\\]|\\.)*"')
+"""A JSON string literal, escapes included (in a line that decoded, quotes only delimit these)."""
+_SHOWN_TOKEN: Final = json.dumps(HIDDEN_TOKEN).encode()
+
+
+def hide_token(hello: bytes) -> bytes:
+    """A TCP bot's hello as the match log keeps it (its handshake's transcript): the value of
+    every ``"token"`` field written ``HIDDEN_TOKEN``, every other byte as the bot sent it. The
+    log is shared (a CI artifact, ``referee watch``, ``replay --seat``) and a token is the key
+    to a seat (docs/protocol.md). The field is replaced, not the token's text: a token that is
+    also a word of the message (``hello``, ``1``) would rewrite the hello and the log would no
+    longer verify, and a token spelt with JSON escapes would stay."""
+    kept: list[bytes] = []
+    start = 0
+    key_end: int | None = None
+    for found in _JSON_STRING.finditer(hello):
+        if key_end is not None and hello[key_end : found.start()].strip() == b":":
+            kept += [hello[start : found.start()], _SHOWN_TOKEN]
+            start, key_end = found.end(), None
+        else:
+            key_end = found.end() if _names_token(found.group()) else None
+    return b"".join([*kept, hello[start:]])
+
+
+def _names_token(literal: bytes) -> bool:
+    """Whether a JSON string literal spells ``token`` (with or without escapes)."""
+    try:
+        return bool(json.loads(literal) == "token")
+    except ValueError:
+        return False
 
 
 # ---------------------------------------------------------------------------------------------

@@ -29,20 +29,24 @@ from protocol.messages import (
     Play,
     PlayRequest,
     RefereeMessage,
+    SeatOutcome,
     TimeControl,
     TimeLeft,
 )
 from protocol.ruleset import RuleSet
 from referee.rules.match import Match
+from referee.rules.match_turns import Outcomes, ending
 from referee.rules.presets import ruleset
 from referee.rules.round import Round
 from referee.rules.scripted import play_scripted
-from referee.rules.turns import Ask, Reply
+from referee.rules.turns import Ask, Reply, Tell
 from referee.rules.view import seat_view
 
-FORMAT: Final = 1
+FORMAT: Final = 2
 """The version of the vectors' format (the ``format`` of each file's first line); a change of
-the lines' fields or of the policy is a new number."""
+the lines' fields or of the policy is a new number. 2: the ``match`` line may say where a match
+starts (its scores, phase, place in the pass schedule) and that its last round is cut short
+(``max_tricks``); a format-1 file reads as a format-2 file whose matches have none of these."""
 CLOCK: Final = TimeControl(per_decision_ms=1000, bank_ms=10000, startup_ms=5000)
 TIME: Final = TimeLeft(decision_ms=1000, bank_ms=10000)
 """What every request says is left on the clock: the vectors have no time in them."""
@@ -52,11 +56,26 @@ Request: TypeAlias = PassRequest | DeclareRequest | PlayRequest | MoonRequest
 
 
 class Game(msgspec.Struct, frozen=True):
-    """One match of a preset's vectors: its seed and how many rounds are played at most (a
-    match cut short ends as ``interrupted``, as a referee's would)."""
+    """One match of a preset's vectors: its seed, how many rounds are played at most (a match
+    cut short ends as ``interrupted``, as a referee's would), and where it starts when not at
+    the start of a match. A few rounds from a match's start never reach what happens at its end
+    or late in its pass schedule: a match set in its count-down phase with scores near zero
+    shows how Dutch ends in one round, a round far into the schedule shows that direction, and
+    a last round cut short after a trick shows a pass direction for a tenth of a round's bytes.
+    Every field is written on the ``match`` line (``MatchBegins``), so an outsider's engine can
+    start where this one did."""
 
     seed: int
     rounds: int
+    tricks: int | None = None
+    """In the last round, the match is cut short at the play request of this trick (so this
+    many tricks are played); ``None``: every round is played whole."""
+    scores: tuple[int, ...] | None = None
+    """The scores the match starts from (``None``: every seat 0)."""
+    phase: int = 1
+    """The match phase of its first round (2: a two-phase match's count-down)."""
+    schedule: int = 0
+    """The place in ``rules.pass_schedule`` of its first round."""
 
 
 GAMES: Final[dict[str, tuple[Game, ...]]] = {
@@ -65,22 +84,33 @@ GAMES: Final[dict[str, tuple[Game, ...]]] = {
     "american-no-hold": (Game(37, 3),),
     "american-3": (Game(23, 3), Game(44, 1)),
     "american-5": (Game(10, 5),),
-    "double-deck": (Game(2, 1), Game(23, 2)),
+    "double-deck": (  # a round is 80 KB: one whole, then the first tricks of right, across, hold
+        Game(925, 2, tricks=1),
+        Game(84, 1, tricks=2, schedule=2),
+        Game(51, 1, tricks=1, schedule=3),
+    ),
     "omnibus": (Game(37, 4),),
-    "argentine": (Game(57, 4),),
-    "black-maria": (Game(6, 2),),
-    "dutch": (Game(36, 6),),
-    "dutch-modern": (Game(14, 1), Game(23, 2)),
+    "argentine": (Game(390, 4),),
+    "black-maria": (Game(361, 1), Game(205, 1, tricks=1)),
+    "dutch": (Game(36, 6), Game(87, 1, scores=(0, 9, 12, 20), phase=2)),
+    "dutch-modern": (Game(14, 1), Game(23, 2), Game(38, 1, scores=(0, 9, 20, 12), phase=2)),
     "dutch-classic": (Game(14, 2),),
-    "dutch-35": (Game(21, 2),),
-    "achterhoeks": (Game(14, 3),),
+    "dutch-35": (Game(21, 2), Game(51, 1, scores=(0, 20, 9, 12), phase=2)),
+    "achterhoeks": (Game(14, 3), Game(86, 1, scores=(3, 23, 9, 7), phase=2)),
 }
 """The matches of each preset's vectors: every pass direction of its schedule played, and
-chosen among seeds 1 to 60 (``vector_coverage.search_games``) so that an engine lacking any one
-option of the preset disagrees with a line (``tests/rules/test_vector_coverage.py``, with the
-gaps it allows and why); besides, between them they shoot the moon (and a shooter chooses how
-it scores), make declarations, cancel identical cards and switch Dutch's phases
-(``tests/rules/test_vectors.py``)."""
+chosen (``vector_coverage.search_games``) so that an engine lacking any one option of the
+preset disagrees with a line (``tests/rules/test_vector_coverage.py``, with the gaps it allows
+and why); besides, between them they shoot the moon (and a shooter chooses how it scores), make
+declarations, cancel identical cards, switch Dutch's phases and end a Dutch match
+(``tests/rules/test_vectors.py``). Most are a new match's first rounds, from seeds 1 to 60.
+Where those show too little: seeds found further (the double deck's and Argentine's moons,
+Black Maria's seat void on the first trick, the double deck's first trick that nobody wins),
+the double deck's across and hold rounds as the first tricks of a match started there, and
+each two-phase preset's end as a match started in phase 2 with scores chosen from its round:
+the shooter (or, in Achterhoeks, the two seats that lose most) ends below zero, and a seat at
+0 that takes nothing stays there, so the finish rule and the tie break each decide the
+winners."""
 
 
 # -- the lines ---------------------------------------------------------------------------------
@@ -137,7 +167,7 @@ class Header(_Line, tag="vectors"):
     """The first line: the format's version, the preset and its rules, how the moves were chosen."""
 
     format: int
-    """The version of the format: 1."""
+    """The version of the format: 2 (docs/vectors.md)."""
     preset: str
     """The preset's name (``referee variants``); the file is ``NAME.jsonl``."""
     rules: RuleSet
@@ -148,9 +178,10 @@ class Header(_Line, tag="vectors"):
     """How many matches follow (each from a ``match`` line to an ``end`` line)."""
 
 
-class MatchBegins(_Line, tag="match"):
+class MatchBegins(_Line, tag="match", omit_defaults=True):
     """A match begins: its id, the seed of its deals (``referee.rules.dealing``), at most how many
-    rounds are played."""
+    rounds are played, and, for a match that does not start as a new match does, where it starts
+    (the fields left out when they are their default: a match from scratch has none of them)."""
 
     match_id: str
     """The match's id (``PRESET-N``, N from 1), as in its ``match_start`` and ``match_end``."""
@@ -158,6 +189,20 @@ class MatchBegins(_Line, tag="match"):
     """The seed of the referee's shuffle (``referee.rules.dealing``) and of the policy."""
     max_rounds: int
     """At most how many rounds are played before the match is cut short (``interrupted``)."""
+    max_tricks: int | None = None
+    """Absent: every round is played whole. Else, in the match's last round (its round
+    ``max_rounds - 1``) only this many tricks are played: the match is cut short
+    (``interrupted``, the round unscored) where the play request of the next trick would be."""
+    scores: list[int] | None = None
+    """The scores by seat the match starts from, as its first ``round_start`` tells them;
+    absent: every seat 0."""
+    match_phase: int = 1
+    """The match phase of the first round: 1, or 2 for a two-phase match that starts in its
+    count-down phase (the threshold crossed before: it is not checked again); absent: 1."""
+    schedule_index: int = 0
+    """Where in ``rules.pass_schedule`` the first round is: round *i* passes
+    ``pass_schedule[(schedule_index + i) mod len(pass_schedule)]`` (rounds still count from 0);
+    absent: 0."""
 
 
 class Told(_Line, tag="tell"):
@@ -256,15 +301,22 @@ def seat_state(round_: Round, seat: int, scores: list[int]) -> SeatState:
     )
 
 
+class _CutShort(Exception):
+    """The last round has played its ``Game.tricks``: the match ends here."""
+
+
 def match_lines(rules: RuleSet, game: Game, match_id: str) -> Iterator[Line]:
-    """Every line of one match of ``rules`` played by the policy (``scripted.play_scripted``)."""
-    match = Match(rules, game.seed)
+    """Every line of one match of ``rules`` played by the policy (``scripted.play_scripted``),
+    from where ``game`` starts it."""
+    match = start_match(rules, game)
     player = VectorPlayer(game.seed, rules.players)
-    lines: list[Line] = [MatchBegins(match_id=match_id, seed=game.seed, max_rounds=game.rounds)]
+    lines: list[Line] = [begins(game, match_id)]
 
     def answer(ask: Ask, rid: int, round_: Round) -> Reply:
         request = ask.request(rid, TIME)
         assert isinstance(request, (PassRequest, DeclareRequest, PlayRequest, MoonRequest))
+        if isinstance(request, PlayRequest) and _cut_here(game, len(match.results), request.trick_number):
+            raise _CutShort
         state = seat_state(round_, ask.seat, list(match.scores))
         asked = Asked(seat=ask.seat, request=request, state=state, reply=player.reply(ask.seat, request))
         lines.append(asked)
@@ -274,10 +326,53 @@ def match_lines(rules: RuleSet, game: Game, match_id: str) -> Iterator[Line]:
         lines.append(Told(seat=seat, message=message))
 
     names = [f"seat-{s}" for s in range(rules.players)]
-    play_scripted(match, names, match_id, answer, tell, clock=CLOCK, max_rounds=game.rounds)
+    try:
+        play_scripted(match, names, match_id, answer, tell, clock=CLOCK, max_rounds=game.rounds)
+    except _CutShort:
+        lines.append(Told(seat=None, message=cut_short(match, match_id, names)))
     yield from lines
     end = match_end_of(lines)
     yield MatchOver(scores=end.scores, winners=end.winners, rounds=end.rounds, reason=end.reason)
+
+
+def start_match(rules: RuleSet, game: Game) -> Match:
+    """A new match of ``rules`` from ``game``'s seed, set where ``game`` starts it: its scores,
+    its phase, its place in the pass schedule (what a match that got there would hold)."""
+    match = Match(rules, game.seed)
+    if game.scores is not None:
+        match.scores = list(game.scores)
+    match.phase = game.phase
+    match.schedule_index = game.schedule
+    return match
+
+
+def begins(game: Game, match_id: str) -> MatchBegins:
+    """The ``match`` line of ``game``: where it starts, its defaults left out."""
+    return MatchBegins(
+        match_id=match_id,
+        seed=game.seed,
+        max_rounds=game.rounds,
+        max_tricks=game.tricks,
+        scores=list(game.scores) if game.scores is not None else None,
+        match_phase=game.phase,
+        schedule_index=game.schedule,
+    )
+
+
+def _cut_here(game: Game, round_number: int, trick: int) -> bool:
+    """Whether the play request of ``trick`` in round ``round_number`` is where ``game`` stops."""
+    return game.tricks is not None and round_number == game.rounds - 1 and trick >= game.tricks
+
+
+def cut_short(match: Match, match_id: str, names: Sequence[str]) -> MatchEnd:
+    """The ``match_end`` of a match cut short in the middle of a round: the machine's own end
+    (``match_turns.ending``), ``interrupted``, the round in play unscored, as a referee stopped
+    by a signal ends it (``play_scripted`` stops only between rounds)."""
+    end = ending(match, match_id, "interrupted")
+    assert isinstance(next(end), Outcomes)
+    told = end.send([SeatOutcome(seat=s, name=name, status="ok") for s, name in enumerate(names)])
+    assert isinstance(told, Tell) and isinstance(told.message, MatchEnd)
+    return told.message
 
 
 def match_end_of(lines: Sequence[Line]) -> MatchEnd:

@@ -101,6 +101,12 @@ def test_a_duplicate_sets_luck_nearly_cancels(tmp_path: Path) -> None:
         assert abs(bot.edge.mean) < biggest / 2, bot
 
 
+BLUNDER_LOGS = pytest.mark.xdist_group("blunder-logs")
+"""The tests of the blunder bot's logs on one worker: their module fixtures (four whole matches,
+each analysed) are made once, not once on each worker that runs one of them."""
+
+
+@BLUNDER_LOGS
 def test_the_blunder_bots_natural_blunders_are_flagged(
     blunder_logs: list[Path], blunder_analyses: list[tuple[str, Analysis]]
 ) -> None:
@@ -126,6 +132,7 @@ def test_the_blunder_bots_natural_blunders_are_flagged(
     assert flagged >= 0.95 * planted, (flagged, planted)
 
 
+@BLUNDER_LOGS
 def test_the_command_line_on_a_real_log(
     blunder_logs: list[Path], blunder_analyses: list[tuple[str, Analysis]], tmp_path: Path
 ) -> None:

@@ -80,6 +80,25 @@ def test_a_duel_whose_bot_cannot_start_ends_before_its_first_set(tmp_path: Path,
     assert said[0].split(":")[0] == found["broken"][0]["example"]["reason"]
 
 
+def test_a_failed_start_names_its_command_and_the_folder_it_started_in(tmp_path: Path) -> None:
+    """Issue 43: "new (NEW) is broken: it failed to start (crash)" said neither what was started
+    nor where, the first things to check when a bot cannot find its own files."""
+    folder = tmp_path / "new"
+    (folder / "bin").mkdir(parents=True)
+    (folder / "bin" / "bot.py").write_text("import sys\nsys.exit('cannot open vendor/autoload.php')\n")
+    args = ["duel", f"dir={folder} {PY} bin/bot.py", FIRST, "--db", str(tmp_path / "duel.db"), *QUICK]
+    result = referee(*args)
+    assert result.exit_code == 2, result.output
+    lines = result.output.splitlines()
+    at = lines.index("new (NEW) is broken: it failed to start (crash: the bot exited with code 1)")
+    assert lines[at + 1 : at + 3] == [
+        "  referee: the bot exited with code 1",
+        f"  started: {PY} bin/bot.py (in {folder})",
+    ]
+    example = as_json(referee(*args, "--json"))["faults"]["new"]["example"]
+    assert (example["command"], example["folder"]) == (f"{PY} bin/bot.py", str(folder))
+
+
 def test_a_gauntlet_measures_its_pool_without_its_broken_bots(tmp_path: Path) -> None:
     pool = tmp_path / "pool.toml"
     bots = {"random": RANDOM, "crashing": CRASH, "dead": DEAD}
@@ -98,6 +117,7 @@ def test_a_gauntlet_measures_its_pool_without_its_broken_bots(tmp_path: Path) ->
     ]
     assert found["verdict"] == "broken" and found["exit_status"] == 2
     assert "dead (pool bot) is broken: it failed to start" in result.stderr
+    assert f"  started: {DEAD} (in {tmp_path})" in result.stderr  # the pool list's folder
     text = referee(*args, *QUICK)
     table: dict[str, list[str]] = {}
     for line in text.output.splitlines():  # the table's rows come first

@@ -55,6 +55,8 @@ def test_the_workflow_is_one_a_user_can_paste() -> None:
     runs = "\n".join(s["run"] for s in steps if "run" in s)
     assert "bubblewrap" in runs and "apparmor_restrict_unprivileged_userns=0" in runs
     assert '"dir=new $BOT" "dir=old $BOT"' in runs
+    # a bot that does not commit its dependencies installs them in both checkouts (issue 43's PHP bot)
+    assert "# for v in new old; do (cd $v && composer install" in runs
     uploaded = next(s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact@"))
     assert "duel.db" in uploaded["with"]["path"]
 
@@ -147,3 +149,65 @@ def test_a_folder_both_bots_start_in_is_named_with_the_fix(tmp_path: Path, monke
         assert [f["dropped"] for f in found["faults"].values()] == [0, 0, 0]
         assert Path(found["db"]).parent == states and not list(new.glob("duel*"))
     assert len(list(states.glob("duel-*.db"))) == 2  # the broken duel's and the fixed one's (both spellings: one)
+
+
+def bot_list(folder: Path, *, own_folders: bool) -> Path:
+    """``duel.toml`` in ``folder``: ``new`` and ``old`` (the spread bot in ``new/`` and ``old/``),
+    each with a ``folder =`` of its own or both started from the list's folder, and ``first``."""
+    text = f"[[bot]]\nname = 'first'\ncommand = {json.dumps(quick_first())}\n"
+    for version in ("new", "old"):
+        where = (
+            f"folder = '{version}'\ncommand = '{PYTHON_COMMAND}'"
+            if own_folders
+            else f"command = 'python3 {version}/bin/hearts-bot'"
+        )
+        text += f"[[bot]]\nname = '{version}'\n{where}\n"
+    (folder / "duel.toml").write_text(text)
+    return folder / "duel.toml"
+
+
+@pytest.mark.process
+def test_a_bot_list_without_folders_is_told_to_give_each_bot_one(tmp_path: Path) -> None:
+    """The docs' bot-list form without ``folder =``: both versions start in the list's folder.
+    The line names the list's fix (``folder =``; a list has no ``dir=``) and the files of the
+    other bot, not the folder itself; with a folder each, the same bots play."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    tmp_path.chmod(0o755)
+    ci = tmp_path / "ci"  # the versions and the list; the databases beside it
+    copied(spread_bot(ci / "new"), ci / "old")
+    args = ["duel", "new", "old", "--opponents", "first", "--sandbox", "on", *SHORT]
+    bots = bot_list(ci, own_folders=False)
+    broken = CliRunner().invoke(main, [*args, "--bots", str(bots), "--db", str(tmp_path / "d.db"), *QUICK])
+    assert broken.exit_code == 2, broken.output
+    files = f"{ci}/old/bin/hearts-bot, {ci}/new/bin/hearts-bot"
+    assert f"the folder {ci} is used by new, old but holds other bots' files ({files}): " in broken.output
+    assert 'give each bot a folder of its own: folder = "FOLDER" in its entry of the bot list' in broken.output
+    assert "dir=" not in broken.output
+    bots = bot_list(ci, own_folders=True)
+    fixed = CliRunner().invoke(
+        main, [*args, "--bots", str(bots), "--db", str(tmp_path / "f.db"), "--max-sets", "1", "--json"]
+    )
+    assert fixed.exit_code == 3 and "shown whole to none" not in fixed.output, fixed.output
+    assert [f["dropped"] for f in json.loads(fixed.stdout)["faults"].values()] == [0, 0, 0]
+
+
+@pytest.mark.process
+def test_a_db_inside_a_bots_folder_is_named_with_its_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--db`` given inside a bot's folder is used as given, and the folder is named: the
+    database and its logs are the referee's files there, and the fix adds ``--db`` elsewhere."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    tmp_path.chmod(0o755)
+    new = spread_bot(tmp_path / "new")
+    copied(new, tmp_path / "previous")
+    monkeypatch.chdir(new)
+    old = f"dir=../previous {PYTHON_COMMAND}"
+    args = ["duel", PYTHON_COMMAND, old, "--opponents", quick_first(), "--db", "duel.db", "--sandbox", "on", *QUICK]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    line = next(line for line in result.output.splitlines() if line.startswith(f"the folder {new} "))
+    assert f"is used by new but holds the referee's files ({new}/duel.db, " in line
+    assert "other bots' files" not in line  # OLD has a folder of its own
+    assert line.endswith('"dir=../previous php bin/bot"; and --db outside every bot\'s folder; docs/testing-bots.md)')
+    assert (new / "duel.db").is_file()  # used as given

@@ -3,6 +3,7 @@ duel's database goes without ``--db`` ("Where the database goes"): never in a bo
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,9 +11,12 @@ from click.testing import CliRunner
 
 from referee.cli import main
 from referee.duel.bots import chosen_bot, split_dir
+from referee.duel.folders import own_folders
 from referee.duel.where import default_db, state_folder
 from referee.errors import LadderError
 from referee.players.bot_config import BotConfigError, BotEntry
+from tests.duel.helpers import SHORT, quick_first, quick_random
+from tests.duel.spread_bot import spread_bot
 
 
 @pytest.mark.parametrize(
@@ -100,3 +104,34 @@ def test_the_duel_says_where_its_database_went(tmp_path: Path, monkeypatch: pyte
     args = ["duel", "dir=. php bin/bot", "dir=previous php bin/bot", "--cwd", "..", "--sandbox", "off"]
     again = CliRunner().invoke(main, args)
     assert again.exit_code == 2 and seen[1] == db
+
+
+def test_a_crowded_folders_fix_is_given_as_each_bot_was_named() -> None:
+    """A command-line bot gets a folder by ``dir=``, a bot of a list by ``folder =`` (a list
+    has no ``dir=``); a folder both kinds start in names each kind's fix."""
+    by_line = 'dir=FOLDER as its first word, e.g. "dir=../previous php bin/bot"'
+    by_list = 'folder = "FOLDER" in its entry of the bot list, e.g. folder = "new"'
+    assert own_folders(["new", "old"], ()) == f"give each bot a folder of its own: {by_line}"
+    assert own_folders(["new", "old"], {"new", "old"}) == f"give each bot a folder of its own: {by_list}"
+    mixed = own_folders(["new", "old"], {"old"})
+    assert mixed == f"give each bot a folder of its own: new: {by_line}; old: {by_list}"
+
+
+@pytest.mark.process
+def test_a_gauntlet_runs_its_new_bot_from_its_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``referee gauntlet "dir=FOLDER COMMAND"``: NEW (a bot that reads a config file by a
+    relative path, so it starts only from its own folder) plays its set from there, and the
+    database stays in the current folder, which is no bot's."""
+    tmp_path.chmod(0o755)
+    new = spread_bot(tmp_path / "bots" / "new")
+    pool = tmp_path / "pool.toml"
+    pool.write_text(f"[[bot]]\nname = 'random'\ncommand = {json.dumps(quick_random())}\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # where it would go if here were new's folder
+    args = ["gauntlet", "dir=bots/new python3 bin/hearts-bot", "--pool", str(pool), "--opponents", quick_first()]
+    result = CliRunner().invoke(main, [*args, "--max-sets", "1", *SHORT, "--json"])
+    assert result.exit_code == 3, result.output  # one set, no test: no decision, and no broken bot
+    found = json.loads(result.stdout)
+    assert found["faults"]["new"] == {**found["faults"]["new"], "dropped": 0, "unstarted": False}
+    assert found["faults"]["new"]["seats"] > 0 and found["pairings"][0]["sets"] == 1
+    assert found["db"] == "gauntlet.db" and (tmp_path / "gauntlet.db").is_file() and not list(new.glob("gauntlet*"))

@@ -1,25 +1,33 @@
 """A living ladder on a real local Dask cluster of two worker processes (issue 42, part 6): a
-new bot the workers cannot run is refused by name and retired while the others play on; a
-match in play on a worker is a table of ``/tables`` whose log grows as it plays; a worker
-builds a bot once, again only when it changed; an upload taken while it runs plays from each
-worker's own copy of its files (the coordinator's moved away), a broken one is refused with
-its reason; a season ends and plays its final on the cluster as it does locally."""
+new bot the workers cannot run, or whose build line fails there, is refused by name and
+retired while the others play on; a match in play on a worker is a table of ``/tables`` whose
+log grows as it plays; a worker builds a bot once, again only when it changed, and removes the
+sandboxed build copies no pending task lists; a killed worker's copies are gone once a worker
+runs in its place; an upload taken while it runs plays from each worker's own copy of its
+files (the coordinator's moved away), a broken one is refused with its reason; a season ends
+and plays its final on the cluster as it does locally."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
 import sqlite3
+import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import trio
 
-from referee.ladder.cluster import ClusterRun
+from referee.ladder.cluster import PRUNE_EVERY, ClusterRun
 from referee.ladder.cluster_dask import local_cluster
+from referee.ladder.cluster_worker import MatchDone, MatchTask, play_task
 from referee.ladder.feed import LadderFeed
 from referee.ladder.follow import PoolFollower
 from referee.ladder.play import LadderPlan, RunOutput, play_ladder
@@ -27,11 +35,13 @@ from referee.ladder.runner import RunOptions
 from referee.ladder.season import SeasonAsked
 from referee.ladder.season_run import season_report
 from referee.ladder.setup import logs_folder, open_ladder
+from referee.ladder.upload_gate import UploadGate
 from referee.ladder.uploads import files_of, playing, receive, uploads
 from referee.match.config import MatchConfig
-from referee.players.bot_config import read_bots
+from referee.players.bot_config import BotEntry, read_bots
 from referee.players.bot_content import with_content
 from referee.rules import ruleset
+from referee.sandbox.bwrap import SandboxMode
 from referee.store.writer import LadderStore
 from referee.web.ladder.tables import in_play
 from tests.ladder.helpers import BOTS, PY, ROOT, bot_list, check_consistent
@@ -45,6 +55,7 @@ pytestmark = [pytest.mark.process, pytest.mark.xdist_group("cluster-two-workers"
 RULES = ruleset("american", {"end": "rounds", "rounds": 1})
 HANG = 240
 """A hang guard, not a speed test: a loaded machine starts Dask's workers slowly."""
+needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 
 
 @pytest.fixture(scope="module")
@@ -61,12 +72,14 @@ async def within_hang(call: Callable[[], Awaitable[object]]) -> None:
         await call()
 
 
-def write_list(folder: Path, bots: dict[str, tuple[str, str | None]]) -> Path:
-    """A bot list of ``name: (command, build line)``."""
+def write_list(folder: Path, bots: dict[str, tuple[str, str | None]], folders: Mapping[str, str] = {}) -> Path:
+    """A bot list of ``name: (command, build line)``, some bots with a folder of their own
+    (``folders``: a sandboxed build copies its bot's folder, the list's otherwise)."""
     path = folder / "bots.toml"
     text = ""
     for name, (command, build) in bots.items():
         text += f"[[bot]]\nname = {json.dumps(name)}\ncommand = {json.dumps(command)}\n"
+        text += f"folder = {json.dumps(folders[name])}\n" if name in folders else ""
         text += f"build = {json.dumps(build)}\n\n" if build else "\n"
     path.write_text(text)
     return path
@@ -80,9 +93,11 @@ def living_ladder(
     told: list[str],
     *,
     config: MatchConfig | None = None,
+    sandbox_mode: SandboxMode = "off",
+    folders: Mapping[str, str] = {},
 ) -> tuple[LadderStore, ClusterRun, PoolFollower]:
     """A ladder run on the cluster as ``ladder run --cluster`` makes it, following its list."""
-    listed = write_list(folder, bots)
+    listed = write_list(folder, bots, folders)
     entries = with_content(read_bots(listed), folder)
     db = folder / "ladder.db"
     store, _ = open_ladder(db, entries, RULES, games=games, seed=11, default_rules=ruleset("american"))
@@ -90,10 +105,19 @@ def living_ladder(
     feed = LadderFeed(store)
     options = RunOptions(logs=logs_folder(db), cwd=folder, config=config or MatchConfig())
     run = ClusterRun(
-        store, RULES, entries, options, client=client, sandbox_mode="off", on_refused=told.append, feed=feed, window=2
+        store,
+        RULES,
+        entries,
+        options,
+        client=client,
+        sandbox_mode=sandbox_mode,
+        on_refused=told.append,
+        feed=feed,
+        window=2,
     )
+    gate = UploadGate.of_run(sandbox_mode, sandboxed=sandbox_mode == "on", trusted=True, cluster=True)  # our own bots
     follower = PoolFollower(listed, folder, store, feed, run.commands, {}, None, (), told.append,
-                            cluster_bots=run.bots, cluster_check=run.check)  # fmt: skip
+                            cluster_bots=run.bots, cluster_check=run.check, gate=gate)  # fmt: skip
     return store, run, follower
 
 
@@ -143,6 +167,34 @@ def test_a_new_bot_no_worker_can_run_is_refused_by_name_and_the_others_play_on(t
     assert counts["total"] == counts["done"] + 4 * len(closed)  # a closed set's matches are never played
     seated = {bot for (bot,) in rows(db, "SELECT DISTINCT bot FROM results")}
     assert seated == set(good)
+
+
+def test_a_new_bot_whose_build_fails_on_the_workers_is_refused_by_name_and_the_others_play_on(
+    tmp_path: Path, client: Any
+) -> None:
+    good = {name: (BOTS["first"], None) for name in ("a", "b", "c", "d")}
+    told: list[str] = []
+    store, run, follower = living_ladder(tmp_path, client, good, 1, told)
+    (tmp_path / "broken").mkdir()
+    failing = "echo 'broken.c:1: error: expected a bot' >&2; exit 3"
+    write_list(tmp_path, {**good, "broken": (BOTS["first"], failing)}, {"broken": "broken"})
+    assert "new entrant broken" in trio.run(follower.look)  # a list's new bot: each worker checks it
+    trio.run(within_hang, run.run)
+    refused = [line for line in told if line.startswith("building broken failed")]
+    assert len(refused) == 1, told  # retired at the first refusal: no worker is asked again
+    first, *output = refused[0].splitlines()  # the line names it, its build's output follows
+    assert "exited with code 3" in first and "on worker" in first and "the ladder goes on without it" in first
+    assert first.endswith("set(s) seating it closed unfinished)")
+    assert output == ["  | broken.c:1: error: expected a bot"]
+    broken = next(v for v in store.versions() if v.name == "broken")
+    assert not broken.active
+    db = Path(store.path)
+    store.close()
+    closed = rows(db, "SELECT bots FROM sets WHERE closed IS NOT NULL")
+    assert closed and all("broken" in json.loads(table) for (table,) in closed)
+    played = rows(db, "SELECT set_index FROM sets WHERE closed IS NULL")
+    assert played and check_consistent(db)["done"] == 4 * len(played)
+    assert {bot for (bot,) in rows(db, "SELECT DISTINCT bot FROM results")} == set(good)
 
 
 def games_of(db: Path) -> int:
@@ -227,6 +279,63 @@ def test_a_worker_builds_a_bot_once_and_again_only_when_it_changed(tmp_path: Pat
     assert all(f"{name} {pid}" in builds for name in "bcd" for pid in workers_before)
     assert check_consistent(Path(store.path))["done"] == 4 * 4  # 2 sets, then 2 for a@2
     store.close()
+
+
+def worker_folders(client: Any) -> dict[str, Path]:
+    """Each worker's own Dask directory, by its address: where its sandboxed builds' copies lie."""
+    return {
+        address: Path(folder) for address, folder in client.run(lambda dask_worker: dask_worker.local_directory).items()
+    }
+
+
+def build_copies(folders: Mapping[str, Path], label: str) -> dict[str, list[Path]]:
+    """The copies of the builds of bot ``label`` (``@`` made ``_``) on each worker."""
+    return {address: sorted(folder.glob(f"hearts-builds-*/{label}-*")) for address, folder in folders.items()}
+
+
+@needs_bwrap
+def test_a_worker_removes_the_build_copies_no_pending_task_lists(tmp_path: Path, client: Any) -> None:
+    (tmp_path / "a").mkdir()
+    bots = {"a": (BOTS["first"], "echo one > made")} | {name: (BOTS["first"], None) for name in "bcd"}
+    store, run, follower = living_ladder(tmp_path, client, bots, 2, [], sandbox_mode="on", folders={"a": "a"})
+    folders = worker_folders(client)
+    trio.run(within_hang, run.run)
+    first = build_copies(folders, "a")
+    assert any(first.values()), first  # a sandboxed build writes a copy of its bot's folder
+    assert all((copy / "made").read_text() == "one\n" for copies in first.values() for copy in copies)
+    write_list(tmp_path, {**bots, "a": (BOTS["first"], "echo two > made")}, {"a": "a"})
+    assert "new version a@2 of a (replaces a)" in trio.run(follower.look)
+    time.sleep(max(0.0, run.pruned + PRUNE_EVERY - time.monotonic()))  # the coordinator's next look leaves a out
+    trio.run(within_hang, run.run)
+    second, left = build_copies(folders, "a_2"), build_copies(folders, "a")
+    assert any(first[address] and second[address] for address in folders), (first, second)
+    for address, copies in second.items():  # a worker that played a@2 holds a@2's copy and no longer a's
+        assert not copies or (left[address] == [] and all(not copy.exists() for copy in first[address]))
+    assert all((copy / "made").read_text() == "two\n" for copies in second.values() for copy in copies)
+    assert check_consistent(Path(store.path))["done"] == 4 * 4  # 2 sets, then 2 for a@2
+    store.close()
+
+
+@needs_bwrap
+def test_a_killed_workers_build_copies_are_gone_once_a_worker_runs_in_its_place(tmp_path: Path, client: Any) -> None:
+    (tmp_path / "doomed").mkdir()
+    bot = BotEntry(name="doomed", command=BOTS["first"], build="mkdir out && echo built > out/made", folder="doomed")
+    task = MatchTask(
+        set_index=-1, rotation=-1, seats=("doomed",), seed=0, rules=RULES, bots=[bot], cwd=str(tmp_path),
+        config=MatchConfig(), sandbox_mode="on", check=True,
+    )  # fmt: skip
+    pids, folders = client.run(os.getpid), worker_folders(client)
+    victim = sorted(pids)[0]
+    done = client.submit(play_task, msgspec.json.encode(task), workers=[victim], pure=False).result(timeout=HANG)
+    assert msgspec.json.decode(done, type=MatchDone).refused == {}
+    [copy] = build_copies(folders, "doomed")[victim]  # its start-up check's build, kept for its matches
+    assert (copy / "out" / "made").read_text() == "built\n"
+    os.kill(pids[victim], signal.SIGKILL)  # no clean-up of its own runs
+    deadline = time.monotonic() + HANG
+    while victim in (workers := client.scheduler_info()["workers"]) or len(workers) < 2:
+        assert time.monotonic() < deadline, "no worker took the killed one's place"
+        time.sleep(0.1)
+    assert not copy.exists() and not folders[victim].exists()
 
 
 WHERE_BOT = """import os, sys

@@ -1,15 +1,21 @@
 """What is told of "how many more sets" (issue 42): nothing from too few sets but the fewest
-that could decide, then a range from the mean's own uncertainty, "maybe never" when the
-interval holds no difference; and ``referee bench projection`` on a small run."""
+that could decide, then a range from the uncertainty of the mean and of the share of sets won,
+"maybe never" when the mean's interval holds no difference; and ``referee bench projection`` on
+a small run: on pairs, and on whole ladders, where a lopsided ladder's first range holds the
+sets it then took and equal bots are told "maybe never"."""
 
 from __future__ import annotations
+
+import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.bench.projection import projection_cases
+from referee.bench.projection_ladder import LadderKind, ladder_case
 from referee.stats.evidence import more_sets_needed, weigh
 from referee.stats.projection import MIN_PROJECTION_SETS, Projection, fewest_more, projection
+from referee.stats.signs import sign_sets_to_decide
 
 
 def test_no_projection_from_too_few_sets_only_the_fewest_that_could_decide() -> None:
@@ -41,6 +47,20 @@ def test_a_range_then_maybe_never() -> None:
     assert projection(weigh([30.0] * 10)) == Projection(10, 0, 0)  # decided
 
 
+def test_the_low_end_counts_on_a_streak_of_sets_won() -> None:
+    """22 sets of 30 won by 10 points, 8 lost by 10: at today's share of sets won (73%, near
+    where the sign test stops deciding) it would take thousands of sets, at the mean's near end
+    over a hundred; but a share of 83%, the top of its 80% interval, decides within a few dozen,
+    and ladders that close decide that way (a streak) as often as not. The far end, at the
+    bottom of the share's interval, is the confidence sequence's alone."""
+    evidence = weigh([10.0] * 22 + [-10.0] * 8)
+    told = projection(evidence)
+    point = more_sets_needed(evidence)
+    assert told.low is not None and told.high is not None and point is not None
+    assert sign_sets_to_decide(evidence.signs) > 1000 and point > 100
+    assert told.low < 50 < point < told.high
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(-60, 60, allow_nan=False), min_size=2, max_size=80))
 def test_a_range_is_ordered_and_told_only_from_enough_sets(differences: list[float]) -> None:
@@ -64,3 +84,27 @@ def test_the_bench_measures_the_first_projection_against_the_truth() -> None:
         for share in (case.within_2, case.in_range):
             assert share is None or 0.0 <= share <= 1.0
         assert case.median_ratio is None or case.median_ratio > 0
+
+
+def test_a_lopsided_ladders_first_range_holds_the_sets_its_order_then_took() -> None:
+    """Four bots 12 points a match apart, each set seating all four: the order line's first
+    range comes at 30 sets with each pair, and holds the ladder sets the top 3's order then
+    took to be sure in most runs (with the sign test at today's share alone it held them in
+    fewer than half: a streak of sets won made the order sure before the range's low end)."""
+    case = ladder_case(LadderKind("lopsided", (36.0, 24.0, 12.0, 0.0)), runs=16, horizon=300, rng=random.Random(7))
+    told = [run for run in case.runs_detail if run.told_at is not None]
+    assert len(told) == case.told >= 12 and case.censored == 0
+    assert all(run.told_at == MIN_PROJECTION_SETS and run.low is not None for run in told)
+    assert all(run.high is None or run.low <= run.high for run in told if run.low is not None)
+    # measured on 100 ladders: 70 to 76%; at today's share alone, 29% of these 16, its low end 1.6 times the truth
+    assert case.in_range is not None and case.in_range > 0.5, case.runs_detail
+    assert case.low_ratio is not None and case.low_ratio <= 1.0  # the low end is no promise past the truth
+
+
+def test_equal_bots_are_told_maybe_never_and_their_order_is_not_made_sure() -> None:
+    """Four equal bots: the first range is "at least N (maybe never)" and the order is never
+    sure (a wrong "sure" is the tests' 5%, per pair), so the range reaches past the horizon."""
+    case = ladder_case(LadderKind("equal", (0.0, 0.0, 0.0, 0.0)), runs=6, horizon=150, rng=random.Random(3))
+    assert case.told == 6 and case.open_ended >= 5, case.runs_detail
+    assert case.censored >= 5 and case.sure_first == 0
+    assert case.in_range is not None and case.in_range >= 5 / 6

@@ -49,6 +49,7 @@ def test_a_bot_that_cannot_say_hello_is_left_out_by_name_and_the_others_play(tmp
     assert code == 0, output
     assert "bot c refused: it failed its start-up check (crash); the ladder goes on without it" in output
     assert "its program exited with code 1" in output
+    assert f"  started: {PY} bot.py (in {tmp_path / 'c'})" in output  # what was started, and where
     assert "| loading the weights" in output and "| no weights: giving up" in output
     assert set(played(tmp_path / "l.db")) == {"a", "b"}
 

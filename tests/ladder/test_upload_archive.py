@@ -10,6 +10,7 @@ import bz2
 import functools
 import gzip
 import io
+import lzma
 import os
 import re
 import stat
@@ -205,18 +206,16 @@ def test_a_plain_tar_read_from_a_file_is_unpacked(into: Path, tmp_path: Path) ->
     assert tree_of(into) == {"bot.py": (b"pass\n", False)}
 
 
-def test_setuid_setgid_and_sticky_bits_are_dropped_and_only_the_owner_execute_bit_counts(into: Path) -> None:
+def test_sticky_bits_are_dropped_and_only_the_owner_execute_bit_counts(into: Path) -> None:
     archive = tarred(
-        folder("tools", 0o1777),
-        file("tools/suid", b"1", 0o4755),
-        file("tools/sgid", b"2", 0o2711),
+        folder("tools", 0o1777),  # a sticky folder, as /tmp: it grants nothing, and is made 0755
+        file("tools/sticky", b"1", 0o1755),
         file("tools/others", b"3", 0o655),  # group and others may execute, the owner not
         file("run", b"4", 0o100),
     )
     unpack(archive, into)
     assert {name: executable for name, (_, executable) in tree_of(into).items()} == {
-        "tools/suid": True,
-        "tools/sgid": True,
+        "tools/sticky": True,
         "tools/others": False,
         "run": True,
     }
@@ -228,10 +227,19 @@ def test_a_top_folder_beside_a_file_is_not_taken_as_the_root(into: Path) -> None
     assert set(tree_of(into)) == {"src/bot.py", MANIFEST_NAME}
 
 
-def test_a_nested_archive_stays_a_file(into: Path) -> None:
+def test_a_jar_a_wheel_or_an_egg_is_kept_as_a_file_a_runtime_reads(into: Path) -> None:
+    """The one exception to ``nested-archive``: a zip a runtime reads as it is, by its name."""
     inner = zipped(("../escape.txt", b"never unpacked"))
-    unpack(zipped(("bot.py", b"pass"), ("vendor/lib.zip", inner, 0o100644)), into)
-    assert tree_of(into)["vendor/lib.zip"] == (inner, False)
+    plain = b"PK is how this note begins, and it is no zip\n"
+    unpack(zipped(("bot.py", b"pass"), ("lib/cards.jar", inner), ("lib/deps.WHL", inner), ("lib/old.egg", inner),
+                  ("notes.zip", plain)), into)  # fmt: skip
+    assert {name: data for name, (data, _) in tree_of(into).items()} == {
+        "bot.py": b"pass",
+        "lib/cards.jar": inner,
+        "lib/deps.WHL": inner,
+        "lib/old.egg": inner,
+        "notes.zip": plain,  # a name alone is no archive
+    }
 
 
 def test_the_hash_follows_the_content_not_the_packing(tmp_path: Path) -> None:
@@ -494,6 +502,11 @@ KINDS: list[tuple[str, Build, Reason]] = [
     ("zip-fifo", lambda _: zipped(("pipe", b"", 0o010644)), Reason.SPECIAL_FILE),
     ("zip-socket", lambda _: zipped(("sock", b"", 0o140755)), Reason.SPECIAL_FILE),
     ("zip-folder-mode-on-a-file", lambda _: zipped(("dir", b"x", 0o040755)), Reason.SPECIAL_FILE),
+    ("tar-setuid", lambda _: tarred(file("bot", b"#!/bin/sh\n", 0o4755)), Reason.SETUID),
+    ("tar-setgid", lambda _: tarred(file("bot.py"), file("tools/run", b"x", 0o2711)), Reason.SETUID),
+    ("tar-setgid-folder", lambda _: tarred(folder("lib", 0o2755), file("lib/a.py")), Reason.SETUID),
+    ("zip-setuid", lambda _: zipped(("bot", b"#!/bin/sh\n", 0o104755)), Reason.SETUID),
+    ("zip-setgid-folder", lambda _: zipped(("lib/", b"", 0o42755), ("lib/a.py", b"x")), Reason.SETUID),
     ("zip-encrypted", lambda _: zip_field(zipped(("bot.py", b"x")), 6, 8, "<H", 0x1), Reason.ENCRYPTED),
     ("zip-bzip2", lambda _: zipped(("bot.py", b"x"), method=zipfile.ZIP_BZIP2), Reason.UNSUPPORTED_COMPRESSION),
 ]
@@ -530,6 +543,40 @@ FORMATS: list[tuple[str, Build, Reason]] = [
 @pytest.mark.parametrize(("build", "reason"), [pytest.param(*case[1:], id=case[0]) for case in FORMATS])
 def test_what_is_no_archive_or_no_bot_is_refused(into: Path, build: Build, reason: Reason) -> None:
     refused(build(into.parent), into, reason)
+
+
+def inner_archives() -> dict[str, bytes]:
+    """Every kind of archive or compressed stream an upload may not hold, by kind: made by the
+    standard library where it can, else their first bytes (which is all that is read)."""
+    tar = tarred(file("x.py"), gz=False)
+    return {
+        "zip": zipped(("x.py", b"x")),
+        "empty-zip": zipped(),
+        "tar": tar,
+        "tar-gz": tarred(file("x.py")),
+        "gzip": gzip.compress(b"x" * 100),
+        "bzip2": bz2.compress(b"x" * 100),
+        "empty-bzip2": bz2.compress(b""),
+        "xz": lzma.compress(b"x" * 100),
+        "7z": b"7z\xbc\xaf\x27\x1c\x00\x04" + bytes(100),
+        "rar4": b"Rar!\x1a\x07\x00" + bytes(100),
+        "rar5": b"Rar!\x1a\x07\x01\x00" + bytes(100),
+        "zstd": b"\x28\xb5\x2f\xfd\x04\x58" + bytes(100),
+    }
+
+
+@pytest.mark.parametrize("kind", list(inner_archives()))
+@pytest.mark.parametrize("outer", ["zip", "tar-gz"])
+def test_a_nested_archive_is_refused_by_its_bytes_whatever_its_name(into: Path, kind: str, outer: str) -> None:
+    """An archive inside the upload would hold what no check here saw: refused by its first
+    bytes, under a name that says nothing (``table.bin``), and so is a ``.jar`` that is no zip."""
+    inner = inner_archives()[kind]
+    entries = [("bot.py", b"pass"), ("data/table.bin", inner)]
+    archive = zipped(*entries) if outer == "zip" else tarred(*(file(name, data) for name, data in entries))
+    err = refused(archive, into, Reason.NESTED_ARCHIVE)
+    assert "'data/table.bin'" in str(err)
+    if not kind.endswith("zip"):  # a .jar must be a zip, as Java reads it
+        refused(zipped(("bot.py", b"pass"), ("lib/cards.jar", inner)), into, Reason.NESTED_ARCHIVE)
 
 
 MANIFESTS: list[tuple[str, bytes]] = [

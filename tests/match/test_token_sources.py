@@ -4,18 +4,30 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 from click.testing import CliRunner, Result
 
 from protocol.bot import seat_token
+from protocol.codec import decode_bot
+from protocol.messages import BotHello
 from referee.cli import main
 from referee.match.play import _hide_from_bots, tcp_seat
-from referee.network import new_token
+from referee.network import HIDDEN_TOKEN, new_token
 from referee.players.process import BotLimits, BotStartError
-from referee.players.tcp import TcpSeat
+from referee.players.tcp import TcpSeat, hide_token
 from referee.sandbox.bwrap import Sandbox
+from tests.shared import quick_bot, verified
+
+ROOT = Path(__file__).resolve().parents[2]
+ANNOUNCED = re.compile(r"tcp seat (\d) \w+: connect to ([\d.]+):(\d+) with (?:token (\S+)|the token you gave)")
+"""A TCP seat's line on the referee's stderr: its token when the referee made it up."""
+QUICK = quick_bot(f"{sys.executable} tests/bots/first_legal_bot.py")
+ONE_ROUND = ["--set", "end=rounds", "--set", "rounds=1", "--sandbox", "off"]
 
 
 def test_a_token_from_a_file(tmp_path: Path) -> None:
@@ -106,3 +118,88 @@ def test_a_token_the_user_supplied_is_never_printed(tmp_path: Path) -> None:
 def test_a_token_in_a_refused_spec_is_not_echoed() -> None:
     result = CliRunner().invoke(main, ["match", "tcp:php:NUL-s3cret\0", "x", "y", "z"])
     assert result.exit_code == 2 and "NUL character" in result.output and "s3cret" not in result.output
+
+
+@pytest.mark.parametrize("token", ["hello", "1", "name", "s3cret"])
+def test_the_log_keeps_a_hello_without_its_token(token: str) -> None:
+    """The log's copy of a TCP bot's hello has its token field hidden and every other byte as
+    sent: a token that is also a word of the message (``hello``, ``1``, a field's name) leaves
+    the message intact (replacing its text would have made the log fail to verify), and a
+    token spelt with JSON escapes is hidden all the same."""
+    spelt = msgspec.json.encode(token).decode()
+    line = f'{{"type":"hello", "version":1,"name":"name","token": {spelt},"note":"token"}}'.encode()
+    hidden = hide_token(line)
+    assert hidden == line.replace(f": {spelt}".encode(), f': "{HIDDEN_TOKEN}"'.encode())
+    hello = decode_bot(hidden)
+    assert isinstance(hello, BotHello) and (hello.token, hello.name, hello.version) == (HIDDEN_TOKEN, "name", 1)
+    escaped = b'{"type":"hello","version":1,"name":"n","t\\u006fken":"s\\u0033cret"}'
+    assert b"s\\u0033cret" not in hide_token(escaped) and HIDDEN_TOKEN.encode() in hide_token(escaped)
+    assert hide_token(b'{"type":"hello","version":1,"token":null}') == b'{"type":"hello","version":1,"token":null}'
+
+
+def _connect_bots(
+    referee: subprocess.Popen[str], given: dict[int, str], count: int
+) -> dict[str, subprocess.Popen[bytes]]:
+    """The Python random bot connected to each of the referee's ``count`` TCP seats as it
+    announces them, with the token the test gave (``given``, by seat) or the one the referee
+    printed; by token."""
+    assert referee.stderr is not None
+    bots: dict[str, subprocess.Popen[bytes]] = {}
+    while len(bots) < count:
+        line = referee.stderr.readline()
+        assert line, "the referee ended before announcing its TCP seats"
+        if found := ANNOUNCED.search(line):
+            seat, host, port, printed = found.groups()
+            token = printed or given[int(seat)]
+            command = ["sample_bots/python/random_bot.py", "--seed", seat, "--tcp", f"{host}:{port}", "--token", token]
+            bots[token] = subprocess.Popen([sys.executable, *command], cwd=ROOT, stdout=subprocess.DEVNULL)
+    return bots
+
+
+def _played(referee: subprocess.Popen[str], bots: dict[str, subprocess.Popen[bytes]]) -> str:
+    """The referee's stdout once it and its bots have ended, every bot having played."""
+    out, err = referee.communicate(timeout=120)
+    assert referee.returncode == 0, err
+    assert all(bot.wait(timeout=10) == 0 for bot in bots.values())
+    return out
+
+
+def _hidden_in(log: Path, secrets: list[str]) -> None:
+    """No token is in the log, nor in what ``replay --seat`` shows of any seat, and the log
+    still verifies (its hellos say ``<token>``)."""
+    text = log.read_text(encoding="utf-8")
+    assert HIDDEN_TOKEN in text and not [s for s in secrets if s in text]
+    for seat in range(4):
+        shown = CliRunner().invoke(main, ["replay", str(log), "--seat", str(seat)])
+        assert shown.exit_code == 0 and not [s for s in secrets if s in shown.output]
+    assert f'"token":"{HIDDEN_TOKEN}"' in CliRunner().invoke(main, ["replay", str(log), "--seat", "0"]).output
+    assert verified(log) == "verified"
+    assert CliRunner().invoke(main, ["replay", "--verify", str(log)]).exit_code == 0
+
+
+@pytest.mark.process
+def test_a_connected_bots_token_is_not_in_the_match_log(tmp_path: Path) -> None:
+    """Issue 43: a bot that connects with the token the user gave (``tcp:NAME:TOKEN``) had its
+    hello, token and all, in the log's ``recv`` entry and in ``replay --seat 0``."""
+    log = tmp_path / "m.jsonl"
+    seats = ["tcp:x:SECRETTOK-43", QUICK, QUICK, QUICK]
+    command = [sys.executable, "-m", "referee.cli", "match", *seats, *ONE_ROUND, "--log", str(log)]
+    referee = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = _played(referee, _connect_bots(referee, {0: "SECRETTOK-43"}, 1))
+    assert "seat 0 random: ok" in out and "SECRETTOK" not in out
+    _hidden_in(log, ["SECRETTOK"])
+
+
+@pytest.mark.process
+def test_no_token_is_in_the_logs_of_serve(tmp_path: Path) -> None:
+    """``referee serve NAME:TOKEN ... --log-dir D``: no seat's token is in its logs, neither
+    those the user gave (one of them a word of every hello, ``hello``) nor those it printed."""
+    logs = tmp_path / "logs"
+    seats = ["a:SERVESECRET-43", "b:hello", "c", "d"]
+    command = [sys.executable, "-m", "referee.cli", "serve", *seats, *ONE_ROUND[:4], "--log-dir", str(logs)]
+    referee = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    bots = _connect_bots(referee, {0: "SERVESECRET-43", 1: "hello"}, 4)
+    _played(referee, bots)
+    printed = [token for token in bots if token not in ("SERVESECRET-43", "hello")]
+    assert len(printed) == 2
+    _hidden_in(logs / "match-1.jsonl", ["SERVESECRET", *printed])

@@ -63,7 +63,7 @@ def _analyse(log: Path, out: Path, *args: str) -> Analysis:
 
 def test_the_viewer_shows_the_analysis(browser_page: Page, match_log: MatchLogs, tmp_path: Path) -> None:
     log = match_log("american")
-    analysis = _analyse(log, tmp_path / "analysis.json", "--seat", "1", "--seat", "2", "--budget", "16")
+    analysis = _analyse(log, tmp_path / "analysis.json", "--seat", "1", "--seat", "2", "--budget", "8")
     html = tmp_path / "analysed.html"
     result = replay("--html", html, "--analysis", tmp_path / "analysis.json", log)
     assert result.exit_code == 0, result.output

@@ -13,10 +13,10 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from protocol.messages import MoonRequest, PassRequest, Play, PlayRequest, RoundEnd, TrickEnd
+from protocol.messages import MatchEnd, MoonRequest, PassRequest, Play, PlayRequest, RoundEnd, RoundStart, TrickEnd
 from referee.cli import main
-from referee.rules.presets import PRESETS
-from referee.rules.vectors import GAMES, Asked, Header, Line, Told, preset_bytes, read_line
+from referee.rules.presets import PRESETS, ruleset
+from referee.rules.vectors import FORMAT, GAMES, Asked, Header, Line, MatchBegins, Told, preset_bytes, read_line
 from referee.vectors_schema import schema_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,8 +75,10 @@ def test_an_unknown_variant_is_a_usage_error(tmp_path: Path) -> None:
 def features(preset: str) -> set[str]:
     """What a preset's vectors show: ``moon``, ``moon1``/``moon2`` (in phase 1 or 2),
     ``choice`` (a moon request), ``declared``, ``cancelled`` (a trick nobody won),
-    ``switch`` (phase 1 to 2), ``passing``."""
+    ``switch`` (phase 1 to 2), ``passing``, ``reached_zero`` (a Dutch match's own end), ``tie``
+    (several winners), ``cut`` (a match cut short in the middle of a round)."""
     seen: set[str] = set()
+    previous = None
     for line in lines(preset):
         message = line.message if isinstance(line, Told) else None
         if isinstance(message, RoundEnd):
@@ -88,10 +90,15 @@ def features(preset: str) -> set[str]:
                 seen.add("declared")
         if isinstance(message, TrickEnd) and message.winner is None:
             seen.add("cancelled")
+        if isinstance(message, MatchEnd):
+            seen |= {message.reason} if message.reason == "reached_zero" else set()
+            seen |= {"tie"} if len(message.winners) > 1 else set()
+            seen |= {"cut"} if isinstance(previous, TrickEnd) else set()
         if isinstance(line, Asked) and isinstance(line.request, MoonRequest):
             seen.add("choice")
         if isinstance(line, Asked) and isinstance(line.request, PassRequest):
             seen.add("passing")
+        previous = message if message is not None else previous
     return seen
 
 
@@ -100,11 +107,13 @@ COVERS = {
     "american-moon-choice": {"moon", "choice"},
     "american-3": {"moon", "passing"},
     "american-5": {"moon", "passing"},
-    "double-deck": {"cancelled", "passing"},
-    "black-maria": {"moon", "passing"},
-    "dutch": {"moon1", "moon2", "switch"},
-    "dutch-35": {"moon", "choice"},
-    "achterhoeks": {"declared", "moon", "switch"},
+    "double-deck": {"cancelled", "passing", "moon", "cut"},
+    "argentine": {"moon", "passing"},
+    "black-maria": {"moon", "passing", "cut"},
+    "dutch": {"moon1", "moon2", "switch", "reached_zero", "tie"},
+    "dutch-modern": {"moon1", "moon2", "reached_zero", "tie"},
+    "dutch-35": {"moon", "choice", "moon2", "reached_zero"},
+    "achterhoeks": {"declared", "moon1", "moon2", "switch", "reached_zero", "tie"},
 }
 
 
@@ -118,7 +127,7 @@ def test_the_header_and_the_requests() -> None:
     answers its request's id."""
     for preset in GAMES:
         header = lines(preset)[0]
-        assert isinstance(header, Header) and header.preset == preset and header.format == 1
+        assert isinstance(header, Header) and header.preset == preset and header.format == FORMAT
         for line in lines(preset):
             if isinstance(line, Asked):
                 assert line.reply.id == line.request.id
@@ -140,3 +149,29 @@ def test_every_field_of_the_schema_has_a_description() -> None:
     assert len(properties) > 150
     missing = [f"{name}.{field}" for name, field, prop in properties if not str(prop.get("description", "")).strip()]
     assert missing == [], f"fields without a description (add a docstring under the field): {missing}"
+
+
+@pytest.mark.parametrize("preset", list(GAMES))
+def test_a_match_starts_where_its_match_line_says(preset: str) -> None:
+    """What an outsider's engine sets up from a ``match`` line (docs/vectors.md) is what the
+    match's first ``round_start`` tells every seat: the scores, the phase, the pass direction of
+    ``schedule_index``; and a ``max_tricks`` match ends right after that many tricks of its last
+    round."""
+    schedule = ruleset(preset).pass_schedule
+    begun: MatchBegins | None = None
+    tricks = rounds = 0
+    for line in lines(preset):
+        message = line.message if isinstance(line, Told) else None
+        if isinstance(line, MatchBegins):
+            begun, rounds = line, 0
+        elif isinstance(message, RoundStart):
+            assert begun is not None
+            tricks, rounds = 0, message.round + 1
+            if message.round == 0:
+                assert message.scores == (begun.scores or [0] * len(message.scores))
+                assert message.match_phase == begun.match_phase
+                assert message.pass_direction == schedule[begun.schedule_index % len(schedule)]
+        elif isinstance(message, TrickEnd):
+            tricks += 1
+        elif isinstance(message, MatchEnd) and begun is not None and begun.max_tricks is not None:
+            assert (rounds, tricks) == (begun.max_rounds, begun.max_tricks), begun.match_id

@@ -177,11 +177,11 @@ def test_descriptors_across_processes_stay_a_small_part_of_the_file_table(
     assert stray(marker) == []
 
 
-def cpu_outside_decisions(log: Path, seat: int) -> float:
-    """The bot's CPU time (its group's, at its end) less what it used while being asked."""
+def cpu_of(log: Path, seat: int) -> tuple[float, float]:
+    """The bot's CPU time (its group's, at its end) and the sum of its replies' ``cpu``."""
     entries = [json.loads(line) for line in log.read_text().splitlines()]
     asked = sum(e["cpu"] for e in entries if e["type"] == "recv" and e["seat"] == seat and e.get("cpu") is not None)
-    return float(stderr_entry(log, seat)["cpu_seconds"]) - asked
+    return float(stderr_entry(log, seat)["cpu_seconds"]), asked
 
 
 @pytest.mark.xdist_group("spinners")  # beside the fairness bench's check that no spinner is left
@@ -189,11 +189,12 @@ def cpu_outside_decisions(log: Path, seat: int) -> float:
 def test_freeze_idle_stops_a_bot_thinking_on_the_others_time(tmp_path: Path, sandboxed: bool) -> None:
     """A bot that spins a thread all match long, at a table of slow bots: frozen whenever it is
     not asked, it uses CPU only for its start and its own decisions; not frozen, it spins
-    through the others' turns. Each reply's CPU time is in the log (``recv`` ``cpu``)."""
+    through the others' turns. Each reply's CPU time is in the log (``recv`` ``cpu``: since its
+    previous reply), and they add up to no more than its group's total."""
     marker = uuid.uuid4().hex
     spinner = f"{sys.executable} {ROOT}/referee/bench/spinner_bot.py threads 1"
     slow = f"{sys.executable} {ROOT}/tests/bots/hostile_bot.py slow {marker}"
-    outside: dict[bool, float] = {}
+    used: dict[bool, tuple[float, float]] = {}
     box = sandbox() if sandboxed else None
     for freeze in (True, False):
         log = tmp_path / f"freeze-{freeze}.jsonl"
@@ -207,9 +208,12 @@ def test_freeze_idle_stops_a_bot_thinking_on_the_others_time(tmp_path: Path, san
         outcome = trio.run(guarded)
         assert [s.status for s in outcome.seats] == ["ok"] * 4
         assert verified(log) == "verified"
-        outside[freeze] = cpu_outside_decisions(log, 0)
-    print(f"CPU outside its decisions: frozen {outside[True]:.3f} s, not frozen {outside[False]:.3f} s")
-    assert outside[True] * 3 < outside[False], outside
+        used[freeze] = cpu_of(log, 0)
+    print(f"CPU (all, in its replies): frozen {used[True]} s, not frozen {used[False]} s")
+    assert used[True][0] * 2 < used[False][0], used
+    for total, asked in used.values():
+        assert 0 < asked <= total + 0.01, used
+    assert used[False][1] > used[True][0] * 2, used  # the spinning is counted in its replies
     assert stray(marker) == []
     assert our_groups() == []
 

@@ -33,6 +33,7 @@ from referee.ladder.entrants import add_entrant
 from referee.ladder.order import OrderProgress
 from referee.ladder.schedule import draw_sets
 from referee.ladder.season_run import FinalOrder, SeasonReport
+from referee.ladder.upload_gate import keep_gate
 from referee.ladder.uploads import receive
 from referee.replay import html as replay_html
 from referee.replay.html import match_page
@@ -56,7 +57,7 @@ from tests.ladder.helpers import record_of
 from tests.ladder.test_uploads import archive
 from tests.match.scripted import logged_match
 from tests.web.ladder_helpers import View
-from tests.web.test_upload_form import HOST, ORIGIN, form_body, multipart
+from tests.web.test_upload_form import HOST, ORIGIN, SANDBOXED, form_body, multipart
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 SCRIPT: Final = "<script>alert(1)</script>"
@@ -147,6 +148,7 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     store = LadderStore(db)
     add_entrant(store, ENTRANT, again=False)
     store.close()
+    keep_gate(db, SANDBOXED)  # the form is shown and read: a run in a sandbox said so
     refused = receive(db, ENTRANT, archive({f"../{EVERY}": "x"}), command=EVERY, build=None, now="2026-01-01T00:00Z")
     assert refused.state == "refused" and EVERY in refused.detail
     return db

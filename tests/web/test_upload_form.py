@@ -6,11 +6,15 @@ taken, and a refused request keeps nothing."""
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import trio
 import trio.testing
@@ -18,16 +22,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.ladder.entrants import add_entrant
-from referee.ladder.uploads import uploads, uploads_folder
+from referee.ladder.upload_gate import GATE_NAME, UploadGate, keep_gate
+from referee.ladder.uploads import receive, uploads, uploads_folder
 from referee.store.records import Season
 from referee.store.writer import LadderStore
 from referee.web.ladder import upload_form
 from referee.web.ladder.queries import season_mark
-from referee.web.ladder.upload_form import ENTRANT_BURST, MAX_BODY, UPLOAD_PATH
-from tests.ladder.test_uploads import FIRST, archive
+from referee.web.ladder.upload_form import ADDRESS_BURST, ADDRESS_SECONDS, ENTRANT_BURST, MAX_BODY, UPLOAD_PATH
+from tests.ladder.test_uploads import FIRST, NOW, archive
+from tests.ladder.test_uploads import Ladder as Followed
 from tests.web.ladder_helpers import View, hostile_ladder
 
 HOST = (b"host", b"127.0.0.1:8000")
+SANDBOXED = UploadGate.of_run("on", sandboxed=True, trusted=False)
+"""The gate a run in bubblewrap keeps: uploads taken."""
 ORIGIN = (b"origin", b"http://127.0.0.1:8000")
 BOUNDARY = "----hearts-form-7MA4YWxkTrZu0gW"
 BOT = archive({"bot.py": FIRST})
@@ -47,19 +55,26 @@ def form_body(fields: dict[str, bytes], boundary: str = BOUNDARY) -> bytes:
 class Ladder:
     """A ladder with the entrants ``carol`` and ``dave`` and its pages in-process."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, entrants: tuple[str, ...] = ("carol", "dave")) -> None:
         self.db = hostile_ladder(folder)
         store = LadderStore(self.db)
-        self.keys = {name: str(add_entrant(store, name, again=False)[1]) for name in ("carol", "dave")}
+        self.keys = {name: str(add_entrant(store, name, again=False)[1]) for name in entrants}
         store.close()
+        keep_gate(self.db, SANDBOXED)  # as a run whose bots are sandboxed keeps it
         self.view = View(self.db)
         self.asked = 0
         """Body messages the application asked for."""
 
     async def post(
-        self, body: bytes, *headers: tuple[bytes, bytes], chunks: int = 1, query: str = "", path: str = UPLOAD_PATH
+        self,
+        body: bytes,
+        *headers: tuple[bytes, bytes],
+        chunks: int = 1,
+        query: str = "",
+        path: str = UPLOAD_PATH,
+        client: str = "127.0.0.1",
     ) -> tuple[int, dict[bytes, bytes], bytes]:
-        """``body`` posted in ``chunks`` messages, with ``headers`` (and a ``Host``)."""
+        """``body`` posted in ``chunks`` messages from ``client``, with ``headers`` (and a ``Host``)."""
         size = max(1, -(-len(body) // chunks))
         pieces = [body[i : i + size] for i in range(0, len(body), size)] or [b""]
         sent: list[dict[str, Any]] = []
@@ -74,7 +89,7 @@ class Ladder:
 
         scope = {"type": "http", "method": "POST", "path": path, "raw_path": path.encode(),
                  "query_string": query.encode(), "headers": [HOST, *headers],
-                 "client": ("127.0.0.1", 5000)}  # fmt: skip
+                 "client": (client, 5000)}  # fmt: skip
         await self.view.app(scope, receive, send)
         return sent[0]["status"], dict(sent[0]["headers"]), b"".join(m.get("body", b"") for m in sent[1:])
 
@@ -97,9 +112,10 @@ class Ladder:
         return await self.post(body, *multipart(), cookie, ORIGIN)
 
     def kept(self) -> list[str]:
-        """Every file and folder under the uploads folder."""
+        """Every file and folder under the uploads folder (but the run's word on its sandbox)."""
         root = uploads_folder(self.db)
-        return sorted(str(p.relative_to(root)) for p in root.rglob("*")) if root.exists() else []
+        found = root.rglob("*") if root.exists() else []
+        return sorted(str(p.relative_to(root)) for p in found if p != root / GATE_NAME)
 
 
 def multipart(boundary: str = BOUNDARY) -> list[tuple[bytes, bytes]]:
@@ -314,6 +330,129 @@ async def test_uploads_are_limited_per_entrant_and_at_once(ladder: Ladder) -> No
     assert len(uploads(ladder.db, "carol")) == ENTRANT_BURST
     ladder.view.app.desk.door.reading.update({"127.0.0.1": upload_form.UPLOADS_PER_ADDRESS})
     assert (await ladder.post(body, *multipart(), bearer(ladder.keys["dave"])))[0] == 503
+
+
+async def test_uploads_are_limited_per_address(tmp_path: Path, mock_clock: trio.testing.MockClock) -> None:
+    """One address may send ``ADDRESS_BURST`` uploads at once, whoever's they are, then one every
+    ``ADDRESS_SECONDS`` (trio's clock: the test never waits); another address is not held up."""
+    entrants = ("carol", "dave", "erin")
+    ladder = Ladder(tmp_path, entrants)
+    try:
+        body = form_body({"archive": BOT, "command": b"python3 bot.py"})
+
+        async def sent(name: str, client: str = "127.0.0.1") -> tuple[int, dict[bytes, bytes], bytes]:
+            return await ladder.post(body, *multipart(), bearer(ladder.keys[name]), client=client)
+
+        assert ADDRESS_BURST == 2 * ENTRANT_BURST  # carol's and dave's bursts empty the address's
+        for name in entrants[:2]:
+            assert [(await sent(name))[0] for _ in range(ENTRANT_BURST)] == [201] * ENTRANT_BURST
+        status, headers, answer = await sent("erin")  # erin's first, but this address's eleventh
+        assert status == 429 and b"from this address" in answer
+        assert headers[b"retry-after"] == str(int(ADDRESS_SECONDS)).encode()
+        assert (await sent("erin", client="192.0.2.7"))[0] == 201  # another address: erin's own bucket
+        mock_clock.jump(ADDRESS_SECONDS - 1)
+        assert (await sent("erin"))[0] == 429
+        mock_clock.jump(1)
+        assert (await sent("erin"))[0] == 201  # one more after 30 s
+        assert (await sent("erin"))[0] == 429  # and only one
+        assert [len(uploads(ladder.db, name)) for name in entrants] == [ENTRANT_BURST, ENTRANT_BURST, 2]
+    finally:
+        ladder.view.close()
+
+
+NO_SANDBOX_GATES = [
+    pytest.param(UploadGate.of_run("off", sandboxed=False, trusted=False), b"(--sandbox off)", id="sandbox-off"),
+    pytest.param(UploadGate.of_run("auto", sandboxed=False, trusted=False), b"bubblewrap does not", id="no-bwrap"),
+    pytest.param(None, b"no run of it has said", id="no-run-said"),
+]
+
+
+@pytest.mark.parametrize(("gate", "why"), NO_SANDBOX_GATES)
+async def test_without_a_sandbox_no_upload_is_taken_and_the_page_says_so(
+    ladder: Ladder, gate: UploadGate | None, why: bytes
+) -> None:
+    """A ladder whose run keeps its bots unsandboxed (or never said) takes no upload: the form
+    answers with the ``no-sandbox`` refusal before reading the body, and the entrant's page
+    shows why in place of the form; ``--trust-uploads`` opens it again."""
+    if gate is None:
+        (uploads_folder(ladder.db) / GATE_NAME).unlink()
+    else:
+        keep_gate(ladder.db, gate)
+    cookie = await ladder.cookie("carol")
+    body = form_body({"archive": BOT, "command": b"python3 bot.py", "csrf": b"0" * 64})  # never read
+    status, _, page = await ladder.post(body, *multipart(), cookie, ORIGIN)
+    assert status == 403 and b"Upload not taken" in page and b"uploads are closed (no-sandbox)" in page
+    assert why in page and ladder.asked == 0
+    status, _, answer = await ladder.post(body, *multipart(), bearer(ladder.keys["dave"]))
+    assert status == 403 and json.loads(answer)["error"].startswith("uploads are closed (no-sandbox): this ladder")
+    assert [p for p in ladder.kept() if "/" in p] == []
+    status, _, page = await ladder.view.ask("/entrant", headers=[HOST, cookie])
+    assert status == 200 and b'name="csrf"' not in page and why in page
+    assert b"Uploads are closed (no-sandbox) because this ladder runs its bots without a sandbox" in page
+    keep_gate(ladder.db, msgspec.structs.replace(gate or SANDBOXED, sandboxed=False, trusted=True))
+    status, _, page = await ladder.view.ask("/entrant", headers=[HOST, cookie])
+    assert status == 200 and b'name="csrf"' in page  # --trust-uploads: the form again
+
+
+@pytest.mark.process
+async def test_an_upload_whose_build_fails_is_refused_with_its_output_in_its_state_and_on_its_page(
+    tmp_path: Path,
+) -> None:
+    """The build's output and why, in ``upload.json`` and on the entrant's own page (state
+    ``refused``); its entrant has no version, and the ladder goes on."""
+    followed = Followed(tmp_path, check=True, entrants=["alice"])
+    build = "echo compiling bot.c; echo 'bot.c:3:1: error: expected <;> before }' >&2; exit 2"
+    try:
+        receive(followed.db, "alice", archive({"bot.c": "int main() { }"}), command="./bot", build=build, now=NOW)
+        assert await followed.follower.look() == []
+        assert "alice" not in [v.entrant for v in followed.store.versions()]
+    finally:
+        followed.store.close()
+    state = json.loads((uploads_folder(followed.db) / "alice" / "1" / "upload.json").read_bytes())
+    assert state["state"] == "refused" and state["version"] is None
+    said = state["detail"]
+    assert said.startswith("building alice failed: sh -c") and "exited with code 2:" in said
+    assert "| compiling bot.c" in said and "| bot.c:3:1: error: expected <;> before }" in said
+    assert followed.told[-1].startswith("upload 1 of alice: refused (building alice failed")
+    view = View(followed.db)
+    try:
+        status, headers, _ = await view.ask("/entrant", query_string=f"key={followed.keys['alice']}".encode())
+        cookie = (b"cookie", headers[b"set-cookie"].split(b";")[0])
+        status, _, page = await view.ask("/entrant", headers=[HOST, cookie])
+    finally:
+        view.close()
+    shown = page.decode()
+    assert status == 200 and "Your uploads" in shown and re.search(r"<td[^>]*>refused</td>", shown)
+    assert "bot.c:3:1: error: expected &lt;;&gt; before }" in shown and "compiling bot.c" in shown
+    assert str(tmp_path) not in shown  # the organizer's folders written from <ladder>
+
+
+def web_says(db: Path) -> str:
+    """What ``referee ladder web`` says on its stderr up to its address, then stopped."""
+    pages = subprocess.Popen([sys.executable, "-m", "referee", "ladder", "web", "--db", str(db)],
+                             stderr=subprocess.PIPE, text=True)  # fmt: skip
+    said = ""
+    try:
+        assert pages.stderr is not None
+        while " open http" not in said and (line := pages.stderr.readline()):
+            said += line
+    finally:
+        pages.terminate()
+        pages.wait(timeout=30)
+    assert " open http" in said, said
+    return said
+
+
+@pytest.mark.process
+def test_ladder_web_tells_the_organizer_when_its_entrants_uploads_are_refused(tmp_path: Path) -> None:
+    found = Ladder(tmp_path)
+    found.view.close()
+    keep_gate(found.db, UploadGate.of_run("off", sandboxed=False, trusted=False))
+    said = web_says(found.db)
+    assert "ladder hostile.db: uploads are closed (no-sandbox): this ladder runs its bots without a sandbox" in said
+    assert "(--sandbox off)" in said and "the uploads of its 2 entrant(s) are refused" in said
+    keep_gate(found.db, SANDBOXED)
+    assert "uploads are closed" not in web_says(found.db)
 
 
 async def test_an_upload_takes_no_query_and_no_other_method_writes(ladder: Ladder) -> None:

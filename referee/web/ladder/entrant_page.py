@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from referee.ladder.season import closed_reason, taking_versions, utc_now
 from referee.ladder.upload_archive import MiB
+from referee.ladder.upload_gate import NO_SANDBOX, read_gate
 from referee.ladder.uploads import Upload, uploads
 from referee.store.entrants import StoredEntrant, entrants
 from referee.store.records import BotVersion
@@ -60,8 +61,9 @@ async def entrant_page(
     reading: Reading, viewer: Viewer, csrf: str = "", now: datetime | None = None
 ) -> tuple[str, Markup] | None:
     """The title and body of ``/entrant`` as ``viewer`` sees it: an entrant's own page (with
-    the upload form when ``csrf`` is given and submissions are open at ``now``), the
-    organizer's list of entrants; ``None`` for the public (``FOR_ENTRANTS``)."""
+    the upload form when ``csrf`` is given, submissions are open at ``now`` and the ladder's
+    bots run sandboxed: ``referee.ladder.upload_gate``; else why not), the organizer's list
+    of entrants; ``None`` for the public (``FOR_ENTRANTS``)."""
     name = viewer.entrant
     if viewer.kind == "organizer":
         return "Entrants", entrants_body(await reading.run(lambda r: entrants(r.db)))
@@ -71,5 +73,9 @@ async def entrant_page(
     found, season = await reading.run(lambda r: (of_entrant(versions(r), name), read_season(r.db)))
     form = upload_form(csrf) if csrf else None
     if form is not None and season is not None and not taking_versions(season, now or utc_now()):
-        form = render("upload_form.html", closed=closed_reason(season))
+        form = render("upload_form.html", closed=f"No more uploads: {closed_reason(season)}.")
+    elif form is not None and (gate := read_gate(reading.path)).refusal() is not None:
+        closed = (f"Uploads are closed ({NO_SANDBOX}) because this ladder runs its bots without a sandbox "
+                  f"({gate.how}): an uploaded bot is built and run only in one. Ask the organizer.")  # fmt: skip
+        form = render("upload_form.html", closed=closed)
     return name, entrant_body(name, found, uploaded, form)

@@ -1,7 +1,9 @@
 """Where the ladder's pages take an entrant's upload (``POST /entrant/upload``): who sends it,
-how often, the form read within its limits (``upload_form``) and proven to come from the
-entrant's own page, then kept (``referee.ladder.uploads``). A browser is sent back to its page,
-where the upload's state moves; a script (a bearer key) gets the state as JSON."""
+whether the ladder takes uploads at all (its season; its bots sandboxed:
+``referee.ladder.upload_gate``), how often, the form read within its limits (``upload_form``)
+and proven to come from the entrant's own page, then kept (``referee.ladder.uploads``). A
+browser is sent back to its page, where the upload's state moves; a script (a bearer key) gets
+the state as JSON."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Any
 from markupsafe import Markup
 
 from referee.ladder.season import closed_reason, taking_versions, utc_now
+from referee.ladder.upload_gate import uploads_closed
 from referee.store.records import Season
 from referee.web.ladder.answers import Answer, client_of
 from referee.web.ladder.markup import render
@@ -57,6 +60,9 @@ class UploadDesk:
             if not taking_versions(season, utc_now()):
                 assert season is not None
                 raise FormRefused(403, f"{closed_reason(season)}\n")
+            closed = uploads_closed(self.db)  # the run's word on its sandbox (referee.ladder.upload_gate)
+            if closed is not None:
+                raise FormRefused(403, f"{closed}: ask the organizer\n")
             client = client_of(scope)
             self.door.let_in(entrant, client)
             with self.door.reading_from(client):
