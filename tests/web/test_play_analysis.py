@@ -43,9 +43,10 @@ async def ask(url: str, method: str, path: str, token: str | None, extra: str = 
 
 def test_the_person_asks_for_their_own_analysis_and_gets_the_viewer_with_it(tmp_path: Path) -> None:
     log = tmp_path / "played.jsonl"
-    logged_match(log, "played-1", ruleset("american"))
+    short = ruleset("american", {"end": "rounds", "rounds": 2})  # two rounds: the page, not a whole match
+    logged_match(log, "played-1", short)
     elsewhere = tmp_path / "other.jsonl"
-    logged_match(elsewhere, "other-1", ruleset("american"), seed=5)
+    logged_match(elsewhere, "other-1", short, seed=5)
     server = WebSeatServer("127.0.0.1", 0)
     server.after.budget = TINY
     server.add_seat(0, "you")
