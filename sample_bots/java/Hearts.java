@@ -1303,12 +1303,13 @@ public final class Hearts {
     // Transports
     // ------------------------------------------------------------------------------------------
 
-    /** Lines of bytes, at most MAX_LINE each (a longer line is skipped without ever holding more
-     * than MAX_LINE + 1 bytes of it), decoded as UTF-8 (bad bytes become U+FFFD). */
+    /** Lines of bytes, at most MAX_LINE each before the newline, a '\r' counted (a longer line is
+     * skipped without ever holding more than MAX_LINE bytes of it), decoded as UTF-8 (bad bytes
+     * become U+FFFD). */
     static final class LineReader {
         private final InputStream in;
         private final byte[] buffer = new byte[16384];
-        private final byte[] line = new byte[MAX_LINE + 1]; // + a '\r' before the newline
+        private final byte[] line = new byte[MAX_LINE];
         private int position;
         private int length;
 

@@ -329,6 +329,9 @@ function parseArgs(argv) {
     if (!m) throw new Error(`--tcp wants HOST:PORT, not ${JSON.stringify(options.tcp)}`);
     options.host = m[1] || 'localhost';
     options.port = Number(m[2]);
+    if (options.port < 1 || options.port > 65535) {
+      throw new Error(`--tcp wants a port from 1 to 65535, not ${JSON.stringify(options.tcp)}`);
+    }
   }
   return options;
 }
@@ -524,6 +527,11 @@ function connectTcp(bot, options) {
       failure = err.message;
     });
     const rl = readline.createInterface({ input: socket, crlfDelay: Infinity, terminal: false });
+    // readline passes the socket's errors on: without this listener a refused connection would
+    // be an unhandled 'error' event (the 'close' below handles it)
+    rl.on('error', (err) => {
+      failure = err.message;
+    });
     rl.on('line', (line) => {
       if (!seated && busy === null) {
         let msg = null;

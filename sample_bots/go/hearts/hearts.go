@@ -1298,9 +1298,9 @@ func (s *Session) moon(m *MoonRequest) string {
 // Transports
 // ---------------------------------------------------------------------------------------------
 
-// readLine reads one line of at most MaxLine bytes (a '\r' before the newline allowed),
-// without its ending. A longer line is logged and skipped without holding more than the
-// reader's buffer of it. io.EOF at the end of the input.
+// readLine reads one line of at most MaxLine bytes before its newline (a '\r' counted), without
+// its ending. A longer line is logged and skipped without holding more than the reader's buffer
+// of it (MaxLine+1 bytes: the longest line and its newline). io.EOF at the end of the input.
 func readLine(r *bufio.Reader) ([]byte, error) {
 	for {
 		line, err := r.ReadSlice('\n')
@@ -1325,7 +1325,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 // converse plays the session over a stream until goodbye, a fatal error or the end of the
 // input. The error is a failure to read or write (not the end of the input).
 func (s *Session) converse(in io.Reader, out io.Writer) error {
-	reader := bufio.NewReaderSize(in, MaxLine+2)
+	reader := bufio.NewReaderSize(in, MaxLine+1)
 	for !s.Done {
 		line, err := readLine(reader)
 		if err == io.EOF {
@@ -1404,6 +1404,9 @@ func ParseOptions(args []string) (Options, error) {
 		host, port, err := net.SplitHostPort(o.TCP)
 		if err != nil || port == "" {
 			return o, fmt.Errorf("--tcp wants HOST:PORT, not %q", o.TCP)
+		}
+		if number, err := strconv.Atoi(port); err != nil || number < 1 || number > 65535 {
+			return o, fmt.Errorf("--tcp wants a port from 1 to 65535, not %q", o.TCP)
 		}
 		if host == "" {
 			host = "127.0.0.1"

@@ -1350,14 +1350,24 @@ pub trait Bot {
         false
     }
 
-    /// You shot the moon and may choose how it is scored: one of `request.options`.
-    fn choose_moon(&mut self, _state: &State, _request: &MoonRequest) -> String {
-        "add_to_others".to_string()
+    /// You shot the moon and may choose how it is scored: one of `request.options`. Default:
+    /// add to the others when offered, else the first option.
+    fn choose_moon(&mut self, _state: &State, request: &MoonRequest) -> String {
+        default_moon(&request.options)
     }
 
     /// Called for every referee message (requests too, before their choose method), after
     /// the state has taken it in.
     fn on_message(&mut self, _state: &State, _message: &Json) {}
+}
+
+/// The moon scoring a bot chooses by default: `add_to_others` when offered (or when nothing
+/// is), else the first of `options`.
+fn default_moon(options: &[String]) -> String {
+    match options.first() {
+        Some(first) if !options.iter().any(|o| o == "add_to_others") => first.clone(),
+        _ => "add_to_others".to_string(),
+    }
 }
 
 /// Whether `cards` is `count` cards of `legal`, each code at most as often as it is listed.
@@ -1546,10 +1556,7 @@ impl<'a, B: Bot + ?Sized> Session<'a, B> {
     fn moon(&mut self, request: MoonRequest) -> (&'static str, Json) {
         let (bot, state) = (&mut *self.bot, &self.state);
         let options = &request.options;
-        let default = match options.first() {
-            Some(first) if !options.iter().any(|o| o == "add_to_others") => first.clone(),
-            _ => "add_to_others".to_string(),
-        };
+        let default = default_moon(options);
         let choice = guarded(bot.strict(), "choose_moon", default.clone(), || bot.choose_moon(state, &request));
         if options.contains(&choice) || (options.is_empty() && choice == default) {
             return ("choice", choice.into());

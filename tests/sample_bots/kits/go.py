@@ -123,7 +123,6 @@ GO = Kit(
         Position(("KS",), ("QS", "2S", "AS"), "QS"),  # the queen under the king
     ),
     max_id=2**63 - 1,  # ids are decoded as int64
-    line_slack=1,
     quiet=False,
     check_variants=(
         "dutch",
@@ -157,5 +156,5 @@ GO = Kit(
         },
     ),
     hostile=Hostile(ignored=GO_LINES, lenient=True),
-    tcp=Tcp(checks_port=False, giving_up={"0": "0s", "0.5": "500ms"}),  # a time.Duration
+    tcp=Tcp(giving_up={"0": "0s", "0.5": "500ms"}),  # a time.Duration
 )

@@ -122,7 +122,6 @@ JAVA = Kit(
         Position(("9D",), ("4C", "2H", "AH"), "AH"),  # void, equal points: the highest
         Position(("9D",), ("4C", "KS"), "KS"),  # void, no points: the highest
     ),
-    line_slack=1,
     check_variants=("achterhoeks", "double-deck"),
     sandbox_build=BUILD,
     matches=True,

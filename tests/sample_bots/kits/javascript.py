@@ -51,5 +51,5 @@ JAVASCRIPT = Kit(
         presets=("american", "double-deck"),
         sort=("hand",),
     ),
-    tcp=Tcp(retries_refused=False, checks_port=False),
+    tcp=Tcp(),
 )

@@ -120,7 +120,6 @@ RUST = Kit(
         Position(("9S", "2S", "3S"), ("KS", "QS"), "KS"),  # last, but the queen would cost 13
         Position((), ("5C", "3H", "9S"), "5C"),  # leading: the cheapest card
     ),
-    moon_note="choose_moon returned",
     check_variants=("dutch", "black-maria", "achterhoeks", "omnibus", "double-deck"),
     matches=True,
     probe=StateProbe(

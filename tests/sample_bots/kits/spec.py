@@ -108,12 +108,6 @@ class Tcp:
 
     refused_log: str = "cannot connect to"
     """What it logs when a connection is refused."""
-    retries_refused: bool = True
-    """It tries a refused connection again (JavaScript's dies of it: node's unhandled 'error'
-    event, exit 1)."""
-    checks_port: bool = True
-    """It refuses a port out of range as a bad command line (Go tries to connect to it until
-    --retry-for runs out; JavaScript exits 1)."""
     giving_up: Mapping[str, str] = field(default_factory=lambda: {"0": "0 s", "0.5": "0.5 s"})
     """How it writes the --retry-for seconds given (``giving up after ...``)."""
 
@@ -154,15 +148,9 @@ class Kit:
     fatal_log: str | None = "referee error {code} (fatal): {message}"
     """What it logs on a fatal error (None: its own words)."""
     line_limit: bool = True
-    """It reads a line of the protocol's 65536 bytes and skips a longer one."""
-    line_slack: int = 0
-    """Bytes past 65536 it still reads (Go and Java: one, room for a '\\r' before the newline,
-    whatever that byte is)."""
+    """It reads a line of the protocol's 65536 bytes (before the newline) and skips a longer one."""
     quiet: bool = True
     """It writes nothing to stderr when nothing goes wrong (Go logs each match's end)."""
-    moon_note: str | None = None
-    """What the kit logs when its sample bot chooses a moon scoring it was not offered (Rust's
-    answers add_to_others whatever the options, and the kit replaces it)."""
     check_variants: tuple[str, ...] = ()
     """Variants besides American in which ``referee check`` is run (none: no check here)."""
     sandbox_build: str | None = None
