@@ -454,8 +454,9 @@ class Bot:
 
     def choose_moon(self, state: TableState, request: MoonRequest) -> str:
         """You shot the moon and may choose how it is scored: one of ``request.options``
-        (``"add_to_others"`` or ``"subtract_from_shooter"``). Default: add to the others."""
-        return "add_to_others"
+        (``"add_to_others"`` or ``"subtract_from_shooter"``). Default: add to the others when
+        offered, else the first option."""
+        return "add_to_others" if "add_to_others" in request.options or not request.options else request.options[0]
 
     def on_message(self, state: TableState, message: RefereeMessage) -> None:
         """Called for every referee message after the state has taken it in (requests

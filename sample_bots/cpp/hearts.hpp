@@ -1430,11 +1430,11 @@ class LineReader {
                     skipping_ = false;
                     continue;
                 }
-                if (!line.empty() && line.back() == '\r') line.pop_back();
-                if (line.size() > kMaxLine) {
+                if (line.size() > kMaxLine) {  // a '\r' before the newline counts (protocol.md)
                     tooLong();
                     continue;
                 }
+                if (!line.empty() && line.back() == '\r') line.pop_back();
                 return Status::Line;
             }
             scanned_ = buffer_.size();

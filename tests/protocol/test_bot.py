@@ -679,3 +679,14 @@ def test_heuristic_passes_the_queen_high_hearts_and_voids_a_suit() -> None:
     reply = session.handle(PassRequest(id=3, count=3, legal=voidable, to_seat=3, time=TIME))
     assert isinstance(reply, Pass)
     assert {"9D", "3D"} <= set(reply.cards)
+
+
+def test_the_default_moon_choice_is_one_offered(caplog: pytest.LogCaptureFixture) -> None:
+    """A bot that leaves ``choose_moon`` alone adds to the others when that is offered, else
+    takes the first option: never an answer the kit must replace."""
+    session = Session(Bot())
+    both = MoonRequest(id=1, options=["add_to_others", "subtract_from_shooter"], points=26, time=TIME)
+    assert session.handle(both) == Moon(id=1, choice="add_to_others")
+    one = MoonRequest(id=2, options=["subtract_from_shooter"], points=26, time=TIME)
+    assert session.handle(one) == Moon(id=2, choice="subtract_from_shooter")
+    assert "choose_moon returned" not in caplog.text

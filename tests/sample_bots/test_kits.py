@@ -421,13 +421,19 @@ def test_a_60_kb_line(bot: BotProcess) -> None:
 def test_a_line_of_the_protocols_length_is_read_and_a_longer_one_skipped(
     kit: Kit, built: Built, kit_builds: Builds, start: Start
 ) -> None:
-    """A line of exactly 65536 bytes is read; one byte more is skipped, and the next line read."""
+    """A line of exactly 65536 bytes is read; one byte more is skipped, and the next line read.
+    A ``\r`` before the newline is part of the line and counts (protocol.md)."""
     bot = start(reader(kit, built, kit_builds))
     handshake(bot)
     bot.send(match_start())
-    for size, answered in ((codec.MAX_LINE, True), (codec.MAX_LINE + 1, False)):
+    for size, end, answered in (
+        (codec.MAX_LINE, b"\n", True),
+        (codec.MAX_LINE + 1, b"\n", False),
+        (codec.MAX_LINE, b"\r\n", True),
+        (codec.MAX_LINE + 1, b"\r\n", False),
+    ):
         head = b'{"type":"play_request","id":90,"legal":["2C"],"trick":[],"pad":"'
-        line = head + b"x" * (size - len(head) - 2) + b'"}'
+        line = head + b"x" * (size - len(head) - 2 - (len(end) - 1)) + b'"}' + end[:-1]
         assert len(line) == size
         bot.send_raw(line + b"\n")
         if answered:
