@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.stats.betting import SET_BOUND, projected_radius
+from referee.stats.crossing import first_reached
 from referee.stats.estimate import Estimate, estimate
 from referee.stats.sequential import MIN_SETS, confidence_sequence
 from referee.stats.signs import SIGN_ALPHA, SignTest, sign_sets_to_decide, sign_test
@@ -97,18 +98,8 @@ def sequence_sets_to_decide(found: Estimate, alpha: float, bound: float = SET_BO
         return low
     if found.mean == 0:
         return MAX_PROJECTION
-    high = low
-    while not excludes(high):
-        if high >= MAX_PROJECTION:
-            return MAX_PROJECTION
-        low, high = high, high * 2
-    while high - low > 1:  # radius(low) is too wide, radius(high) narrow enough
-        middle = (low + high) // 2
-        if excludes(middle):
-            high = middle
-        else:
-            low = middle
-    return high
+    found_at = first_reached(excludes, low, MAX_PROJECTION)
+    return MAX_PROJECTION if found_at is None else found_at
 
 
 MAX_PROJECTION = 100_000_000

@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass, replace
 from statistics import NormalDist
 
+from referee.stats.crossing import first_reached
 from referee.stats.estimate import t_quantile
 from referee.stats.evidence import MAX_PROJECTION, Evidence, sequence_alpha, sequence_sets_to_decide
 from referee.stats.sequential import MIN_SETS
@@ -163,16 +164,4 @@ def _sign_more(signs: SignTest, ahead: float) -> int | None:
         played = more * per_set
         return log_wealth(up + ahead * played, down + (1 - ahead) * played) >= signs.threshold
 
-    high = 1
-    while not reached(high):
-        if high > SIGN_NEVER:
-            return None
-        high *= 2
-    low = high // 2
-    while high - low > 1:
-        middle = (low + high) // 2
-        if reached(middle):
-            high = middle
-        else:
-            low = middle
-    return high
+    return first_reached(reached, 1, SIGN_NEVER + 1)

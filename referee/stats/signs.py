@@ -24,6 +24,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from referee.stats.crossing import first_reached
+
 BETS: tuple[float, ...] = (0.8, 0.95)
 """The shares of wealth staked per set. They are large on purpose: this test is for the
 overwhelming case, which the confidence sequence cannot see on few sets; close bots are the
@@ -135,16 +137,4 @@ def sign_sets_to_decide(test: SignTest, bets: Sequence[float] = BETS) -> int | N
         ahead = more * per_set
         return log_wealth(test.wins + share * ahead, test.losses + (1 - share) * ahead, bets) >= test.threshold
 
-    high = 1
-    while not reached(high):
-        if high > MAX_PROJECTION:
-            return None
-        high *= 2
-    low = high // 2  # not reached (or 0)
-    while high - low > 1:
-        middle = (low + high) // 2
-        if reached(middle):
-            high = middle
-        else:
-            low = middle
-    return high
+    return first_reached(reached, 1, MAX_PROJECTION + 1)
