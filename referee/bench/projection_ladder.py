@@ -52,7 +52,7 @@ SEATS = 4
 
 
 @dataclass(frozen=True)
-class LadderKind:
+class SimulatedLadder:
     """A ladder to simulate: each bot's strength (points a match it saves; the table ranks the
     strongest first) and the measured sample its sets' spread is drawn from."""
 
@@ -62,15 +62,15 @@ class LadderKind:
     top: int = TOP
 
 
-KINDS: tuple[LadderKind, ...] = (
-    LadderKind("4 bots, 20 apart", (60.0, 40.0, 20.0, 0.0)),
-    LadderKind("4 bots, 12 apart", (36.0, 24.0, 12.0, 0.0)),
-    LadderKind("4 bots, 12 apart, skew", (36.0, 24.0, 12.0, 0.0), sample="heuristic-random"),
-    LadderKind("4 bots, 6 apart", (18.0, 12.0, 6.0, 0.0)),
-    LadderKind("6 bots, 8 apart", (40.0, 32.0, 24.0, 16.0, 8.0, 0.0)),
-    LadderKind("8 bots, 10 apart", (70.0, 60.0, 50.0, 40.0, 30.0, 20.0, 10.0, 0.0), sample="random-random"),
-    LadderKind("5 bots, top 2 equal", (20.0, 20.0, 10.0, 0.0, -10.0)),
-    LadderKind("4 equal bots", (0.0, 0.0, 0.0, 0.0)),
+KINDS: tuple[SimulatedLadder, ...] = (
+    SimulatedLadder("4 bots, 20 apart", (60.0, 40.0, 20.0, 0.0)),
+    SimulatedLadder("4 bots, 12 apart", (36.0, 24.0, 12.0, 0.0)),
+    SimulatedLadder("4 bots, 12 apart, skew", (36.0, 24.0, 12.0, 0.0), sample="heuristic-random"),
+    SimulatedLadder("4 bots, 6 apart", (18.0, 12.0, 6.0, 0.0)),
+    SimulatedLadder("6 bots, 8 apart", (40.0, 32.0, 24.0, 16.0, 8.0, 0.0)),
+    SimulatedLadder("8 bots, 10 apart", (70.0, 60.0, 50.0, 40.0, 30.0, 20.0, 10.0, 0.0), sample="random-random"),
+    SimulatedLadder("5 bots, top 2 equal", (20.0, 20.0, 10.0, 0.0, -10.0)),
+    SimulatedLadder("4 equal bots", (0.0, 0.0, 0.0, 0.0)),
 )
 """The ladders ``referee bench projection`` simulates by default: lopsided gaps (on the spread of
 search against heuristic, and on heuristic against random's, narrower and skewed), small gaps,
@@ -127,7 +127,7 @@ class _Ratings:
 
 
 @dataclass(frozen=True)
-class LadderRun:
+class SimulatedRun:
     """One simulated ladder: when the first range was told (ladder sets played), the range,
     and when the order was sure (``None``: not by the horizon)."""
 
@@ -141,7 +141,7 @@ class LadderRun:
 class LadderSim:
     """One ladder of ``kind`` played set by set (see the module's docstring)."""
 
-    def __init__(self, kind: LadderKind, noise: Sequence[float], rng: random.Random) -> None:
+    def __init__(self, kind: SimulatedLadder, noise: Sequence[float], rng: random.Random) -> None:
         self.kind = kind
         self.names = [f"bot{k}" for k in range(len(kind.strengths))]
         self.strength = dict(zip(self.names, kind.strengths, strict=True))
@@ -208,7 +208,7 @@ class LadderSim:
         return True
 
 
-def simulate_ladder(kind: LadderKind, noise: Sequence[float], rng: random.Random, horizon: int) -> LadderRun:
+def simulate_ladder(kind: SimulatedLadder, noise: Sequence[float], rng: random.Random, horizon: int) -> SimulatedRun:
     """Play one ladder of ``kind`` up to ``horizon`` sets: its first told range and when its
     top N order was first sure."""
     ladder = LadderSim(kind, noise, rng)
@@ -219,12 +219,12 @@ def simulate_ladder(kind: LadderKind, noise: Sequence[float], rng: random.Random
         ladder.play_set()
         bots = ladder.top()
         if ladder.may_be_sure(bots) and ladder.progress(bots).settled:
-            return LadderRun(told_at, low, high, sure_at=ladder.sets)
+            return SimulatedRun(told_at, low, high, sure_at=ladder.sets)
         if told_at is None and ladder.may_tell(bots):
             found = ladder.progress(bots).told
             if found is not None and found != (0, 0):
                 (low, high), told_at = found, ladder.sets
-    return LadderRun(told_at, low, high, sure_at=None)
+    return SimulatedRun(told_at, low, high, sure_at=None)
 
 
 @dataclass(frozen=True)
@@ -261,10 +261,10 @@ class LadderCase:
     in_range: float | None
     """Share of the runs with a range told whose truth lay in it (a censored run: when the
     range reaches past the horizon, or is open-ended)."""
-    runs_detail: list[LadderRun] = field(default_factory=list, repr=False)
+    runs_detail: list[SimulatedRun] = field(default_factory=list, repr=False)
 
 
-def ladder_case(kind: LadderKind, runs: int, horizon: int, rng: random.Random) -> LadderCase:
+def ladder_case(kind: SimulatedLadder, runs: int, horizon: int, rng: random.Random) -> LadderCase:
     """``runs`` ladders of ``kind``, each to ``horizon`` sets at most."""
     sample = next(s for s in load_sets(DATA).samples if s.name == kind.sample)
     noise = centred_values(sample.differences)
@@ -272,7 +272,7 @@ def ladder_case(kind: LadderKind, runs: int, horizon: int, rng: random.Random) -
     return summed(kind, done, horizon)
 
 
-def summed(kind: LadderKind, done: Sequence[LadderRun], horizon: int) -> LadderCase:
+def summed(kind: SimulatedLadder, done: Sequence[SimulatedRun], horizon: int) -> LadderCase:
     """The figures of :class:`LadderCase` from the runs."""
     told = [r for r in done if r.told_at is not None]
     decided = [r for r in told if r.sure_at is not None]
@@ -304,7 +304,7 @@ def summed(kind: LadderKind, done: Sequence[LadderRun], horizon: int) -> LadderC
     )
 
 
-def _holds(run: LadderRun, horizon: int) -> bool:
+def _holds(run: SimulatedRun, horizon: int) -> bool:
     """Whether the truth lay in the run's range (a run never sure: the range reaches past)."""
     assert run.told_at is not None and run.low is not None
     if run.sure_at is None:
@@ -318,7 +318,7 @@ def _median(values: Sequence[float]) -> float | None:
 
 
 def ladder_cases(
-    runs: int = 100, horizon: int = 1500, seed: int = 1, kinds: Sequence[LadderKind] = KINDS
+    runs: int = 100, horizon: int = 1500, seed: int = 1, kinds: Sequence[SimulatedLadder] = KINDS
 ) -> list[LadderCase]:
     """Every kind of ladder, ``runs`` each."""
     rng = random.Random(seed)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.bench.projection import projection_cases
-from referee.bench.projection_ladder import LadderKind, ladder_case
+from referee.bench.projection_ladder import SimulatedLadder, ladder_case
 from referee.stats.evidence import more_sets_needed, weigh
 from referee.stats.projection import MIN_PROJECTION_SETS, Projection, fewest_more, projection
 from referee.stats.signs import sign_sets_to_decide
@@ -91,7 +91,7 @@ def test_a_lopsided_ladders_first_range_holds_the_sets_its_order_then_took() -> 
     range comes at 30 sets with each pair, and holds the ladder sets the top 3's order then
     took to be sure in most runs (with the sign test at today's share alone it held them in
     fewer than half: a streak of sets won made the order sure before the range's low end)."""
-    case = ladder_case(LadderKind("lopsided", (36.0, 24.0, 12.0, 0.0)), runs=16, horizon=300, rng=random.Random(7))
+    case = ladder_case(SimulatedLadder("lopsided", (36.0, 24.0, 12.0, 0.0)), runs=16, horizon=300, rng=random.Random(7))
     told = [run for run in case.runs_detail if run.told_at is not None]
     assert len(told) == case.told >= 12 and case.censored == 0
     assert all(run.told_at == MIN_PROJECTION_SETS and run.low is not None for run in told)
@@ -104,7 +104,7 @@ def test_a_lopsided_ladders_first_range_holds_the_sets_its_order_then_took() -> 
 def test_equal_bots_are_told_maybe_never_and_their_order_is_not_made_sure() -> None:
     """Four equal bots: the first range is "at least N (maybe never)" and the order is never
     sure (a wrong "sure" is the tests' 5%, per pair), so the range reaches past the horizon."""
-    case = ladder_case(LadderKind("equal", (0.0, 0.0, 0.0, 0.0)), runs=6, horizon=150, rng=random.Random(3))
+    case = ladder_case(SimulatedLadder("equal", (0.0, 0.0, 0.0, 0.0)), runs=6, horizon=150, rng=random.Random(3))
     assert case.told == 6 and case.open_ended >= 5, case.runs_detail
     assert case.censored >= 5 and case.sure_first == 0
     assert case.in_range is not None and case.in_range >= 5 / 6
