@@ -418,3 +418,48 @@ def test_the_sql_finder_finds_sql(tmp_path: Path) -> None:
     (tmp_path / "store" / "pages.py").write_text("def f(db):\n    return db.execute('SELECT 1')\n")
     (tmp_path / "web" / "planted.py").write_text("def f(reader):\n    return reader.db.execute(QUERY)\n")
     assert sql_outside_the_store(tmp_path) == {"web/planted.py": ["line 2: .execute(...)"]}
+
+
+SHARED_CLASS_NAMES: dict[str, str] = {
+    # the replay log's header (referee/log_format.py) and a vectors file's first line
+    # (referee/rules/vectors.py): the vectors' class names are published as the $defs of
+    # docs/vectors/schema.json, so that one keeps its name
+    "Header": "the log's header and the vectors' first line; the vectors' name is in docs/vectors/schema.json",
+}
+"""Class names defined more than once in referee/ and protocol/, each with the reason. A name
+that starts with ``_`` is not counted: a module-private helper (``_Line``, ``_Peek``, ``_Walk``)
+is never imported, so no reader meets two of them under one name."""
+
+
+def class_places(trees: dict[str, ast.Module]) -> dict[str, list[str]]:
+    """Where each public class of ``trees`` (by module name) is defined, nested ones too:
+    ``module:line`` by class name."""
+    found: dict[str, list[str]] = {}
+    for module, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                found.setdefault(node.name, []).append(f"{module}:{node.lineno}")
+    return found
+
+
+def test_one_name_one_class() -> None:
+    """No two classes of referee/ and protocol/ share a name (issue 45, 'One name, one thing'):
+    a reader who meets ``Decision`` knows which one it is. A class that fits a name another
+    already holds gets a more exact one (``DecisionTime`` beside the analysis's ``Decision``),
+    unless the allow-list says why both must keep it. An entry no longer shared is removed."""
+    shared = {
+        name: places for name, places in class_places({m: syntax_tree(m) for m in MODULES}).items() if len(places) > 1
+    }
+    unexplained = {name: places for name, places in shared.items() if name not in SHARED_CLASS_NAMES}
+    assert not unexplained, f"class names defined more than once (rename one): {unexplained}"
+    stale = sorted(set(SHARED_CLASS_NAMES) - set(shared))
+    assert not stale, f"in the allow-list but defined once (remove them): {stale}"
+    assert all(reason.strip() for reason in SHARED_CLASS_NAMES.values())
+
+
+def test_the_class_finder_finds_every_class() -> None:
+    """The check above is only as good as its finder: a class nested in a function or another
+    class counts; a module-private one does not."""
+    one = ast.parse("class A:\n    class B:\n        pass\nclass _C:\n    pass\n")
+    two = ast.parse("def f():\n    class A:\n        pass\n    class _C:\n        pass\n")
+    assert class_places({"one": one, "two": two}) == {"A": ["one:1", "two:2"], "B": ["one:2"]}

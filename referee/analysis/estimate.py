@@ -69,7 +69,7 @@ class Budget(msgspec.Struct, frozen=True, kw_only=True):
 
 
 SHOWN: Final = 12
-"""Choices kept in an ``Estimate`` (and a report): the best ones, and the choice made."""
+"""Choices kept in a ``DecisionEstimate`` (and a report): the best ones, and the choice made."""
 
 
 class Interval(msgspec.Struct, frozen=True):
@@ -88,7 +88,9 @@ class ChoiceValue(msgspec.Struct, frozen=True, kw_only=True):
     """Expected chance of finishing first the match (0 to 1)."""
 
 
-class Estimate(msgspec.Struct, frozen=True, kw_only=True):
+class DecisionEstimate(msgspec.Struct, frozen=True, kw_only=True):
+    """One decision's choices valued (the best, and the choice made's loss against it)."""
+
     choices: list[ChoiceValue]
     """Best first (fewest expected points)."""
     best: str
@@ -212,7 +214,9 @@ class _Samples:
         return True
 
 
-def estimate(info: InfoSet, chosen: str, seed: int, budget: Budget, policy: PlayoutPolicy = "greedy") -> Estimate:
+def estimate(
+    info: InfoSet, chosen: str, seed: int, budget: Budget, policy: PlayoutPolicy = "greedy"
+) -> DecisionEstimate:
     """Value every candidate of ``info``'s decision (see the module docstring)."""
     table = table_for(info.rules)
     choices = candidates(info, chosen, table, budget)
@@ -239,7 +243,7 @@ def estimate(info: InfoSet, chosen: str, seed: int, budget: Budget, policy: Play
     return _estimate(samples, held)
 
 
-def _estimate(samples: _Samples, held: _Samples) -> Estimate:
+def _estimate(samples: _Samples, held: _Samples) -> DecisionEstimate:
     """The race's values, and the loss from ``held``: the choice made against the race's best
     on fresh worlds (``samples`` itself when the choice made is the best)."""
     order = samples.ranked()
@@ -252,7 +256,7 @@ def _estimate(samples: _Samples, held: _Samples) -> Estimate:
     top = held.ranked()[0] if held is samples else 0
     chance_loss = interval([b - c for b, c in zip(held.chance[top], held.chance[held.chosen], strict=True)])
     twice = held is not samples
-    return Estimate(
+    return DecisionEstimate(
         choices=values,
         best=choices[best],
         loss=held.difference(held.chosen, top),

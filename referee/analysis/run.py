@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 
 from protocol.ruleset import RuleSet
-from referee.analysis.estimate import Budget, ChoiceValue, Estimate, Interval, estimate
+from referee.analysis.estimate import Budget, ChoiceValue, DecisionEstimate, Interval, estimate
 from referee.analysis.grading import grade
 from referee.analysis.infoset import PHASES, Decision, deal_views, match_decisions
 from referee.analysis.luck import LuckTask, RoundLuck, round_luck
@@ -91,7 +91,7 @@ def _unvalued(i: int, d: Decision) -> DecisionReport | None:
     )  # fmt: skip
 
 
-def moon_estimate(d: Decision, rules: RuleSet) -> Estimate:
+def moon_estimate(d: Decision, rules: RuleSet) -> DecisionEstimate:
     """A moon choice valued exactly: nothing is hidden once the round is played, and each
     choice's score changes are the rules' (``Decision.outcomes``). Its points are the seat's
     change less the others' mean change, equal for both choices (26 off the shooter or 26 on
@@ -110,11 +110,11 @@ def moon_estimate(d: Decision, rules: RuleSet) -> Estimate:
     chosen = next(v for v in values if v.choice == d.chosen)
     best = values[0]
     lost = best.chance - chosen.chance
-    return Estimate(choices=values, best=best.choice, loss=Interval(0.0, 0.0, 0.0),
+    return DecisionEstimate(choices=values, best=best.choice, loss=Interval(0.0, 0.0, 0.0),
                     chance_loss=Interval(lost, lost, lost), worlds=0, exact_worlds=0, playouts=0)  # fmt: skip
 
 
-def _valued(i: int, d: Decision, e: Estimate) -> DecisionReport:
+def _valued(i: int, d: Decision, e: DecisionEstimate) -> DecisionReport:
     loss, chance = e.loss, e.chance_loss
     verdict = grade(e.best == d.chosen, (loss.mean, loss.low, loss.high), (chance.mean, chance.low, chance.high))
     return DecisionReport(
@@ -178,7 +178,7 @@ def analyse_match(
     tasks += [("luck", t, task_seed(seed, "luck", t.round, t.dealt.seat), budget, policy) for t in luck_tasks]
     results = _run(tasks, workers, progress, executor)
     for i, result in zip(slots, results, strict=False):
-        assert isinstance(result, Estimate)
+        assert isinstance(result, DecisionEstimate)
         reports[i] = _valued(i, decisions[i], result)
     luck = [r for r in results[len(slots) :] if isinstance(r, RoundLuck)]
     done = [r for r in reports if r is not None]

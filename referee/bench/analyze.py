@@ -19,7 +19,15 @@ from protocol.cards import card_code, parse_card
 from protocol.ruleset import RuleSet
 from referee.analysis import Budget, analyse_match
 from referee.replay.reader import read_log
-from referee.replay.record import MatchRecord, MoonRecord, PassRecord, PlayRecord, RoundRecord, SeatRecord, TrickRecord
+from referee.replay.record import (
+    MatchRecord,
+    MoonRecord,
+    PassRecord,
+    PlayRecord,
+    ReplayedTrick,
+    RoundRecord,
+    SeatRecord,
+)
 from referee.replay.verify import verify
 from referee.rules import Match, Round, ruleset
 from referee.rules.playout import greedy_card
@@ -70,7 +78,7 @@ def _round(
         round_.pass_cards(seat, [parse_card(c) for c in cards])
     while round_.phase == "play":
         if not round_.trick:
-            rec.tricks.append(TrickRecord(number=round_.trick_number, leader=round_.leader))
+            rec.tricks.append(ReplayedTrick(number=round_.trick_number, leader=round_.leader))
         seat = round_.turn
         card = plays[seat](round_, seat, rng)
         rec.tricks[-1].plays.append(PlayRecord(seat=seat, card=card))

@@ -39,7 +39,7 @@ VIEWER_TIMEOUT = 5.0
 
 
 @dataclass
-class Viewer:
+class ViewerTally:
     """What one viewer got in one phase: its answers by status, and how long each 200 took."""
 
     statuses: dict[str, int] = field(default_factory=dict)
@@ -59,8 +59,8 @@ class Viewer:
 @dataclass
 class AttackResult:
     attack: str
-    during: Viewer
-    after: Viewer
+    during: ViewerTally
+    after: ViewerTally
 
 
 def _target(url: str) -> tuple[str, int]:
@@ -93,16 +93,16 @@ def _ask(host: str, port: int) -> tuple[str, float]:
     return status, time.monotonic() - began
 
 
-def _watch(host: str, port: int, seconds: float) -> Viewer:
-    viewer = Viewer()
+def _watch(host: str, port: int, seconds: float) -> ViewerTally:
+    tally = ViewerTally()
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         status, took = _ask(host, port)
-        viewer.statuses[status] = viewer.statuses.get(status, 0) + 1
+        tally.statuses[status] = tally.statuses.get(status, 0) + 1
         if status == "200":
-            viewer.seconds.append(took)
+            tally.seconds.append(took)
         time.sleep(VIEWER_EVERY)
-    return viewer
+    return tally
 
 
 @contextlib.contextmanager

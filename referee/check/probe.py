@@ -50,7 +50,7 @@ from referee import __version__
 from referee.check.conversation import Conversation, StepFailed, show
 from referee.check.late import explain_timeout
 from referee.check.links import CheckLink
-from referee.check.results import Decision
+from referee.check.results import DecisionTime
 from referee.match.clock import allowance, spend
 from referee.match.config import MatchConfig
 from referee.players.channel import LinkClosed
@@ -130,7 +130,7 @@ class Probe(Conversation):
         self.ids: Iterator[int] = itertools.count(1)
         """Request ids; a fresh connection counts from 1, as the referee does."""
         self.hello: BotHello | None = None
-        self.decisions: list[Decision] = []
+        self.decisions: list[DecisionTime] = []
         self.startup_ms: float | None = None
         self.notes: list[str] = []
         self.warnings: list[str] = []
@@ -244,7 +244,7 @@ class Probe(Conversation):
         wanted = f"a {tag(expect)!r} reply with id {request_id} within {self._within()}"
 
         def timed_out(waited: float) -> tuple[str, str]:
-            self.decisions.append(Decision(request=kind, id=request_id, ms=None))
+            self.decisions.append(DecisionTime(request=kind, id=request_id, ms=None))
             self.bank = 0.0  # no answer within the allowance: the whole bank is spent
             message = f"no reply to {kind} {request_id} within {limit:g} s"
             if limit != per:
@@ -257,7 +257,7 @@ class Probe(Conversation):
         line = await self._exchange(limit, wanted, timed_out, request_id)
         elapsed = trio.current_time() - start
         self.bank = spend(self.bank, per, elapsed)
-        self.decisions.append(Decision(request=kind, id=request_id, ms=round(elapsed * 1000, 3)))
+        self.decisions.append(DecisionTime(request=kind, id=request_id, ms=round(elapsed * 1000, 3)))
         reply = self._answer(line, expect, wanted, f"the reply to {kind} {request_id}")
         if reply.id != request_id:
             raise self.fail(f"reply id {reply.id} does not answer request {request_id} (wrong_id)", wanted, "wrong_id")

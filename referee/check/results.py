@@ -27,7 +27,7 @@ class TranscriptLine(msgspec.Struct, frozen=True, kw_only=True):
     """The line without its newline (cut after 2000 characters, with a note of the length)."""
 
 
-class Decision(msgspec.Struct, frozen=True, kw_only=True):
+class DecisionTime(msgspec.Struct, frozen=True, kw_only=True):
     """One request and how long the bot took to answer it."""
 
     request: str
@@ -60,7 +60,7 @@ class StepResult(msgspec.Struct, kw_only=True):
     """For a failure: what the author should try (a debug print on stdout? a line not
     flushed?), the same words ``referee match`` prints for that fault."""
     seconds: float = 0.0
-    decisions: list[Decision] = msgspec.field(default_factory=list)
+    decisions: list[DecisionTime] = msgspec.field(default_factory=list)
     startup_ms: float | None = None
     """How long the handshake of this step's bot process took."""
     transcript: list[TranscriptLine] = msgspec.field(default_factory=list)

@@ -30,7 +30,7 @@ from referee.cli.options import (
     cluster_address,
     parse_options,
 )
-from referee.duel.bots import BotList, chosen_bot, duel_bots, opponents, pool
+from referee.duel.bots import ListedBots, chosen_bot, duel_bots, opponents, pool
 from referee.duel.run import DuelPlayed, play_duel, read_status
 from referee.duel.settings import DEFAULT_MAX_SETS, Contest, DuelSettings
 from referee.duel.view import broken_lines, status_json, status_table, verdict_line
@@ -271,7 +271,7 @@ def _bots(
     """The run's bots and the duel's settings, from what the command line names, and the names
     of the bots taken from a TOML list (``--bots``, ``--pool``, the default opponent)."""
     cwd = Path(options["cwd"] or ".").absolute()
-    bots = BotList(options["bots_file"]) if options["bots_file"] else None
+    bots = ListedBots(options["bots_file"]) if options["bots_file"] else None
     new_bot = chosen_bot(new, "new", bots, cwd)
     others = opponents(options["opponent_bots"], bots, cwd)
     against = [chosen_bot(old, "old", bots, cwd) for old in olds]

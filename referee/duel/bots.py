@@ -35,8 +35,8 @@ DIR_WORD = "dir="
 """The first word of a command-line bot that names its folder: ``dir=../previous php bin/bot``."""
 
 
-class BotList:
-    """A TOML bot list, each bot with its folder made absolute."""
+class ListedBots:
+    """The bots of a TOML bot list (``bot_config.BotList``) by name, each with its folder made absolute."""
 
     def __init__(self, path: str | Path) -> None:
         folder = config_folder(path)
@@ -54,7 +54,7 @@ def _located(entry: BotEntry, folder: Path) -> BotEntry:
     return msgspec.structs.replace(entry, folder=str(bot_folder(entry, folder)))
 
 
-def chosen_bot(given: str, name: str, bots: BotList | None, cwd: Path) -> BotEntry:
+def chosen_bot(given: str, name: str, bots: ListedBots | None, cwd: Path) -> BotEntry:
     """The bot ``given`` names: a bot of ``bots``, or (without a list) a command line, named ``name``."""
     if bots is not None:
         return bots.named(given)
@@ -117,11 +117,11 @@ def default_opponent() -> BotEntry:
             f"the default opponent is the sample heuristic bot of {SAMPLE_BOTS}, which is not there (install the"
             " referee from a copy of its repository, pip install -e .); or name the opponents with --opponents"
         )
-    entry = BotList(SAMPLE_BOTS).named(DEFAULT_OPPONENT)
+    entry = ListedBots(SAMPLE_BOTS).named(DEFAULT_OPPONENT)
     return msgspec.structs.replace(entry, name=OPPONENT)
 
 
-def opponents(given: Sequence[str], bots: BotList | None, cwd: Path) -> list[BotEntry]:
+def opponents(given: Sequence[str], bots: ListedBots | None, cwd: Path) -> list[BotEntry]:
     """The opponents named (``opponent``, ``opponent-2``, ... for command lines), or the default."""
     if not given:
         return [default_opponent()]
@@ -155,7 +155,7 @@ def duel_bots(
 def pool(path: str | Path, new: BotEntry, others: Sequence[BotEntry]) -> list[BotEntry]:
     """A gauntlet's pool: the bots of the list at ``path`` but NEW and the opponents (by name)."""
     left_out = {new.name, *(o.name for o in others)}
-    found = [e for e in BotList(path).entries.values() if e.name not in left_out]
+    found = [e for e in ListedBots(path).entries.values() if e.name not in left_out]
     if not found:
         raise LadderError(f"{path}: no bot in the pool besides NEW and the opponents")
     return found

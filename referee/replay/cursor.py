@@ -28,7 +28,7 @@ class LogEnds(Exception):
     """The log stops here (a killed referee): not a mismatch."""
 
 
-class Interrupted(Exception):
+class LoggedInterruption(Exception):
     """The match was ended here by SIGINT or SIGTERM (its result says ``interrupted``)."""
 
 
@@ -77,7 +77,7 @@ class LogCursor:
         line = queue.popleft()
         if self.interrupted and not self.finishing and sent_type(line.entry) == "match_end":
             queue.appendleft(line)
-            raise Interrupted
+            raise LoggedInterruption
         self.last_line = max(self.last_line, line.number)
         return line
 
@@ -94,7 +94,7 @@ class LogCursor:
         line = self.main.popleft()
         if self.interrupted and not self.finishing and isinstance(line.entry, Result):
             self.main.appendleft(line)
-            raise Interrupted
+            raise LoggedInterruption
         self.last_line = max(self.last_line, line.number)
         if line.entry.__struct_config__.tag != kind:
             raise self.differ("entry", expecting, describe(line.entry), line=line.number)

@@ -13,7 +13,7 @@ from protocol.cards import card_code
 from protocol.messages import TimeLeft
 from referee.replay.asking import LoggedAsker
 from referee.replay.policy import LoggedPolicy
-from referee.replay.record import DeclarationRecord, MoonRecord, PassRecord, PlayRecord, RoundRecord, TrickRecord
+from referee.replay.record import DeclarationRecord, MoonRecord, PassRecord, PlayRecord, ReplayedTrick, RoundRecord
 from referee.replay.seats import Seats
 from referee.rules.round import PASS, Round
 from referee.rules.turns import (
@@ -101,7 +101,7 @@ class LoggedRound:
         elif isinstance(event, PlayTurn):
             cursor.trick = event.number
             if event.leads:
-                rec.tricks.append(TrickRecord(number=event.number, leader=self.round.leader))
+                rec.tricks.append(ReplayedTrick(number=event.number, leader=self.round.leader))
         elif isinstance(event, PlayMade):
             play = PlayRecord(seat=event.seat, card=card_code(event.card), fallback=event.fallback)
             rec.tricks[-1].plays.append(play)

@@ -64,7 +64,9 @@ class PlayRecord(msgspec.Struct, kw_only=True):
     fallback: bool = False
 
 
-class TrickRecord(msgspec.Struct, kw_only=True):
+class ReplayedTrick(msgspec.Struct, kw_only=True):
+    """A trick of a replayed round: each play with its seat, and whether the referee made it."""
+
     number: int
     leader: int
     plays: list[PlayRecord] = msgspec.field(default_factory=list)
@@ -116,7 +118,7 @@ class RoundRecord(msgspec.Struct, kw_only=True):
     """Every hand after the exchange (``None`` until passing is over; the dealt hands in a
     hold round)."""
     declarations: list[DeclarationRecord] = msgspec.field(default_factory=list)
-    tricks: list[TrickRecord] = msgspec.field(default_factory=list)
+    tricks: list[ReplayedTrick] = msgspec.field(default_factory=list)
     moon: MoonRecord | None = None
     """The shooter's choice, where the rule let the shooter choose."""
     result: RoundResult | None = None

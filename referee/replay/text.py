@@ -25,7 +25,7 @@ from referee.log_format import Deal, Fault, Received, Sent
 from referee.names import printable
 from referee.replay.cursor import message_of
 from referee.replay.reader import LogMatch
-from referee.replay.record import FaultRecord, MatchRecord, RoundRecord, SeatRecord, TrickRecord
+from referee.replay.record import FaultRecord, MatchRecord, ReplayedTrick, RoundRecord, SeatRecord
 from referee.replay.stderr import SeatOutput, seat_outputs
 
 RED = "red"
@@ -166,7 +166,7 @@ def _round(record: MatchRecord, round_: RoundRecord, names: list[str]) -> Iterat
     yield from _round_result(round_, names)
 
 
-def _trick(trick: TrickRecord, names: list[str], column: int) -> Text:
+def _trick(trick: ReplayedTrick, names: list[str], column: int) -> Text:
     cells = [Text(" " * column) for _ in names]
     for play in trick.plays:
         won = trick.complete and play.seat == trick.winner

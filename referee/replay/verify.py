@@ -36,7 +36,7 @@ from protocol.messages import RoundStart, SeatOutcome
 from referee.hints import exit_text, hint
 from referee.log_format import Result, RoundScored
 from referee.replay.asking import LoggedAsker
-from referee.replay.cursor import Interrupted, LogCursor, LogEnds, Mismatch, describe, same
+from referee.replay.cursor import LogCursor, LogEnds, LoggedInterruption, Mismatch, describe, same
 from referee.replay.deals import DealSource, check_deal, deal_source, logged_deal
 from referee.replay.handshake import check_handshakes
 from referee.replay.phases import LoggedRound
@@ -142,7 +142,7 @@ class _Walk:
         try:
             while (event := turns.event) is not None:
                 turns.answer(self._meet(event))
-        except Interrupted:
+        except LoggedInterruption:
             cursor.abandon()
             turns.interrupt()
             while (event := turns.event) is not None:

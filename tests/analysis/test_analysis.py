@@ -18,7 +18,7 @@ from referee.analysis.grading import grade
 from referee.analysis.infoset import Decision, InfoSet, _Walk
 from referee.analysis.report import ERRORS
 from referee.analysis.run import moon_estimate
-from referee.replay.record import RoundRecord, TrickRecord
+from referee.replay.record import ReplayedTrick, RoundRecord
 from referee.rules import ruleset
 from referee.rules.errors import IllegalMove
 from referee.rules.playout import finish
@@ -48,7 +48,7 @@ def test_the_same_seed_gives_the_same_analysis() -> None:
     assert other.decisions != first.decisions
 
 
-def _cut(rec: RoundRecord, trick: int, seat: int) -> list[TrickRecord]:
+def _cut(rec: RoundRecord, trick: int, seat: int) -> list[ReplayedTrick]:
     """The round's tricks up to ``seat``'s play to ``trick``, that play included."""
     tricks = [msgspec.structs.replace(t, plays=list(t.plays)) for t in rec.tricks[: trick + 1]]
     last = tricks[-1]
@@ -56,7 +56,7 @@ def _cut(rec: RoundRecord, trick: int, seat: int) -> list[TrickRecord]:
     return tricks
 
 
-def _swaps(rec: RoundRecord, tricks: list[TrickRecord], seat: int) -> Iterator[list[list[str]]]:
+def _swaps(rec: RoundRecord, tricks: list[ReplayedTrick], seat: int) -> Iterator[list[list[str]]]:
     """Deals where two cards dealt to two other seats change hands: cards nobody passed and
     nobody played before the decision, so the seat saw neither."""
     seen = {c for p in rec.passes for c in p.cards} | {p.card for t in tricks for p in t.plays}

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.analysis import Budget, analyse_match, match_decisions
-from referee.analysis.estimate import SHOWN, Estimate, Interval, estimate
+from referee.analysis.estimate import SHOWN, DecisionEstimate, Interval, estimate
 from referee.analysis.grading import grade
 from referee.analysis.report import ERRORS, Analysis
 from referee.analysis.worlds import Dealer
@@ -45,7 +45,7 @@ def test_every_estimate_keeps_the_invariants(seed: int, players: list[str], pick
     record = simulate([PLAYERS[p] for p in players], seed, rounds=1, rules=rules)
     decisions = [d for d in match_decisions(record, range(4)) if d.info.kind in ("play", "pass")]
     d = decisions[pick % len(decisions)]
-    found: Estimate = estimate(d.info, d.chosen, seed, TINY)
+    found: DecisionEstimate = estimate(d.info, d.chosen, seed, TINY)
     choices = [c.choice for c in found.choices]
     assert len(set(choices)) == len(choices)
     assert d.chosen in choices and len(choices) >= min(found.valued, SHOWN)

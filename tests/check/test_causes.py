@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from referee.check.causes import group_causes, heading, step_hint
 from referee.check.probe import Limits
-from referee.check.results import Decision, StepResult
+from referee.check.results import DecisionTime, StepResult
 from referee.check.steps.timing import bank_spent, judge_decisions, match_decisions
 from referee.hints import FLUSH, STDOUT_IS_PROTOCOL
 from referee.rules.presets import ruleset
@@ -14,7 +14,7 @@ AMERICAN = ruleset("american")
 
 
 def answered(*times_ms: float, name: str = "play.follow_suit") -> StepResult:
-    decisions = [Decision(request="play_request", id=i, ms=ms) for i, ms in enumerate(times_ms, 1)]
+    decisions = [DecisionTime(request="play_request", id=i, ms=ms) for i, ms in enumerate(times_ms, 1)]
     return StepResult(name=name, summary="", verdict="pass", decisions=decisions)
 
 

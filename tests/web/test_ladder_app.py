@@ -18,7 +18,7 @@ from referee.ladder.schedule import draw_sets
 from referee.store.database import read_only
 from referee.store.writer import LadderStore
 from referee.web.ladder import queries
-from referee.web.ladder.budget import MAX_OPEN, Bucket, Slots
+from referee.web.ladder.budget import MAX_OPEN, AnswerSlots, Bucket
 from referee.web.ladder.tables import in_play
 from tests.duel.helpers import TEST, undecided_duel
 from tests.web.ladder_helpers import HOSTILE, NAMES, View
@@ -150,7 +150,7 @@ async def test_a_flood_is_shed_and_a_failing_page_fails_alone(
         assert view.app.slots.take(f"10.0.0.{n}")
     status, headers, _ = await view.ask("/")
     assert status == 503 and headers[b"retry-after"] == b"1" and view.app.shed == 1
-    view.app.slots = Slots()
+    view.app.slots = AnswerSlots()
     view.app.renders = Bucket(rate=0.0, burst=2)  # two pages may be made, no more
     assert (await view.get("/"))[0] == 200
     assert (await view.get("/matches"))[0] == 200

@@ -24,7 +24,7 @@ from typing import Final
 from protocol.ruleset import RuleSet
 from referee.check.causes import step_hint
 from referee.check.probe import MATCH_CLOCK, Limits
-from referee.check.results import Decision, StepResult
+from referee.check.results import DecisionTime, StepResult
 from referee.check.steps.base import SummaryStep
 from referee.rules.match import Match
 from referee.rules.random_play import play_match
@@ -118,7 +118,7 @@ def judge_decisions(results: Sequence[StepResult], limits: Limits, rules: RuleSe
         )
 
 
-def _unanswered(late: Sequence[tuple[str, Decision]], clock: str, result: StepResult) -> None:
+def _unanswered(late: Sequence[tuple[str, DecisionTime]], clock: str, result: StepResult) -> None:
     """The verdict when requests went unanswered within the clock: ``timeout``."""
     name, first = late[0]
     result.verdict = "fail"

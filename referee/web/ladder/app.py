@@ -47,7 +47,7 @@ from referee.web.ladder.answers import (
 )  # fmt: skip
 from referee.web.ladder.board import board_body
 from referee.web.ladder.bot import bot_body
-from referee.web.ladder.budget import Bucket, Kept, Slots, State
+from referee.web.ladder.budget import AnswerSlots, Bucket, Kept, State
 from referee.web.ladder.entrant_page import FOR_ENTRANTS, entrant_page
 from referee.web.ladder.finished import download, replay
 from referee.web.ladder.lists import matches_body, tables_body
@@ -96,7 +96,7 @@ class LadderWeb:
         self.public = public
         self.url = ""
         """Where it is served (``server`` sets it): the ``Host`` and ``Origin`` it answers."""
-        self.slots = Slots()
+        self.slots = AnswerSlots()
         self.shed = 0
         self.watching = TableWatch(self.who, self.reading)
         self._files = {path: (STATIC / path.lstrip("/")).read_bytes() for path in FILES}

@@ -27,7 +27,7 @@ MAX_OPEN_PER_CLIENT = 8
 cannot take every slot from the others."""
 
 
-class Slots:
+class AnswerSlots:
     """The answers being made, in all and by client address. A slot is held only while an
     answer is made (a read of the database, a page's HTML), never while it is sent: making
     takes the ladder's CPU and is bounded; sending waits on the client, which Hypercorn's

@@ -2,7 +2,7 @@
 request is believed when, and only when, the request comes from the proxy.
 
 Behind a proxy, every request comes from the proxy's address: one visitor's flood would take
-the slots of all (``budget.Slots`` counts 8 per address), and the ``Host`` is whatever the
+the slots of all (``budget.AnswerSlots`` counts 8 per address), and the ``Host`` is whatever the
 proxy sends. A proxy says who asked, how and by which name in ``X-Forwarded-For``,
 ``X-Forwarded-Proto`` and ``X-Forwarded-Host``; but any client can send those headers too, so
 they are believed only from a peer among the configured proxies' addresses, and are removed

@@ -35,7 +35,9 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True)
-class SeatResult:
+class FinishedSeat:
+    """One seat of a finished match: its ``seatN_`` columns, an object of the JSON's ``seats``."""
+
     seat: int
     bot: str
     score: int
@@ -52,7 +54,7 @@ class FinishedMatch:
     finished: str
     reason: str
     rounds: int
-    seats: list[SeatResult]
+    seats: list[FinishedSeat]
     replay: str = ""
     """The replay page's path in the copy, relative to its root; empty: none written."""
 
@@ -60,9 +62,9 @@ class FinishedMatch:
 def finished_matches(reader: LadderReader) -> list[FinishedMatch]:
     """Every finished match, in the order results were rated (oldest first), in the caller's
     read transaction."""
-    seats: dict[int, list[SeatResult]] = {}
+    seats: dict[int, list[FinishedSeat]] = {}
     for match, seat, bot, score, rank, status in all_seats(reader):
-        seats.setdefault(int(match), []).append(SeatResult(int(seat), str(bot), int(score), int(rank), str(status)))
+        seats.setdefault(int(match), []).append(FinishedSeat(int(seat), str(bot), int(score), int(rank), str(status)))
     rows = finished_in_order(reader)
     return [
         FinishedMatch(match_key(s, r), int(s), int(r), int(seq), str(finished or ""), str(reason or ""),
