@@ -436,16 +436,21 @@ class _Tree:
             raise
 
 
+def archive_kind(head: bytes) -> str | None:
+    """What archive or compressed stream a file's first bytes (``HEAD_BYTES``) begin, if any
+    (``"a zip"``, ``"a gzip stream"``...), whatever the file's name says."""
+    return next((kind for kind, at, marks in _MAGIC if head[at:].startswith(marks)), None)
+
+
 def _refuse_nested(parts: tuple[str, ...], head: bytes) -> None:
     """Refuse a file whose first bytes are an archive or a compressed stream (by its bytes,
     whatever its name says): what it holds passed none of the checks here. A zip named as a
     kind a runtime reads as it is (``RUN_AS_THEY_ARE``) is kept as a file."""
-    for kind, at, marks in _MAGIC:
-        if head[at:].startswith(marks):
-            if kind == "a zip" and parts[-1].lower().endswith(RUN_AS_THEY_ARE):
-                return
-            why = f"{kind} inside the archive (by its first bytes); upload its files unpacked instead"
-            raise _refuse(Reason.NESTED_ARCHIVE, "/".join(parts), why)
+    kind = archive_kind(head)
+    if kind is None or (kind == "a zip" and parts[-1].lower().endswith(RUN_AS_THEY_ARE)):
+        return
+    why = f"{kind} inside the archive (by its first bytes); upload its files unpacked instead"
+    raise _refuse(Reason.NESTED_ARCHIVE, "/".join(parts), why)
 
 
 def _refuse_set_id(name: str, mode: int) -> None:

@@ -34,6 +34,7 @@ from referee.ladder.upload_archive import (
     ArchiveRefused,
     Manifest,
     Reason,
+    archive_kind,
     unpack,
 )
 
@@ -672,8 +673,10 @@ def _tree(files: list[tuple[tuple[str, ...], bytes, bool]]) -> Tree:
     return {path: drawn.get(path, (b"pass", True)) for path in _distinct([("bot.py",), *drawn])}
 
 
+PLAIN_BYTES = st.binary(max_size=300).filter(lambda data: archive_kind(data) is None)
+"""A file's contents that are no archive (one would be refused as nested: not a safe tree)."""
 TREES = st.lists(
-    st.tuples(st.lists(PART, min_size=1, max_size=4).map(tuple), st.binary(max_size=300), st.booleans()), max_size=12
+    st.tuples(st.lists(PART, min_size=1, max_size=4).map(tuple), PLAIN_BYTES, st.booleans()), max_size=12
 ).map(_tree)
 
 
