@@ -3,11 +3,15 @@ side in one run.
 
 Both play random legal American hands in this process, in alternating blocks so that both see
 the same machine load: ours through the referee's API (``bench engine``'s driver), OpenSpiel
-through ``pyspiel`` (its chance nodes, the pass direction and the deal, sampled uniformly with
-one ``choice`` over ``chance_outcomes()``: Hearts' chance outcomes are uniform, so that is the
-cheapest correct driver, the fair one for the side we compare against; its decisions, three
-passes per seat and 52 plays, with ``choice`` over ``legal_actions()`` as ours are). OpenSpiel
-is optional: ``pip install -e '.[compare]'``.
+through ``pyspiel`` with the cheapest correct driver, the fair one for the side we compare
+against: ``choice`` over ``legal_actions()`` at every node. At a decision (three passes per
+seat, 52 plays) that is what ours does over ``legal_plays()``; at a chance node (the pass
+direction, each card of the deal) ``legal_actions()`` lists the chance outcomes, and Hearts'
+chance outcomes are uniform (``tests/bench/test_bench_openspiel.py`` checks both), so a uniform
+``choice`` among them is the game's own distribution. Drawing over ``chance_outcomes()``
+instead (the driver before issue 46) builds a list of (action, probability) pairs at each of
+the 53 chance nodes and made OpenSpiel's hands 1.5 times as slow. OpenSpiel is optional:
+``pip install -e '.[compare]'``.
 """
 
 from __future__ import annotations
@@ -55,11 +59,8 @@ def openspiel_hands(game: Any, seconds: float, seed: int) -> float:
     while True:
         for _ in range(20):
             state = game.new_initial_state()
-            while not state.is_terminal():
-                if state.is_chance_node():
-                    state.apply_action(choice(state.chance_outcomes())[0])
-                else:
-                    state.apply_action(choice(state.legal_actions()))
+            while not state.is_terminal():  # chance nodes too: their outcomes are uniform
+                state.apply_action(choice(state.legal_actions()))
             state.returns()
             hands += 1
         if time.perf_counter() >= deadline:

@@ -30,10 +30,12 @@ same card to a player, and the replay gives each seat the copies in deck order.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Mapping, Sequence
+from itertools import chain, repeat
+from typing import Final, TypeAlias
 
 from protocol.cards import HEARTS, QUEEN, SPADES, Card, make_card, parse_card
 from referee.rules.cardset import cards_of
@@ -43,6 +45,8 @@ from referee.rules.table import Table
 from referee.rules.view import SeatView
 
 _QS: Final = make_card(SPADES, QUEEN)
+_Plan: TypeAlias = tuple[tuple[Card, ...], dict[Card, list[int]], dict[Card, int]]
+"""What every deal of ``sample_hidden`` starts from (see ``_plan``)."""
 
 
 class SamplingError(RulesError):
@@ -53,7 +57,7 @@ class SamplingError(RulesError):
 class Knowledge:
     """What a seat knows about the hidden hands, as constraints on each other seat's hand now."""
 
-    __slots__ = ("counts", "forbid", "must", "own", "played_by", "pool", "seat")
+    __slots__ = ("_plan", "counts", "forbid", "must", "own", "played_by", "pool", "seat")
 
     def __init__(
         self,
@@ -79,6 +83,14 @@ class Knowledge:
         """The hidden cards (faces, a double-deck face twice when both copies are hidden)."""
         self.played_by = played_by
         """Per seat: the faces it played this round, in order."""
+        self._plan: _Plan | None = None
+
+    def plan(self) -> _Plan:
+        """What ``sample_hidden`` deals from (see ``_plan``), found on its first deal: a bot
+        deals many worlds from one ``Knowledge``."""
+        if self._plan is None:
+            self._plan = _plan(self)
+        return self._plan
 
     def admits(self, hidden: Sequence[Sequence[Card]]) -> bool:
         """Whether the hidden hands (faces by seat; the own seat's entry is ignored) meet every
@@ -112,7 +124,7 @@ def knowledge(table: Table, view: SeatView) -> Knowledge:
     before_exchange = view.phase == PASS
     counts = [table.hand_size - len(played) for played in played_by]
     counts[me] = len(own)
-    pool_count = Counter(c & 63 for c in table.cards)
+    pool_count = Counter(_deck_faces(table))
     pool_count.subtract(own)
     for played in played_by:
         pool_count.subtract(played)
@@ -139,6 +151,13 @@ def knowledge(table: Table, view: SeatView) -> Knowledge:
                     break
                 forbid[seat] |= 1 << (lead & 63)
     return Knowledge(seat=me, own=own, counts=counts, must=must, forbid=forbid, pool=pool, played_by=played_by)
+
+
+@functools.lru_cache(maxsize=64)
+def _deck_faces(table: Table) -> Mapping[Card, int]:
+    """By face, how many copies the deck holds (read, never changed: ``knowledge`` counts a
+    copy of it down)."""
+    return dict(Counter(c & 63 for c in table.cards))
 
 
 def _faces(mask: int) -> int:
@@ -237,23 +256,31 @@ def replay(table: Table, view: SeatView, hands: Sequence[Sequence[Card]]) -> Rou
 
 def _masks(table: Table, hands: Sequence[Sequence[Card]]) -> list[int]:
     """Hands of faces as masks of card ids, each face's copies handed out in deck order."""
-    copies: dict[Card, list[Card]] = {}
-    for card in table.cards:
-        copies.setdefault(card & 63, []).append(card)
-    given: Counter[Card] = Counter()
+    copies = _copy_bits(table)
+    given: dict[Card, int] = {}
     masks: list[int] = []
     for hand in hands:
         mask = 0
         for card in hand:
             face = card & 63
-            ids = copies.get(face, [])
-            k = given[face]
-            if k >= len(ids):
+            k = given.get(face, 0)
+            bits = copies.get(face, ())
+            if k >= len(bits):
                 raise SamplingError("a world deals a card more often than the deck holds it")
             given[face] = k + 1
-            mask |= 1 << ids[k]
+            mask |= bits[k]
         masks.append(mask)
     return masks
+
+
+@functools.lru_cache(maxsize=64)
+def _copy_bits(table: Table) -> Mapping[Card, tuple[int, ...]]:
+    """By face: the bits (``1 << id``) of its copies in the deck, in deck order (built once per
+    table: a sampled world reads it for every card)."""
+    copies: dict[Card, tuple[int, ...]] = {}
+    for card in table.cards:
+        copies[card & 63] = (*copies.get(card & 63, ()), 1 << card)
+    return copies
 
 
 def start_hands(round_: Round) -> list[list[Card]]:
@@ -276,17 +303,11 @@ def sample_hidden(know: Knowledge, rng: random.Random, tries: int = 200) -> list
     the most constrained cards first, each to a seat with room, weighted by that room."""
     n = len(know.counts)
     me = know.seat
-    others = [s for s in range(n) if s != me]
-    rest = Counter(know.pool)
-    for s in others:
-        rest.subtract(know.must[s])
-    if any(v < 0 for v in rest.values()):
-        raise SamplingError("a seat must hold a card that is not hidden")
-    free = list(rest.elements())
-    allowed = {face: [s for s in others if not know.forbid[s] >> face & 1] for face in set(free)}
+    dealt, allowed, choices = know.plan()
+    free = list(dealt)
     for _ in range(tries):
         rng.shuffle(free)
-        free.sort(key=lambda face: len(allowed[face]))
+        free.sort(key=choices.__getitem__)
         room = [know.counts[s] - len(know.must[s]) for s in range(n)]
         room[me] = 0
         if any(r < 0 for r in room):
@@ -299,7 +320,7 @@ def sample_hidden(know: Knowledge, rng: random.Random, tries: int = 200) -> list
             if len(seats) == 1:
                 seat = seats[0]
             else:
-                pick = rng.randrange(sum(room[s] for s in seats))
+                pick = rng.randrange(sum([room[s] for s in seats]))
                 for seat in seats:
                     pick -= room[seat]
                     if pick < 0:
@@ -309,6 +330,28 @@ def sample_hidden(know: Knowledge, rng: random.Random, tries: int = 200) -> list
         else:
             return hands
     raise SamplingError(f"no deal of the hidden cards meets the constraints in {tries} tries")
+
+
+def _plan(know: Knowledge) -> _Plan:
+    """What every deal of ``sample_hidden`` starts from: the hidden cards no seat is known to
+    hold (faces, in pool order), by face the seats that may hold it, and how many those are."""
+    others = [s for s in range(len(know.counts)) if s != know.seat]
+    rest: dict[Card, int] = {}
+    for face in know.pool:
+        rest[face] = rest.get(face, 0) + 1
+    for s in others:
+        for face in know.must[s]:
+            rest[face] = rest.get(face, 0) - 1
+    if any(v < 0 for v in rest.values()):
+        raise SamplingError("a seat must hold a card that is not hidden")
+    free = tuple(chain.from_iterable(map(repeat, rest, rest.values())))  # as Counter.elements
+    allowed: dict[Card, list[int]] = {face: [] for face in rest}
+    for s in others:  # seat by seat, so each list is in seat order
+        forbid = know.forbid[s]
+        for face, seats in allowed.items():
+            if not forbid >> face & 1:
+                seats.append(s)
+    return free, allowed, {face: len(seats) for face, seats in allowed.items()}
 
 
 def sample_round(table: Table, view: SeatView, rng: random.Random, tries: int = 200) -> Round:

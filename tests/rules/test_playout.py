@@ -2,18 +2,26 @@
 
 A search bot is only as good as the policy that finishes its sampled worlds: each test is a
 hand-built position where the policy used to throw points away (or could), and the card it
-must choose there.
+must choose there. And whole playouts and sampled worlds give what they gave before the speed
+work of issue 46 (digests recorded from that code).
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
+from typing import Any
+
+import pytest
 
 from protocol.cards import card_code, parse_card
-from referee.rules.playout import _costs, greedy_card
+from referee.rules.match import Match
+from referee.rules.playout import PLAYOUT_POLICIES, _costs, finish, greedy_card
 from referee.rules.presets import ruleset
 from referee.rules.round import Round
+from referee.rules.sampling import sample_round
 from referee.rules.table import table_for
+from referee.rules.view import seat_view
 from tests.rules.helpers import make_round, play
 
 AMERICAN = ruleset("american")
@@ -103,8 +111,64 @@ def test_an_omnibus_leader_keeps_its_jack_of_diamonds_back() -> None:
 
 
 def test_card_values_are_read_by_face_in_a_double_deck() -> None:
-    points, penalty, costly = _costs(table_for(ruleset("double-deck")))
+    points, penalty, costly, *_ = _costs(table_for(ruleset("double-deck")))
     queen = parse_card("QS")
     assert points[queen] == 13 and points[parse_card("2H")] == 1
     assert costly == 1 << queen
     assert penalty == costly | sum(1 << parse_card(r + "H") for r in "23456789TJQKA")
+
+
+# -- the same results as before the speed work of issue 46 ------------------------------------
+
+
+def _playouts_digest(name: str, overrides: dict[str, Any], seeds: int) -> str:
+    """Greedy and random playouts of copies of mid-round positions (some in phase 2, where the
+    greedy policy turns round), and sampled worlds played out, all from one seeded ``Random``:
+    every card chosen, world dealt and score, digested."""
+    rules = ruleset(name, overrides)
+    table = table_for(rules)
+    rng = random.Random(name)
+    digest = hashlib.sha256()
+    for seed in range(seeds):
+        round_ = Match(rules, seed).next_round()
+        if seed % 3 == 0:
+            round_.match_phase = 2
+        while round_.phase in ("pass", "declare"):
+            if round_.phase == "pass":
+                for seat in round_.awaiting():
+                    round_.pass_cards(seat, rng.sample(round_.hand(seat), rules.pass_count))
+            else:
+                round_.declare(round_.turn, rng.random() < 0.3)
+        for _ in range(rng.randrange(table.hand_size * table.players)):
+            if round_.phase != "play":
+                break
+            pick = greedy_card(round_, rng) if rng.random() < 0.5 else rng.choice(round_.legal_plays())
+            round_.play(round_.turn, pick)
+        if round_.phase != "play":
+            continue
+        digest.update(repr(greedy_card(round_, rng)).encode())
+        for policy in PLAYOUT_POLICIES:
+            digest.update(repr(finish(round_.copy(), rng, policy)).encode())
+        world = sample_round(table, seat_view(round_, round_.turn), rng)
+        digest.update(repr((world.hands, world.trick, world.turn, finish(world, rng))).encode())
+    return digest.hexdigest()[:20]
+
+
+# Recorded from the playouts and the sampling as they were before issue 46's speed work.
+RECORDED_PLAYOUTS: list[tuple[str, dict[str, Any], str]] = [
+    ("american", {}, "ab3485930e320656fce6"),
+    ("american", {"queen_must_drop": True}, "24bb0fb115c50ddb510c"),
+    ("american-3", {}, "27bc6020381643e60236"),
+    ("omnibus", {}, "98c03b8d201749dc820f"),
+    ("black-maria", {}, "fc06b1d90e8b1fc23b8b"),
+    ("double-deck", {}, "291c7665f632ea9b2262"),
+    ("double-deck", {"identical_cards": "later_wins", "queen_must_drop": True}, "410c5a74331b17ce3083"),
+    ("dutch", {}, "ddc52faea2bedacb57ff"),
+    ("achterhoeks", {}, "0941905ee666dc7bb618"),
+    ("argentine", {}, "0c1a01aafb9654c75ab6"),
+]
+
+
+@pytest.mark.parametrize(("name", "overrides", "digest"), RECORDED_PLAYOUTS)
+def test_playouts_and_worlds_give_the_recorded_results(name: str, overrides: dict[str, Any], digest: str) -> None:
+    assert _playouts_digest(name, overrides, 40) == digest

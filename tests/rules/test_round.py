@@ -735,3 +735,26 @@ def test_double_deck_queen_must_drop_only_when_she_cannot_win(identical: str, pl
     play(round_, plays)
     assert round_.turn == 4
     assert legal_codes(round_) == code_set(legal)
+
+
+# -- copy ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["american", "double-deck", "achterhoeks"])
+def test_copy_writes_every_slot_and_shares_no_list(name: str) -> None:
+    """``Round.copy`` names each slot (a loop over them was slower): none may be left out."""
+    match = Match(ruleset(name), 3)
+    round_ = match.next_round()
+    for seat in round_.awaiting() if round_.phase == "pass" else []:
+        round_.pass_cards(seat, round_.hand(seat)[: round_.table.rules.pass_count])
+    while round_.phase == "declare":
+        round_.declare(round_.turn, False)
+    for _ in range(round_.table.players + 1):  # into the second trick
+        round_.play(round_.turn, round_.legal_plays()[-1])
+    twin = round_.copy()
+    for slot in Round.__slots__:
+        mine, its = getattr(round_, slot), getattr(twin, slot)
+        assert its == mine, slot
+        assert not isinstance(mine, list) or its is not mine, f"{slot} is shared"
+    twin.play(twin.turn, twin.legal_plays()[0])
+    assert twin.trick != round_.trick and twin.hands != round_.hands
