@@ -108,7 +108,7 @@ async def test_a_reply_found_at_once_still_lets_other_tasks_run(link: PipeLink) 
         for _ in range(10):
             os.write(link.bot_out, b"quick\n")
             assert await link.exchange(b"ask\n") == b"quick"
-        assert turns >= before + 10
+        assert turns - before >= 5  # about one turn a decision (trio may order a batch either way); 0 if starved
         nursery.cancel_scope.cancel()
     assert channel.READ_ATTEMPTS >= 1
     link.close_all()
