@@ -317,6 +317,12 @@ def upload_rows(page: Page) -> list[dict[str, str]]:
     return rows(page, "table.uploads")
 
 
+NAVIGATION_MS = 120_000
+"""How long a form's answer may take: an upload is unpacked in the pages' process while the
+ladder builds and plays beside it, and in a loaded run of the whole suite one took over 30 s
+(Playwright's default)."""
+
+
 def upload(page: Page, url: str, name: str, data: bytes, command: str, *, build: str = "") -> None:
     """Send an archive with the form of the entrant's page, as a person does."""
     visit(page, url + "entrant")
@@ -325,7 +331,7 @@ def upload(page: Page, url: str, name: str, data: bytes, command: str, *, build:
     page.fill("form.upload input[name=command]", command)
     if build:
         page.fill("form.upload input[name=build]", build)
-    with page.expect_navigation():
+    with page.expect_navigation(timeout=NAVIGATION_MS):
         page.click("form.upload button[type=submit]")
     assert page.url == url + "entrant", (page.url, page.locator("main").inner_text())
 
@@ -503,7 +509,7 @@ def at_a_phone(ladder: ClassLadder, mallory: Page, organizer: Page) -> None:
                             "application/zip", "buffer": zipped(("bot.py", b"pass\n"))}])  # fmt: skip
     mallory.fill("form.upload input[name=command]", "python3 bot.py")
     mallory.evaluate("document.querySelector('form.upload input[name=csrf]').value = 'not-this-page'")
-    with mallory.expect_navigation():
+    with mallory.expect_navigation(timeout=NAVIGATION_MS):
         mallory.click("form.upload button[type=submit]")
     assert mallory.locator("h1").inner_text() == "Upload not taken", mallory.locator("main").inner_text()
     no_sideways_scroll(mallory)
