@@ -60,6 +60,23 @@ class Match:
         self._recorded = False
         self.result: MatchResult | None = None
 
+    @classmethod
+    def resumed(
+        cls, rules: RuleSet, seed: int, *, scores: Sequence[int] | None = None, phase: int = 1, schedule_index: int = 0
+    ) -> Match:
+        """A new match of ``rules`` and ``seed`` set where a match that got there would be: its
+        scores, its phase and its place in the pass schedule (the vectors start matches there
+        to show a rule a match's first rounds never reach)."""
+        if scores is not None and len(scores) != rules.players:
+            raise RulesError(f"{len(scores)} scores for {rules.players} seats")
+        if phase not in (1, 2) or (phase == 2 and rules.end != "two_phase"):
+            raise RulesError(f"no match phase {phase} in a match that ends by {rules.end!r}")
+        match = cls(rules, seed)
+        match.scores = list(scores) if scores is not None else match.scores
+        match.phase = phase
+        match.schedule_index = schedule_index
+        return match
+
     @property
     def over(self) -> bool:
         return self.result is not None

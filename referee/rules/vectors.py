@@ -338,12 +338,7 @@ def match_lines(rules: RuleSet, game: Game, match_id: str) -> Iterator[Line]:
 def start_match(rules: RuleSet, game: Game) -> Match:
     """A new match of ``rules`` from ``game``'s seed, set where ``game`` starts it: its scores,
     its phase, its place in the pass schedule (what a match that got there would hold)."""
-    match = Match(rules, game.seed)
-    if game.scores is not None:
-        match.scores = list(game.scores)
-    match.phase = game.phase
-    match.schedule_index = game.schedule
-    return match
+    return Match.resumed(rules, game.seed, scores=game.scores, phase=game.phase, schedule_index=game.schedule)
 
 
 def begins(game: Game, match_id: str) -> MatchBegins:

@@ -418,3 +418,19 @@ def test_record_refuses_a_round_of_another_match() -> None:
     play_lowest(other)
     with pytest.raises(RulesError, match="only the current round"):
         match.record(other)
+
+
+def test_a_resumed_match_starts_where_it_is_told_and_refuses_what_no_match_reaches() -> None:
+    """``Match.resumed``: the vectors start some matches in phase 2 or later in the pass
+    schedule; the round it deals first has that phase and that pass direction."""
+    rules = ruleset("dutch")
+    match = Match.resumed(rules, 3, scores=[0, 9, 12, 20], phase=2, schedule_index=0)
+    assert match.scores == [0, 9, 12, 20] and match.phase == 2
+    assert match.next_round().match_phase == 2
+    american = ruleset("american")
+    across = Match.resumed(american, 3, schedule_index=2)
+    assert across.next_round().pass_direction == american.pass_schedule[2]
+    with pytest.raises(RulesError, match="3 scores for 4 seats"):
+        Match.resumed(american, 3, scores=[0, 0, 0])
+    with pytest.raises(RulesError, match="no match phase 2"):
+        Match.resumed(american, 3, phase=2)
