@@ -6,7 +6,8 @@ seconds since the match started, each deal with all hands (the log is the refere
 seat's), every fault and what the policy did about it, every round result, each bot's
 stderr, and the result. The file is flushed after every trick, round and fault and every
 50 ms while the match plays (``referee.match.log``), so a referee killed at any moment leaves
-every line up to the last trick and loses at most its last 50 ms. The format is documented in ``docs/replay-format.md``.
+every line up to the last trick and loses at most its last 50 ms. The format is documented in
+``docs/replay-format.md``.
 
 This module is the format alone (entries, header, version): the match package writes it
 (``referee.match.log``), ``referee.replay`` reads it, and neither imports the other.

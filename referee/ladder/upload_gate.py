@@ -17,7 +17,6 @@ upload either."""
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
@@ -25,7 +24,7 @@ from typing import Final
 import msgspec
 
 from referee.errors import LadderError
-from referee.ladder.uploads import uploads, uploads_folder
+from referee.ladder.uploads import keep_whole, read_kept, uploads, uploads_folder
 
 NO_SANDBOX: Final = "no-sandbox"
 """The reason code of an upload refused because the ladder's bots run without a sandbox."""
@@ -75,26 +74,18 @@ NOT_SAID: Final = UploadGate(sandboxed=False, how="no run of it has said yet tha
 
 
 def keep_gate(db: str | Path, gate: UploadGate) -> UploadGate:
-    """Keep ``gate`` for the pages, stamped now; written whole (a draft renamed over the old),
-    never through a link."""
+    """Keep ``gate`` for the pages, stamped now (``uploads.keep_whole``: whole, never through a
+    link)."""
     folder = uploads_folder(db)
     folder.mkdir(parents=True, exist_ok=True, mode=0o755)
     kept = msgspec.structs.replace(gate, since=datetime.now(UTC).isoformat(timespec="seconds"))
-    draft = folder / f"{GATE_NAME}.draft"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
-    with open(draft, "wb", opener=lambda path, _: os.open(path, flags, 0o644)) as handle:
-        handle.write(msgspec.json.encode(kept))
-    os.replace(draft, folder / GATE_NAME)
+    keep_whole(folder / GATE_NAME, kept)
     return kept
 
 
 def read_gate(db: str | Path) -> UploadGate:
     """The gate the ladder's last run kept; ``NOT_SAID`` when none can be read (closed)."""
-    try:
-        with open(uploads_folder(db) / GATE_NAME, "rb", opener=_no_link) as handle:
-            return msgspec.json.decode(handle.read(4096), type=UploadGate)
-    except (OSError, msgspec.DecodeError):
-        return NOT_SAID
+    return read_kept(uploads_folder(db) / GATE_NAME, UploadGate, 4096) or NOT_SAID
 
 
 def uploads_closed(db: str | Path) -> str | None:
@@ -124,7 +115,3 @@ def start_warning(gate: UploadGate, entrants: int) -> str | None:
     if why is None or entrants == 0:
         return None
     return f"{why}: the uploads of its {entrants} entrant(s) are refused, and their pages say so; {FIX}"
-
-
-def _no_link(path: str, flags: int) -> int:
-    return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC)

@@ -28,7 +28,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, TypeVar
 
 import msgspec
 
@@ -230,17 +230,37 @@ def _folders(folder: Path) -> Iterator[str]:
 
 
 def _read(folder: Path) -> Upload | None:
-    try:
-        with open(folder / "upload.json", "rb") as handle:
-            return msgspec.json.decode(handle.read(64 * 1024), type=Upload)
-    except (OSError, msgspec.DecodeError):
-        return None
+    return read_kept(folder / "upload.json", Upload, 64 * 1024)
 
 
 def _write(folder: Path, upload: Upload) -> None:
-    draft = folder / ".upload.json.draft"
-    with open(draft, "wb") as handle:
-        handle.write(msgspec.json.encode(upload))
+    keep_whole(folder / "upload.json", upload)
+
+
+def _no_link(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+
+
+T = TypeVar("T")
+
+
+def keep_whole(path: Path, value: object) -> None:
+    """``value`` as JSON at ``path``, whole or not at all: a draft beside it, synced, renamed
+    over the old; never written through a link. What the run keeps for the pages (an upload's
+    state, the sandbox's word) is read by another process at any moment."""
+    draft = path.with_name(f".{path.name}.draft")
+    with open(draft, "wb", opener=_no_link) as handle:
+        handle.write(msgspec.json.encode(value))
         handle.flush()
         os.fsync(handle.fileno())
-    os.replace(draft, folder / "upload.json")
+    os.replace(draft, path)
+
+
+def read_kept(path: Path, kind: type[T], most: int) -> T | None:
+    """What ``keep_whole`` kept at ``path`` (at most ``most`` bytes read, no link followed), or
+    ``None`` when it cannot be read as a ``kind``."""
+    try:
+        with open(path, "rb", opener=_no_link) as handle:
+            return msgspec.json.decode(handle.read(most), type=kind)
+    except (OSError, msgspec.DecodeError):
+        return None
