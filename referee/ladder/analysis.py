@@ -111,12 +111,12 @@ def _record(db: Path, match: ToAnalyse) -> MatchRecord | str:
     if path is None:
         return "no readable log in the ladder's logs folder"
     try:
-        found = [m for m in read_log(path).matches if m.header.match_id == match.match_id]
+        found = read_log(path).last_of(match.match_id)
     except (LogError, OSError) as err:
         return f"its log cannot be read ({err})"
-    if not found:
+    if found is None:
         return "its log does not hold it"
-    record = verify(found[-1])
+    record = verify(found)
     if record.verification is None or record.verification.status == "mismatch":
         return "its log does not verify"
     return record

@@ -46,10 +46,10 @@ def ladder_times(store: LadderStore) -> LadderTimes:
         if not path.is_absolute() and not path.exists():  # recorded relative to another folder
             path = folder / path.name
         try:
-            matches = [m for m in read_log(path).matches if m.header.match_id == row["match_id"]]
-            if not matches:
+            match = read_log(path).last_of(row["match_id"])
+            if match is None:
                 raise LogError(f"no match {row['match_id']} in it")
-            times, cpu = decision_times(matches[-1]), decision_cpu(matches[-1])
+            times, cpu = decision_times(match), decision_cpu(match)
         except (LogError, OSError, msgspec.MsgspecError, ValueError) as err:
             unreadable.append(f"{path}: {err}")
             continue

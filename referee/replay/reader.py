@@ -77,6 +77,11 @@ class ReplayLog:
     cut_line: int | None = None
     """A final line without its newline (ignored): the referee was killed while writing it."""
 
+    def last_of(self, match_id: str) -> LogMatch | None:
+        """The log's last match with ``match_id`` (a match played again after a killed run may
+        be in it twice: the last is the one that counts), or ``None``."""
+        return next((m for m in reversed(self.matches) if m.header.match_id == match_id), None)
+
     def select(self, which: str | None) -> list[LogMatch]:
         """The matches chosen by ``--match``: an index from 0, or a match id; all by default."""
         if which is None:

@@ -97,10 +97,10 @@ class Logs:
 
     def _verify(self, path: Path, key: tuple[object, ...], match_id: str) -> MatchRecord | None:
         if key not in self._verified:
-            found = [m for m in read_log(path).matches if m.header.match_id == match_id]
-            if not found:
+            found = read_log(path).last_of(match_id)
+            if found is None:
                 return None
-            self._remember(self._verified, key, verify(found[-1]), KEPT)
+            self._remember(self._verified, key, verify(found), KEPT)
         self._verified.move_to_end(key)
         return self._verified[key]
 
@@ -141,10 +141,10 @@ class Logs:
         try:
             key = (*_stamp(path), match_id)
             if key not in self._times:
-                found = [m for m in read_log(path).matches if m.header.match_id == match_id]
-                if not found:
+                found = read_log(path).last_of(match_id)
+                if found is None:
                     return None
-                self._remember(self._times, key, (decision_times(found[-1]), decision_cpu(found[-1])), KEPT_TIMES)
+                self._remember(self._times, key, (decision_times(found), decision_cpu(found)), KEPT_TIMES)
             self._times.move_to_end(key)
             seconds, cpu = self._times[key]
             return seconds[seat], cpu[seat]
