@@ -19,11 +19,16 @@ async function refresh() {
       const page = await fetch(location.href, { cache: "no-store", credentials: "same-origin" });
       if (!page.ok) throw new Error(String(page.status));
       const fresh = new DOMParser().parseFromString(await page.text(), "text/html");
+      // asked again now, with no wait before the swap: the entrant may have chosen a file while
+      // the page was fetched, and a swap would drop it (the page stays marked old, to be swapped
+      // once the form is sent or emptied)
       const main = fresh.querySelector("main");
-      if (main) document.querySelector("main").replaceWith(document.adoptNode(main));
-      body.dataset.stamp = fresh.body.dataset.stamp;
-      body.dataset.tables = fresh.body.dataset.tables;
-      body.dataset.uploads = fresh.body.dataset.uploads || "";
+      if (main && !busyForm()) {
+        document.querySelector("main").replaceWith(document.adoptNode(main));
+        body.dataset.stamp = fresh.body.dataset.stamp;
+        body.dataset.tables = fresh.body.dataset.tables;
+        body.dataset.uploads = fresh.body.dataset.uploads || "";
+      }
     }
     document.getElementById("live").textContent = `live · ${now.seq} rated`;
   } catch (error) {
