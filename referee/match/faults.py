@@ -25,6 +25,7 @@ from referee.names import printable, seat_label
 from referee.players.channel import Failure
 from referee.players.connection import BotConnection
 from referee.players.process import ProcessLink
+from referee.rules import telling
 from referee.rules.errors import IllegalMove
 from referee.rules.turns import Action
 from referee.sandbox.misses import bind_hint
@@ -68,7 +69,7 @@ class Faults:
         else:
             seat.substitutions += 1
         self.record(seat, failure, action)
-        await self._outbox.tell(seat, "illegal_move", err.message, rule=err.rule, fatal=False, request_id=request_id)
+        await self._outbox.tell_error(seat, telling.illegal_move(err, request_id))
         return action
 
     async def drop(self, seat: LiveSeat, failure: Failure, request_id: int | None = None) -> None:

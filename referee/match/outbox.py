@@ -8,6 +8,7 @@ import contextlib
 from collections.abc import Sequence
 from typing import Final
 
+import msgspec
 import trio
 
 from protocol.codec import MAX_LINE, MAX_MESSAGE, clip, encode
@@ -112,7 +113,13 @@ class Outbox:
     ) -> None:
         """Send an error message now (queued events first), without waiting on a stuck bot.
         The message is clipped: it may quote what the bot sent."""
-        error = Error(code=code, message=clip(message, MAX_MESSAGE), fatal=fatal, rule=rule, request_id=request_id)
+        await self.tell_error(seat, Error(code=code, message=message, fatal=fatal, rule=rule, request_id=request_id),
+                              force=force)  # fmt: skip
+
+    async def tell_error(self, seat: LiveSeat, error: Error, *, force: bool = False) -> None:
+        """``tell`` for an error already built (``referee.rules.telling.illegal_move``)."""
+        if len(error.message) > MAX_MESSAGE:
+            error = msgspec.structs.replace(error, message=clip(error.message, MAX_MESSAGE))
         self.post(seat, error, force=force)
         with trio.move_on_after(1.0):
             with contextlib.suppress(LinkClosed):

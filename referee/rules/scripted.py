@@ -14,6 +14,7 @@ import itertools
 from collections.abc import Callable, Sequence
 
 from protocol.messages import RefereeMessage, SeatOutcome, TimeControl
+from referee.rules import telling
 from referee.rules.match import Match
 from referee.rules.match_turns import Dealing, MatchTurns, Outcomes, Scored
 from referee.rules.round import Round
@@ -40,22 +41,24 @@ def play_scripted(
     clock: TimeControl,
     max_rounds: int | None = None,
     on_round: Callable[[RoundResult], None] | None = None,
+    policy: IllegalPolicy | None = None,
 ) -> int:
     """Play ``match`` (new) to its end through the match's machine (``match_turns``): every
     message told, every request answered by ``answer`` (the requests of a simultaneous phase in
     seat order, before the machine hears any; ``match.scores`` are the scores before the round
     being played); at most ``max_rounds`` rounds (a match cut short ends as ``interrupted``, as
     a referee's would). ``on_round``: called with each round's result once it is recorded,
-    before its end is told. The number of rounds played."""
+    before its end is told. ``policy`` ``penalty``: an illegal reply is told its ``error`` and
+    ends the round, as in a referee's match (else it is the script's bug, ``RefusedReply``)."""
     ids = itertools.count(1).__next__
-    outcomes = [SeatOutcome(seat=s, name=name, status="ok") for s, name in enumerate(names)]
+    penalties: dict[int, int] = {}
     turns = MatchTurns(
         match,
         match_id,
         names=names,
         clock=clock,
         active=lambda seat: True,
-        policy=IllegalPolicy("forfeit", 0),
+        policy=policy or IllegalPolicy("forfeit", 0),
         records=False,
     )
     rounds = 0
@@ -73,10 +76,14 @@ def play_scripted(
         elif isinstance(event, Tell):
             tell(event.seat, event.message)
             turns.next()
+        elif isinstance(event, Illegal) and event.action == "penalty":
+            tell(event.seat, telling.illegal_move(event.error, event.reply.id))
+            penalties[event.seat] = penalties.get(event.seat, 0) + 1
+            turns.answer(event.action)
         elif isinstance(event, (Illegal, FallbackMove)):
             raise RefusedReply(f"the machine refused a scripted reply: {event}")
         elif isinstance(event, Outcomes):
-            turns.answer(outcomes)
+            turns.answer(seat_outcomes(names, penalties))
         else:
             if isinstance(event, Scored):
                 rounds += 1
@@ -84,6 +91,11 @@ def play_scripted(
                     on_round(event.result)
             turns.next()
     return rounds
+
+
+def seat_outcomes(names: Sequence[str], penalties: dict[int, int]) -> list[SeatOutcome]:
+    """Every seat ``ok`` (none is dropped here), with the revoke penalties it was given."""
+    return [SeatOutcome(seat=s, name=name, status="ok", penalties=penalties.get(s, 0)) for s, name in enumerate(names)]
 
 
 def _current(match: Match) -> Round:

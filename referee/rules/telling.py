@@ -18,6 +18,7 @@ from protocol.messages import (
     CardPlayed,
     Declared,
     DeclareRequest,
+    Error,
     MatchEnd,
     MatchStart,
     MoonRequest,
@@ -33,6 +34,7 @@ from protocol.messages import (
     TrickEnd,
 )
 from protocol.ruleset import MoonChoice, RuleSet
+from referee.rules.errors import IllegalMove
 from referee.rules.match import Match
 from referee.rules.round import Round
 from referee.rules.scoring import RoundResult
@@ -184,3 +186,10 @@ def trick_end(round_: Round, number: int) -> TrickEnd | None:
 def moon_request(round_: Round, rid: int, time: TimeLeft) -> MoonRequest:
     """The shooter's ``moon_request``: every way of scoring the moon, and its worth."""
     return MoonRequest(id=rid, options=list(MOON_OPTIONS), points=round_.table.moon_points, time=time)
+
+
+def illegal_move(error: IllegalMove, request_id: int | None) -> Error:
+    """What a seat is told when the match's policy forgives its illegal reply to request
+    ``request_id`` (the round then ends with the revoke penalty, or the fallback plays for it):
+    the rule broken, by name and in a sentence; not fatal."""
+    return Error(code="illegal_move", message=error.message, fatal=False, rule=error.rule, request_id=request_id)

@@ -30,7 +30,6 @@ from referee.rules.table import table_for
 from referee.rules.vectors import GAMES, Game, Header, Line, Told, match_lines
 
 UNREACHABLE: Final[dict[str, str]] = {
-    "revoke_points": "the vectors' seats never break a rule, so no round ends with the revoke penalty",
     "round_limit": "a safety net of 500 rounds that no vector's match comes near",
 }
 """Options no vector can show, and why."""
@@ -89,6 +88,8 @@ def _changes(rules: RuleSet) -> Iterator[tuple[str, str, dict[str, Any]]]:
         yield "moon_points", f"moon_points: {worth}", {"moon_points": worth}
     if rules.declarations:
         yield "declaration_points", "declaration_points: +5", {"declaration_points": rules.declaration_points + 5}
+    if rules.revoke_points != 1:  # the round's penalty total by default: no preset's is 1
+        yield "revoke_points", "revoke_points: 1", {"revoke_points": 1}
     yield from _end_changes(rules)
 
 

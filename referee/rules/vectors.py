@@ -38,21 +38,36 @@ from referee.rules.match import Match
 from referee.rules.match_turns import Outcomes, ending
 from referee.rules.presets import ruleset
 from referee.rules.round import Round
-from referee.rules.scripted import play_scripted
-from referee.rules.turns import Ask, Reply, Tell
+from referee.rules.scripted import play_scripted, seat_outcomes
+from referee.rules.turns import Ask, IllegalPolicy, Reply, Tell
 from referee.rules.view import seat_view
 
-FORMAT: Final = 2
+FORMAT: Final = 3
 """The version of the vectors' format (the ``format`` of each file's first line); a change of
 the lines' fields or of the policy is a new number. 2: the ``match`` line may say where a match
 starts (its scores, phase, place in the pass schedule) and that its last round is cut short
-(``max_tricks``); a format-1 file reads as a format-2 file whose matches have none of these."""
+(``max_tricks``); a format-1 file reads as a format-2 file whose matches have none of these.
+3: the ``match`` line may say that a seat revokes (``revoke``), answered by the revoke penalty
+(an ``error`` told to the seat, the round ended, the hand dealt again); a format-2 file reads as
+a format-3 file whose matches have no revoke."""
 CLOCK: Final = TimeControl(per_decision_ms=1000, bank_ms=10000, startup_ms=5000)
 TIME: Final = TimeLeft(decision_ms=1000, bank_ms=10000)
 """What every request says is left on the clock: the vectors have no time in them."""
 RANKS: Final = "23456789TJQKA"
 
 Request: TypeAlias = PassRequest | DeclareRequest | PlayRequest | MoonRequest
+
+
+class PlannedRevoke(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A revoke on purpose: in the match's first round, from trick ``trick`` on, at the first
+    play request where seat ``seat`` follows, holds the led suit and holds a card of another
+    suit, it plays its highest-ranked card of another suit (of equal ranks, the first in hand
+    order) instead of following suit."""
+
+    seat: int
+    """The seat that revokes."""
+    trick: int
+    """The first trick (from 0) of the first round where it revokes, if it can."""
 
 
 class Game(msgspec.Struct, frozen=True):
@@ -76,27 +91,36 @@ class Game(msgspec.Struct, frozen=True):
     """The match phase of its first round (2: a two-phase match's count-down)."""
     schedule: int = 0
     """The place in ``rules.pass_schedule`` of its first round."""
+    revoke: PlannedRevoke | None = None
+    """Where a seat revokes on purpose (``MatchBegins.revoke``); ``None``: every reply is legal."""
+
+
+def _revoking(players: int, schedule: int = 0) -> Game:
+    """Every preset's last match: its last seat revokes in the first round (from trick 0 on),
+    and the redeal is stopped at its first play request (docs/vectors.md, "A revoke")."""
+    return Game(7, 2, tricks=0, schedule=schedule, revoke=PlannedRevoke(players - 1, 0))
 
 
 GAMES: Final[dict[str, tuple[Game, ...]]] = {
-    "american": (Game(37, 4),),
-    "american-moon-choice": (Game(37, 4),),
-    "american-no-hold": (Game(37, 3),),
-    "american-3": (Game(23, 3), Game(44, 1)),
-    "american-5": (Game(10, 5),),
+    "american": (Game(37, 4), _revoking(4)),
+    "american-moon-choice": (Game(37, 4), _revoking(4)),
+    "american-no-hold": (Game(37, 3), _revoking(4)),
+    "american-3": (Game(23, 3), Game(44, 1), _revoking(3)),
+    "american-5": (Game(10, 4), _revoking(5, schedule=4)),  # hold: the revoke's round
     "double-deck": (  # a round is 80 KB: one whole, then the first tricks of right, across, hold
         Game(925, 2, tricks=1),
         Game(84, 1, tricks=2, schedule=2),
         Game(51, 1, tricks=1, schedule=3),
+        _revoking(6),
     ),
-    "omnibus": (Game(37, 4),),
-    "argentine": (Game(390, 4),),
-    "black-maria": (Game(361, 1), Game(205, 1, tricks=1)),
-    "dutch": (Game(36, 6), Game(87, 1, scores=(0, 9, 12, 20), phase=2)),
-    "dutch-modern": (Game(14, 1), Game(23, 2), Game(38, 1, scores=(0, 9, 20, 12), phase=2)),
-    "dutch-classic": (Game(14, 2),),
-    "dutch-35": (Game(21, 2), Game(51, 1, scores=(0, 20, 9, 12), phase=2)),
-    "achterhoeks": (Game(14, 3), Game(86, 1, scores=(3, 23, 9, 7), phase=2)),
+    "omnibus": (Game(37, 4), _revoking(4)),
+    "argentine": (Game(390, 4), _revoking(4)),
+    "black-maria": (Game(361, 1), Game(205, 1, tricks=1), _revoking(3)),
+    "dutch": (Game(36, 6), Game(87, 1, scores=(0, 9, 12, 20), phase=2), _revoking(4)),
+    "dutch-modern": (Game(14, 1), Game(23, 2), Game(38, 1, scores=(0, 9, 20, 12), phase=2), _revoking(4)),
+    "dutch-classic": (Game(14, 2), _revoking(4)),
+    "dutch-35": (Game(21, 2), Game(51, 1, scores=(0, 20, 9, 12), phase=2), _revoking(4)),
+    "achterhoeks": (Game(14, 3), Game(86, 1, scores=(3, 23, 9, 7), phase=2), _revoking(4)),
 }
 """The matches of each preset's vectors: every pass direction of its schedule played, and
 chosen (``vector_coverage.search_games``) so that an engine lacking any one option of the
@@ -110,7 +134,7 @@ the double deck's across and hold rounds as the first tricks of a match started 
 each two-phase preset's end as a match started in phase 2 with scores chosen from its round:
 the shooter (or, in Achterhoeks, the two seats that lose most) ends below zero, and a seat at
 0 that takes nothing stays there, so the finish rule and the tie break each decide the
-winners."""
+winners. Each preset's last match shows a revoke and its penalty (``_revoking``)."""
 
 
 # -- the lines ---------------------------------------------------------------------------------
@@ -203,6 +227,15 @@ class MatchBegins(_Line, tag="match", omit_defaults=True):
     """Where in ``rules.pass_schedule`` the first round is: round *i* passes
     ``pass_schedule[(schedule_index + i) mod len(pass_schedule)]`` (rounds still count from 0);
     absent: 0."""
+    revoke: PlannedRevoke | None = None
+    """Absent: every reply in the match is legal. Else where a seat revokes on purpose: its
+    ``play`` is not in its request's ``legal``. The referee answers that illegal move with the
+    revoke penalty (policy ``penalty``, docs/rules.md ``revoke_points``): it tells the seat alone
+    an ``error`` (code ``illegal_move``, not fatal, the rule broken, the request's id), the round
+    ends at once with a ``round_end`` whose ``revoke`` is the seat (+``revoke_points`` to it, 0
+    to every other seat, no moon or declaration scored), and the hand is dealt again by the same
+    dealer with the same pass direction (the next ``round_start``'s ``round`` counts the
+    redeal); ``match_end`` counts the seat's ``penalties``."""
 
 
 class Told(_Line, tag="tell"):
@@ -311,6 +344,7 @@ def match_lines(rules: RuleSet, game: Game, match_id: str) -> Iterator[Line]:
     match = start_match(rules, game)
     player = VectorPlayer(game.seed, rules.players)
     lines: list[Line] = [begins(game, match_id)]
+    revoked: dict[int, int] = {}
 
     def answer(ask: Ask, rid: int, round_: Round) -> Reply:
         request = ask.request(rid, TIME)
@@ -318,7 +352,10 @@ def match_lines(rules: RuleSet, game: Game, match_id: str) -> Iterator[Line]:
         if isinstance(request, PlayRequest) and _cut_here(game, len(match.results), request.trick_number):
             raise _CutShort
         state = seat_state(round_, ask.seat, list(match.scores))
-        asked = Asked(seat=ask.seat, request=request, state=state, reply=player.reply(ask.seat, request))
+        reply = None if revoked else revoke_of(game, len(match.results), ask.seat, request, state.hand)
+        if reply is not None:
+            revoked[ask.seat] = 1
+        asked = Asked(seat=ask.seat, request=request, state=state, reply=reply or player.reply(ask.seat, request))
         lines.append(asked)
         return asked.reply
 
@@ -326,10 +363,13 @@ def match_lines(rules: RuleSet, game: Game, match_id: str) -> Iterator[Line]:
         lines.append(Told(seat=seat, message=message))
 
     names = [f"seat-{s}" for s in range(rules.players)]
+    policy = IllegalPolicy("penalty", 1) if game.revoke is not None else None
     try:
-        play_scripted(match, names, match_id, answer, tell, clock=CLOCK, max_rounds=game.rounds)
+        play_scripted(match, names, match_id, answer, tell, clock=CLOCK, max_rounds=game.rounds, policy=policy)
     except _CutShort:
-        lines.append(Told(seat=None, message=cut_short(match, match_id, names)))
+        lines.append(Told(seat=None, message=cut_short(match, match_id, seat_outcomes(names, revoked))))
+    if game.revoke is not None and not revoked:
+        raise ValueError(f"{match_id}: seat {game.revoke.seat} never could revoke in the first round")
     yield from lines
     end = match_end_of(lines)
     yield MatchOver(scores=end.scores, winners=end.winners, rounds=end.rounds, reason=end.reason)
@@ -351,6 +391,7 @@ def begins(game: Game, match_id: str) -> MatchBegins:
         scores=list(game.scores) if game.scores is not None else None,
         match_phase=game.phase,
         schedule_index=game.schedule,
+        revoke=game.revoke,
     )
 
 
@@ -359,13 +400,25 @@ def _cut_here(game: Game, round_number: int, trick: int) -> bool:
     return game.tricks is not None and round_number == game.rounds - 1 and trick >= game.tricks
 
 
-def cut_short(match: Match, match_id: str, names: Sequence[str]) -> MatchEnd:
+def revoke_of(game: Game, round_number: int, seat: int, request: Request, hand: Sequence[str]) -> Play | None:
+    """The revoke ``game`` asks of ``seat``, which holds ``hand`` (``PlannedRevoke``), or ``None``."""
+    revoke = game.revoke
+    if revoke is None or seat != revoke.seat or round_number != 0 or not isinstance(request, PlayRequest):
+        return None
+    led = request.trick[0][-1] if request.trick else None
+    others = [card for card in hand if card[-1] != led]
+    if led is None or request.trick_number < revoke.trick or not others or any(c[-1] != led for c in request.legal):
+        return None
+    return Play(id=request.id, card=max(others, key=_rank))
+
+
+def cut_short(match: Match, match_id: str, outcomes: list[SeatOutcome]) -> MatchEnd:
     """The ``match_end`` of a match cut short in the middle of a round: the machine's own end
     (``match_turns.ending``), ``interrupted``, the round in play unscored, as a referee stopped
     by a signal ends it (``play_scripted`` stops only between rounds)."""
     end = ending(match, match_id, "interrupted")
     assert isinstance(next(end), Outcomes)
-    told = end.send([SeatOutcome(seat=s, name=name, status="ok") for s, name in enumerate(names)])
+    told = end.send(outcomes)
     assert isinstance(told, Tell) and isinstance(told.message, MatchEnd)
     return told.message
 

@@ -13,7 +13,17 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from protocol.messages import MatchEnd, MoonRequest, PassRequest, Play, PlayRequest, RoundEnd, RoundStart, TrickEnd
+from protocol.messages import (
+    Error,
+    MatchEnd,
+    MoonRequest,
+    PassRequest,
+    Play,
+    PlayRequest,
+    RoundEnd,
+    RoundStart,
+    TrickEnd,
+)
 from referee.cli import main
 from referee.rules.presets import PRESETS, ruleset
 from referee.rules.vectors import FORMAT, GAMES, Asked, Header, Line, MatchBegins, Told, preset_bytes, read_line
@@ -123,8 +133,8 @@ def test_the_vectors_cover_what_the_docs_say(preset: str) -> None:
 
 
 def test_the_header_and_the_requests() -> None:
-    """Each file starts with its header; ids count up within a match; every reply is legal and
-    answers its request's id."""
+    """Each file starts with its header; ids count up within a match; every reply answers its
+    request's id and is legal, but the one revoke of a match whose ``match`` line says so."""
     for preset in GAMES:
         header = lines(preset)[0]
         assert isinstance(header, Header) and header.preset == preset and header.format == FORMAT
@@ -133,8 +143,51 @@ def test_the_header_and_the_requests() -> None:
                 assert line.reply.id == line.request.id
                 if isinstance(line.request, PlayRequest):
                     assert isinstance(line.reply, Play)
-                    assert line.reply.card in line.request.legal
                     assert line.reply.card in line.state.hand
+                    assert line.reply.card in line.request.legal or revokes(line)
+
+
+def revokes(line: Asked) -> bool:
+    """Whether ``line``'s reply is a revoke: another suit played while the seat holds the led one."""
+    request, reply = line.request, line.reply
+    assert isinstance(request, PlayRequest) and isinstance(reply, Play) and request.trick
+    led = request.trick[0][-1]
+    return reply.card[-1] != led and all(card[-1] == led for card in request.legal)
+
+
+@pytest.mark.parametrize("preset", list(GAMES))
+def test_a_revoke_is_answered_with_the_revoke_penalty_and_a_redeal(preset: str) -> None:
+    """Where a ``match`` line says ``revoke`` (docs/vectors.md): in the first round, from that
+    trick on, that seat revokes once; it alone is told an ``illegal_move`` error (not fatal, the rule,
+    the request's id); the round ends at once, the revoker +``revoke_points`` (the round's
+    penalty total by default) and every other seat 0; the hand is dealt again with the same pass
+    direction; the match's end counts the seat's penalty. Every preset shows one."""
+    rules, begun, begun_at, revoked = ruleset(preset), None, 0, 0
+    found = lines(preset)
+    for at, line in enumerate(found):
+        if isinstance(line, MatchBegins):
+            begun, begun_at = line, at
+        if not (isinstance(line, Asked) and isinstance(line.reply, Play) and line.reply.card not in line.request.legal):
+            continue
+        assert begun is not None and begun.revoke is not None and revokes(line)
+        assert isinstance(line.request, PlayRequest) and line.request.trick_number >= begun.revoke.trick
+        assert line.seat == begun.revoke.seat
+        revoked += 1
+        error, end, *_ = (f for f in found[at + 1 :] if isinstance(f, Told))
+        assert error.seat == line.seat and isinstance(error.message, Error)
+        assert (error.message.code, error.message.fatal, error.message.rule, error.message.request_id) == (
+            "illegal_move", False, "must_follow_suit", line.request.id)  # fmt: skip
+        assert isinstance(end.message, RoundEnd) and end.message.revoke == line.seat and end.message.round == 0
+        worth = rules.revoke_points if rules.revoke_points is not None else sum(end.message.score_changes)
+        assert worth > 0 and end.message.score_changes == [worth if s == line.seat else 0 for s in range(rules.players)]
+        told = [(i, f) for i, f in enumerate(found) if begun_at < i and isinstance(f, Told) and f.seat == line.seat]
+        dealt = [f.message for i, f in told if i < at and isinstance(f.message, RoundStart)]
+        again = next(f.message for i, f in told if i > at and isinstance(f.message, RoundStart))
+        assert [m.round for m in dealt] == [0] and again.round == 1 and again.hand != dealt[0].hand
+        assert (again.dealer, again.pass_direction) == (dealt[0].dealer, dealt[0].pass_direction)
+        match_end = next(f.message for f in found[at:] if isinstance(f, Told) and isinstance(f.message, MatchEnd))
+        assert [o.penalties for o in match_end.seats] == [int(s == line.seat) for s in range(rules.players)]
+    assert revoked == sum(1 for line in found if isinstance(line, MatchBegins) and line.revoke is not None) >= 1
 
 
 def test_every_field_of_the_schema_has_a_description() -> None:
