@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -34,10 +33,11 @@ from pathlib import Path
 import msgspec
 import trio
 
+from referee.bench.match import start_bots
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.runner import MatchRunner
-from referee.players.connection import BotConnection, handshake, say_goodbye
+from referee.players.connection import BotConnection, say_goodbye
 from referee.players.process import ProcessLink
 from referee.rules.presets import ruleset
 
@@ -100,21 +100,6 @@ def _placed(cpus: set[int]) -> Iterator[None]:
         os.sched_setaffinity(0, before)
 
 
-async def _start(
-    bot: str, players: int, nursery: trio.Nursery, cpus: set[int], cwd: str | None = None
-) -> list[BotConnection]:
-    """``players`` bot processes on ``cpus``, seeded 1 to ``players``, after their handshake."""
-    connections = []
-    for seat in range(players):
-        command = bot.format(python=sys.executable, seed=seat + 1)
-        link = await ProcessLink.start(command, nursery, cwd=cwd)
-        os.sched_setaffinity(link.process.pid, cpus)
-        connection = BotConnection(link=link, command=command)
-        await handshake(connection, CONFIG.startup)
-        connections.append(connection)
-    return connections
-
-
 def _tape(link: ProcessLink, seat: int, tape: Tape) -> None:
     """Record what the match writes to ``link`` and what it reads back (instance attributes
     over the class's methods, for this bench's links only)."""
@@ -156,7 +141,7 @@ async def _floor(connections: Sequence[BotConnection], tape: Tape) -> list[bytes
     fds = []
     for connection in connections:
         assert isinstance(connection.link, ProcessLink)
-        fds.append(connection.link._fds())
+        fds.append(connection.link.fds())
     pending = [b""] * len(fds)
     replies = []
     wait_readable, write, read = trio.lowlevel.wait_readable, os.write, os.read
@@ -181,16 +166,16 @@ async def _block(
     """One referee block then one floor block on new bots: (decisions, referee CPU, referee
     wall, floor CPU, floor wall, mismatched replies)."""
     own, theirs = _cpus(placement)
-    players = ruleset(variant).players
+    seeds = range(1, ruleset(variant).players + 1)
     with _placed(own):
         async with trio.open_nursery() as nursery:
-            connections = await _start(bot, players, nursery, theirs, cwd)
+            connections = await start_bots(bot, seeds, nursery, [], startup=CONFIG.startup, cwd=cwd, cpus=theirs)
             wall, cpu = time.perf_counter(), time.process_time()
             tape = await _referee(connections, variant, games, logs)
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
             for connection in connections:
                 await say_goodbye(connection, CONFIG.grace)
-            connections = await _start(bot, players, nursery, theirs, cwd)
+            connections = await start_bots(bot, seeds, nursery, [], startup=CONFIG.startup, cwd=cwd, cpus=theirs)
             floor_wall, floor_cpu = time.perf_counter(), time.process_time()
             read = await _floor(connections, tape)
             floor_cpu, floor_wall = time.process_time() - floor_cpu, time.perf_counter() - floor_wall

@@ -7,8 +7,10 @@ asserts a speed (timed assertions flake on shared machines).
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from collections.abc import Sequence
 
 import msgspec
 import trio
@@ -53,6 +55,31 @@ class MatchBench(msgspec.Struct, frozen=True, kw_only=True):
 RANDOM_BOT = "{python} sample_bots/python/random_bot.py --seed {seed}"
 
 
+async def start_bots(
+    bot: str,
+    seeds: Sequence[int],
+    nursery: trio.Nursery,
+    into: list[BotConnection],
+    *,
+    startup: float,
+    cwd: str | None = None,
+    cpus: set[int] | None = None,
+) -> list[BotConnection]:
+    """One process of ``bot`` per seed (its ``{python}`` and ``{seed}`` filled in), on ``cpus``
+    when given, each added to ``into`` once started (so a caller says goodbye to those started
+    even if a later one fails), then every handshake at once; ``into``."""
+    for seed in seeds:
+        command = bot.format(python=sys.executable, seed=seed)
+        link = await ProcessLink.start(command, nursery, cwd=cwd)
+        if cpus is not None:
+            os.sched_setaffinity(link.process.pid, cpus)
+        into.append(BotConnection(link=link, command=command))
+    async with trio.open_nursery() as handshakes:
+        for connection in into:
+            handshakes.start_soon(handshake, connection, startup)
+    return into
+
+
 async def _bench_match(variant: str, games: int, cwd: str | None, bot: str) -> MatchBench:
     """Matches and echo round trips alternate (after each match, as many round trips as it
     had decisions), so both are measured under the same load on a shared machine."""
@@ -63,13 +90,7 @@ async def _bench_match(variant: str, games: int, cwd: str | None, bot: str) -> M
     wall = cpu = echo_wall = echo_cpu = 0.0
     line = b'{"type":"play_request","id":1,"legal":["2C","3C","4C"],"trick":[],"time":{}}\n'
     async with trio.open_nursery() as nursery:
-        connections: list[BotConnection] = []
-        for seat in range(rules.players):
-            command = bot.format(python=sys.executable, seed=seat + 1)
-            link = await ProcessLink.start(command, nursery, cwd=cwd)
-            connection = BotConnection(link=link, command=command)
-            await handshake(connection, config.startup)
-            connections.append(connection)
+        connections = await start_bots(bot, range(1, rules.players + 1), nursery, [], startup=config.startup, cwd=cwd)
         echoes = [await ProcessLink.start(["cat"], nursery) for _ in range(rules.players)]
         for game in range(games):
             wall0, cpu0 = time.perf_counter(), time.process_time()
@@ -151,13 +172,9 @@ async def _table(
     async with trio.open_nursery() as nursery:
         connections: list[BotConnection] = []
         try:
-            for seat in range(rules.players):
-                command = bot.format(python=sys.executable, seed=seeds[0] * 8 + seat + 1)
-                link = await ProcessLink.start(command, nursery, cwd=cwd)
-                connections.append(BotConnection(link=link, command=command))
-            async with trio.open_nursery() as handshakes:
-                for connection in connections:
-                    handshakes.start_soon(handshake, connection, config.startup)
+            first = seeds[0] * 8 + 1
+            await start_bots(bot, range(first, first + rules.players), nursery, connections, startup=config.startup,
+                             cwd=cwd)  # fmt: skip
             for seed in seeds:
                 runner = MatchRunner(connections, rules, seed=seed, config=config, log=MatchLog(None), nursery=nursery)
                 runner.delays = delays

@@ -212,20 +212,27 @@ class FdLink(BotLink):
     _skip_attempts = 0
     """Decisions left before the reply is tried for again at once (``ATTEMPTS_SKIPPED``)."""
 
-    def _fds(self) -> tuple[int, int]:
-        """The descriptors written to and read from (``-1`` once closed)."""
+    def fds(self) -> tuple[int, int]:
+        """The descriptors written to and read from (``-1`` once closed): this link's own path,
+        and the bench's floor, which times the same bytes without the link."""
         raise NotImplementedError
+
+    def _take(self, chunk: bytes) -> None:
+        """A chunk read from the bot: its lines kept, or ``LinkClosed`` when it is the end."""
+        if not chunk:
+            raise LinkClosed("the bot closed its output")
+        self._lines.extend(self._splitter.feed(chunk))
 
     def interrupt(self) -> None:
         """Wake a read or write blocked in trio's I/O manager (``notify_closing``: the wait
         raises ``ClosedResourceError``, read as ``LinkClosed``). Cheaper than a cancel scope
         around every read, and only a task waiting on these descriptors is woken."""
-        for fd in set(self._fds()):
+        for fd in set(self.fds()):
             if fd >= 0:
                 trio.lowlevel.notify_closing(fd)
 
     async def exchange(self, data: bytes) -> bytes:
-        out, into = self._fds()
+        out, into = self.fds()
         if self._cut_off or out < 0 or into < 0 or self._lines:
             return await super().exchange(data)
         try:
@@ -245,10 +252,8 @@ class FdLink(BotLink):
                 return await self.receive_line()  # names the failure
             if chunk is None:  # the bot thinks longer: wait in trio for a while
                 self._skip_attempts = ATTEMPTS_SKIPPED
-            elif not chunk:
-                raise LinkClosed("the bot closed its output")
             else:
-                lines.extend(self._splitter.feed(chunk))
+                self._take(chunk)
                 await trio.lowlevel.checkpoint()  # a table never runs without giving the others a turn
         while not lines:
             try:
@@ -261,9 +266,7 @@ class FdLink(BotLink):
                 continue
             except OSError:
                 return await self.receive_line()  # names the failure
-            if not chunk:
-                raise LinkClosed("the bot closed its output")
-            lines.extend(self._splitter.feed(chunk))
+            self._take(chunk)
         return lines.popleft()
 
 
@@ -284,7 +287,7 @@ class SocketLink(FdLink):
     def description(self) -> str:
         return f"tcp {self.peer}"
 
-    def _fds(self) -> tuple[int, int]:
+    def fds(self) -> tuple[int, int]:
         fd = -1 if self._closed else self.stream.socket.fileno()
         return fd, fd
 

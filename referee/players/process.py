@@ -258,7 +258,7 @@ class ProcessLink(FdLink):
     def description(self) -> str:
         return self.command
 
-    def _fds(self) -> tuple[int, int]:
+    def fds(self) -> tuple[int, int]:
         return self._stdin.fileno(), self._stdout.fileno()
 
     async def _receive_some(self) -> bytes | bytearray:

@@ -22,7 +22,7 @@ class PipeLink(FdLink):
         for fd in (self.out, self.into):
             os.set_blocking(fd, False)
 
-    def _fds(self) -> tuple[int, int]:
+    def fds(self) -> tuple[int, int]:
         return self.out, self.into
 
     def close_all(self) -> None:
