@@ -30,7 +30,10 @@ from referee.rules.table import table_for
 from referee.rules.vectors import GAMES, Game, Header, Line, Told, match_lines
 
 UNREACHABLE: Final[dict[str, str]] = {
-    "round_limit": "a safety net of 500 rounds that no vector's match comes near",
+    "round_limit": (
+        "a safety net of 500 deals for rule sets of one's own; a preset's match ends by its own rule long before"
+        " (an American deal without a moon gives out 26 points: 16 of them take a seat past the target of 100)"
+    ),
 }
 """Options no vector can show, and why."""
 
