@@ -751,8 +751,12 @@ def main(bot: Bot | type[Bot], argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(stream=sys.stderr, level=str(args.log_level).upper(), format="%(name)s: %(message)s")
     player = bot() if isinstance(bot, type) else bot
     token = seat_token(args.token, args.token_file)
+    if args.retry_for < 0:
+        parser.error(f"--retry-for wants seconds, 0 or more, not {args.retry_for}")  # exits 2, as every kit does
     if args.tcp:
         host, _, port = str(args.tcp).rpartition(":")
+        if not (port.isascii() and port.isdigit() and 1 <= int(port) <= 65535):
+            parser.error(f"--tcp wants HOST:PORT with a port from 1 to 65535, not {args.tcp!r}")
         return connect(player, host.strip("[]") or "127.0.0.1", int(port), token, retry_for=args.retry_for)
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # stray print() output must not corrupt the protocol

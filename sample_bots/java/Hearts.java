@@ -1448,11 +1448,15 @@ public final class Hearts {
         }
         if (tcp != null) {
             Matcher match = HOST_PORT.matcher(tcp);
-            if (!match.matches() || Integer.parseInt(match.group(2)) > 65535) {
+            if (!match.matches()) {
                 throw new IllegalArgumentException("--tcp wants HOST:PORT, not " + tcp);
             }
+            int port = Integer.parseInt(match.group(2));
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("--tcp wants a port from 1 to 65535, not " + tcp);
+            }
             options.host = match.group(1).isEmpty() ? "127.0.0.1" : match.group(1);
-            options.port = Integer.parseInt(match.group(2));
+            options.port = port;
         }
         return options;
     }

@@ -69,7 +69,7 @@ from tests.sample_bots.kit_driver import (
     to_dict,
 )
 from tests.sample_bots.kits import Builds, Built, Kit, kits
-from tests.sample_bots.kits.spec import ROOT, copy_folder
+from tests.sample_bots.kits.spec import BAD_COMMAND_LINES, ROOT, copy_folder
 from tests.sample_bots.tcp_referee import LaunchTcp, Listener, TcpBot, serve_one_decision, tcp_bots
 from tests.sample_bots.vectors_feed import assert_vector_states, feed_probe
 from tests.shared import verified
@@ -749,15 +749,6 @@ def test_gives_up_when_nobody_listens(kit: Kit, tcp_bot: LaunchTcp, seconds: str
     assert f"{kit.tcp.refused_log} {address}" in stderr
     assert f"giving up after {kit.tcp.giving_up[seconds]}" in stderr
     assert seconds != "0" or "trying again" not in stderr
-
-
-BAD_COMMAND_LINES = {
-    "no-address": ["--tcp"],
-    "no-port": ["--tcp", "nonsense"],
-    "port-out-of-range": ["--tcp", "127.0.0.1:99999"],
-    "negative-retry": ["--retry-for", "-1"],
-    "negative-retry-with-tcp": ["--tcp", "h:1", "--retry-for", "-1"],
-}
 
 
 @kits(lambda kit: kit.tcp is not None, each=("command_line", lambda _: list(BAD_COMMAND_LINES)))

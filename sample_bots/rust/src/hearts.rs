@@ -1680,7 +1680,7 @@ pub fn parse_args(args: &[String]) -> Result<Options, String> {
                 let parsed = value.rsplit_once(':').and_then(|(host, port)| {
                     let host = host.trim_start_matches('[').trim_end_matches(']');
                     let host = if host.is_empty() { "127.0.0.1" } else { host };
-                    Some((host.to_string(), port.parse::<u16>().ok()?))
+                    Some((host.to_string(), port.parse::<u16>().ok().filter(|&port| port != 0)?))
                 });
                 tcp = Some(parsed.ok_or(format!("--tcp wants HOST:PORT, not {value:?}"))?);
             }

@@ -235,3 +235,15 @@ class Builds:
         assert probe is not None, f"{kit.name} has no state probe"
         built = self.sample(kit)
         return self.get(f"{kit.name}-probe", lambda scratch: probe.build(built, scratch))
+
+
+BAD_COMMAND_LINES: dict[str, list[str]] = {
+    "no-address": ["--tcp"],
+    "no-port": ["--tcp", "nonsense"],
+    "port-out-of-range": ["--tcp", "127.0.0.1:99999"],
+    "port-zero": ["--tcp", "127.0.0.1:0"],
+    "port-not-a-number": ["--tcp", "127.0.0.1:http"],
+    "negative-retry": ["--retry-for", "-1"],
+    "negative-retry-with-tcp": ["--tcp", "h:1", "--retry-for", "-1"],
+}
+"""Command lines every kit refuses with exit status 2 (the Python kit's ``main`` too)."""
