@@ -441,6 +441,8 @@ def choose_sandbox(
                 f"{PROBE_TRIES} times: not starting bots unsandboxed; try again, or say --sandbox off"
             )
         problem = failure.problem if failure is not None else None
+    if mode == "on" and problem is not None:  # refused before any group is made (and its reaper started)
+        raise SandboxUnavailable(f"--sandbox on: cannot sandbox bots here: {problem}")
     groups = bot_groups()
     if isinstance(groups, Unavailable):
         if mode == "on":
@@ -449,7 +451,5 @@ def choose_sandbox(
     if problem is None and bwrap is not None:
         binds = tuple(os.path.abspath(b) for b in binds)
         return Sandbox(bwrap=bwrap, privileged=privileged, binds=binds, loopback=loopback)
-    if mode == "on":
-        raise SandboxUnavailable(f"--sandbox on: cannot sandbox bots here: {problem}")
     warn(f"{WARNING} ({problem})")
     return None
