@@ -12,7 +12,7 @@ from protocol.cards import parse_card
 from protocol.ruleset import RuleSet
 from referee import __version__
 from referee.cli import main
-from referee.rules import PRESETS, ruleset, table_for
+from referee.rules import PRESETS, deck_for, ruleset
 
 
 def run(*args: str) -> Result:
@@ -74,9 +74,9 @@ def test_set_players_3_on_dutch_gives_30_cards() -> None:
     rules = msgspec.convert(data["dutch"], RuleSet)
     assert rules.players == 3
     assert sorted(rules.remove) == ["7D", "8D"]
-    table = table_for(rules)
-    assert len(table.cards) == 30
-    assert table.hand_size == 10
+    deck = deck_for(rules)
+    assert len(deck.cards) == 30
+    assert deck.hand_size == 10
     assert rules == ruleset("dutch", {"players": 3})
 
 
@@ -101,7 +101,7 @@ def test_several_sets_apply_in_order_and_read_json_values() -> None:
     assert rules.remove == ("2D", "2C")
     assert rules.moon_points is None
     assert rules.moon == "shooter_choice"
-    assert table_for(rules).lead_card == parse_card("3C")  # the 3C leads without the 2C
+    assert deck_for(rules).lead_card == parse_card("3C")  # the 3C leads without the 2C
 
 
 def test_set_without_a_name_starts_from_american() -> None:
@@ -109,7 +109,7 @@ def test_set_without_a_name_starts_from_american() -> None:
     assert list(data) == ["american"]
     rules = msgspec.convert(data["american"], RuleSet)
     assert rules.players == 6 and rules.copies == 2
-    assert len(table_for(rules).cards) == 102
+    assert len(deck_for(rules).cards) == 102
 
 
 @pytest.mark.parametrize(

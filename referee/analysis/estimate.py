@@ -45,10 +45,10 @@ from referee.analysis.grading import Z95
 from referee.analysis.infoset import InfoSet, pass_text
 from referee.analysis.winchance import Shape, first_chance, shape_of
 from referee.analysis.worlds import Dealer
+from referee.rules.deck import Deck, deck_for
 from referee.rules.playout import PlayoutPolicy, finish
 from referee.rules.round import Round
 from referee.rules.sampling import knowledge
-from referee.rules.table import Table, table_for
 
 
 class Budget(msgspec.Struct, frozen=True, kw_only=True):
@@ -116,28 +116,28 @@ def interval(values: Sequence[float]) -> Interval:
     return Interval(mean, mean - half, mean + half)
 
 
-def danger(table: Table, code: str) -> tuple[int, int, int]:
+def danger(deck: Deck, code: str) -> tuple[int, int, int]:
     """How dangerous a card is to keep: its points, then whether it is the A♠ or K♠ that
     catches the Q♠, then its rank."""
     card = parse_card(code)
     rank, suit = card & 15, (card >> 4) & 3
-    return table.points[card], int(suit == SPADES and rank > 12), rank
+    return deck.points[card], int(suit == SPADES and rank > 12), rank
 
 
-def candidates(info: InfoSet, chosen: str, table: Table, budget: Budget) -> list[str]:
+def candidates(info: InfoSet, chosen: str, deck: Deck, budget: Budget) -> list[str]:
     """The choices valued for a decision (the choice made always among them)."""
     if info.kind == "play":
         found = list(info.view.legal)
     elif info.kind == "declare":
         found = ["no", "yes"]
     else:
-        count = table.rules.pass_count
-        hand = sorted(info.view.hand, key=lambda c: danger(table, c), reverse=True)
+        count = deck.rules.pass_count
+        hand = sorted(info.view.hand, key=lambda c: danger(deck, c), reverse=True)
         size = len(hand)
         while size > count and math.comb(size, count) > budget.widest:
             size -= 1
         found = [pass_text(combo) for combo in itertools.combinations(hand[:size], count)]
-        policy = sorted(info.view.hand, key=lambda c: (table.points[parse_card(c)], parse_card(c) & 15), reverse=True)
+        policy = sorted(info.view.hand, key=lambda c: (deck.points[parse_card(c)], parse_card(c) & 15), reverse=True)
         found.append(pass_text(policy[:count]))
     if chosen not in found:
         found.append(chosen)
@@ -218,10 +218,10 @@ def estimate(
     info: InfoSet, chosen: str, seed: int, budget: Budget, policy: PlayoutPolicy = "greedy"
 ) -> DecisionEstimate:
     """Value every candidate of ``info``'s decision (see the module docstring)."""
-    table = table_for(info.rules)
-    choices = candidates(info, chosen, table, budget)
+    deck = deck_for(info.rules)
+    choices = candidates(info, chosen, deck, budget)
     rng = random.Random(seed)
-    dealer = Dealer(table, info.view, knowledge(table, info.view))
+    dealer = Dealer(deck, info.view, knowledge(deck, info.view))
     samples = _Samples(info, choices, policy, choices.index(chosen))
     wide = len(choices) > budget.field
     batch = min(budget.sift if wide else budget.first, budget.most)
@@ -274,9 +274,9 @@ def values_of(
     """Each of ``choices``' expected points over the same ``worlds`` worlds, no race and no
     stopping early: the reference the race is measured against (``referee bench analyze
     --passes``)."""
-    table = table_for(info.rules)
+    deck = deck_for(info.rules)
     samples = _Samples(info, choices, policy, 0)
-    samples.draw(Dealer(table, info.view, knowledge(table, info.view)), random.Random(seed), worlds)
+    samples.draw(Dealer(deck, info.view, knowledge(deck, info.view)), random.Random(seed), worlds)
     return [_mean(p) for p in samples.points]
 
 

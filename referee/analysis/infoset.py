@@ -22,10 +22,10 @@ import msgspec
 from protocol.cards import parse_card
 from protocol.ruleset import MoonChoice, RuleSet
 from referee.replay.record import MatchRecord, RoundRecord
+from referee.rules.deck import Deck, deck_for
 from referee.rules.errors import IllegalMove
 from referee.rules.match import hands_to_masks
 from referee.rules.round import PASS, PLAY, Round
-from referee.rules.table import Table, table_for
 from referee.rules.view import SeatView, seat_view
 
 Kind: TypeAlias = Literal["pass", "declare", "play", "moon"]
@@ -73,10 +73,10 @@ def pass_text(cards: Sequence[str]) -> str:
 class _Walk:
     """One round replayed from its record, the decisions of ``seats`` yielded as it goes."""
 
-    def __init__(self, record: MatchRecord, table: Table, rec: RoundRecord, scores: list[int], seats: set[int]) -> None:
-        self.record, self.table, self.rec, self.scores, self.seats = record, table, rec, scores, seats
-        masks = hands_to_masks(table, [[parse_card(c) for c in hand] for hand in rec.hands])
-        self.round = Round(table, masks, rec.dealer, rec.pass_direction, rec.match_phase)  # type: ignore[arg-type]
+    def __init__(self, record: MatchRecord, deck: Deck, rec: RoundRecord, scores: list[int], seats: set[int]) -> None:
+        self.record, self.deck, self.rec, self.scores, self.seats = record, deck, rec, scores, seats
+        masks = hands_to_masks(deck, [[parse_card(c) for c in hand] for hand in rec.hands])
+        self.round = Round(deck, masks, rec.dealer, rec.pass_direction, rec.match_phase)  # type: ignore[arg-type]
 
     def info(self, seat: int, kind: Kind) -> InfoSet:
         return InfoSet(
@@ -130,19 +130,19 @@ class _Walk:
             phase: Phase = "lead"
         else:
             led = (round_.trick[0] >> 4) & 3
-            phase = "follow" if round_.hands[seat] & self.table.suit_masks[led] else "discard"
+            phase = "follow" if round_.hands[seat] & self.deck.suit_masks[led] else "discard"
         return Decision(info=self.info(seat, "play"), chosen=card, phase=phase, trick=number, fallback=fallback)
 
 
 def match_decisions(record: MatchRecord, seats: Sequence[int]) -> Iterator[Decision]:
     """Every decision of ``seats`` in a verified match, in the order made."""
-    table = table_for(record.rules)
+    deck = deck_for(record.rules)
     scores = [0] * record.rules.players
     chosen = set(seats)
     for rec in record.rounds:
         if rec.result is None:
             break  # the log ends in this round
-        yield from _Walk(record, table, rec, scores, chosen).decisions()
+        yield from _Walk(record, deck, rec, scores, chosen).decisions()
         scores = list(rec.scores or scores)
 
 
@@ -150,12 +150,12 @@ def deal_views(record: MatchRecord, seat: int) -> Iterator[tuple[int, list[int],
     """Per finished round: its number, the scores before it, ``seat``'s view as dealt (before
     its pass), its view once play begins (``None`` in a round ended before), and the points
     the round gave it."""
-    table = table_for(record.rules)
+    deck = deck_for(record.rules)
     scores = [0] * record.rules.players
     for rec in record.rounds:
         if rec.result is None:
             break
-        walk = _Walk(record, table, rec, scores, set())
+        walk = _Walk(record, deck, rec, scores, set())
         dealt = seat_view(walk.round, seat)
         for p in rec.passes if walk.round.phase == PASS else ():
             walk.round.pass_cards(p.seat, [parse_card(c) for c in p.cards])

@@ -22,9 +22,9 @@ import msgspec
 from protocol.ruleset import RuleSet
 from referee.analysis.estimate import Interval, interval
 from referee.analysis.worlds import Dealer
+from referee.rules.deck import deck_for
 from referee.rules.playout import PlayoutPolicy, finish
 from referee.rules.sampling import knowledge
-from referee.rules.table import table_for
 from referee.rules.view import SeatView
 
 
@@ -55,8 +55,8 @@ class RoundLuck(msgspec.Struct, frozen=True, kw_only=True):
 def _playouts(
     rules: RuleSet, view: SeatView, rng: random.Random, worlds: int, policy: PlayoutPolicy
 ) -> tuple[list[float], list[float]]:
-    table = table_for(rules)
-    dealer = Dealer(table, view, knowledge(table, view))
+    deck = deck_for(rules)
+    dealer = Dealer(deck, view, knowledge(deck, view))
     own: list[float] = []
     mean: list[float] = []
     for _ in range(worlds):

@@ -24,7 +24,7 @@ import math
 from typing import Final, NamedTuple
 
 from protocol.ruleset import RuleSet
-from referee.rules.table import table_for
+from referee.rules.deck import deck_for
 
 SPREAD: Final = 0.3
 _NODES: Final = (
@@ -56,7 +56,7 @@ class Shape(NamedTuple):
 
 
 def shape_of(rules: RuleSet) -> Shape:
-    return Shape(rules.end, rules.target, rules.rounds, max(1, table_for(rules).penalty_total))
+    return Shape(rules.end, rules.target, rules.rounds, max(1, deck_for(rules).penalty_total))
 
 
 def remaining_rounds(shape: Shape, scores: tuple[int, ...], played: int) -> float:

@@ -19,10 +19,10 @@ import random
 from collections import Counter
 from typing import Final
 
+from referee.rules.deck import Deck
 from referee.rules.errors import IllegalMove
 from referee.rules.round import Round
 from referee.rules.sampling import Knowledge, SamplingError, replay, sample_round_from
-from referee.rules.table import Table
 from referee.rules.view import SeatView
 
 TRIES: Final = 400
@@ -32,8 +32,8 @@ TRIES: Final = 400
 class Dealer:
     """Draws worlds for one decision: the knowledge and the free cards computed once."""
 
-    def __init__(self, table: Table, view: SeatView, know: Knowledge) -> None:
-        self.table, self.view, self.know = table, view, know
+    def __init__(self, deck: Deck, view: SeatView, know: Knowledge) -> None:
+        self.deck, self.view, self.know = deck, view, know
         me = know.seat
         self.others = [s for s in range(len(know.counts)) if s != me]
         rest = Counter(know.pool)
@@ -65,7 +65,7 @@ class Dealer:
             else:
                 try:
                     full = [hand + know.played_by[s] for s, hand in enumerate(hands)]
-                    return replay(self.table, self.view, full), True
+                    return replay(self.deck, self.view, full), True
                 except (IllegalMove, SamplingError):
                     continue
-        return sample_round_from(self.table, self.view, know, rng), False
+        return sample_round_from(self.deck, self.view, know, rng), False

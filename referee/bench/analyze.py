@@ -59,19 +59,19 @@ def greedy_play(round_: Round, seat: int, rng: random.Random) -> str:
 
 def greedy_pass(round_: Round, seat: int) -> list[str]:
     """The most dangerous cards: points first, then rank."""
-    cards = sorted(round_.hand(seat), key=lambda c: (round_.table.points[c], c & 15), reverse=True)
-    return [card_code(c) for c in cards[: round_.table.rules.pass_count]]
+    cards = sorted(round_.hand(seat), key=lambda c: (round_.deck.points[c], c & 15), reverse=True)
+    return [card_code(c) for c in cards[: round_.deck.rules.pass_count]]
 
 
 def _round(
     round_: Round, number: int, plays: Sequence[Play], rng: random.Random, passes: Sequence[Pass]
 ) -> RoundRecord:
-    n = round_.table.players
+    n = round_.deck.players
     rec = RoundRecord(
         round=number, dealer=round_.dealer, pass_direction=round_.pass_direction, match_phase=round_.match_phase,
         hands=[codes_of(m) for m in round_.dealt],
     )  # fmt: skip
-    offset = round_.table.pass_offset(round_.pass_direction)
+    offset = round_.deck.pass_offset(round_.pass_direction)
     for seat in range(n) if round_.phase == "pass" else ():
         cards = passes[seat](round_, seat)
         rec.passes.append(PassRecord(seat=seat, to_seat=(seat + offset) % n, cards=cards))

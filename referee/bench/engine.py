@@ -11,13 +11,13 @@ import time
 
 import msgspec
 
+from referee.rules.deck import deck_for
 from referee.rules.match import Match
 from referee.rules.playout import PlayoutPolicy, finish
 from referee.rules.presets import ruleset
 from referee.rules.random_play import play_round
 from referee.rules.round import PLAY, Round
 from referee.rules.sampling import sample_round
-from referee.rules.table import table_for
 from referee.rules.view import seat_view
 
 
@@ -80,14 +80,14 @@ class PlayoutBench(msgspec.Struct, frozen=True, kw_only=True):
 
 def _mid_round(round_: Round, rng: random.Random) -> None:
     """Random legal play from the deal to a point in the first half of the tricks."""
-    need = round_.table.rules.pass_count
+    need = round_.deck.rules.pass_count
     while round_.phase != PLAY:
         if round_.phase == "pass":
             for seat in round_.awaiting():
                 round_.pass_cards(seat, rng.sample(round_.hand(seat), need))
         else:
             round_.declare(round_.turn, False)
-    plays = rng.randrange(round_.table.hand_size * round_.table.players // 2)
+    plays = rng.randrange(round_.deck.hand_size * round_.deck.players // 2)
     for _ in range(plays):
         round_.play(round_.turn, rng.choice(round_.legal_plays()))
 
@@ -99,7 +99,7 @@ def bench_playouts(
     of the round): half the time spent on plain playouts of copies of the true position, half
     on sampled worlds (sample from the view of the seat to play, then one playout)."""
     rules = ruleset(variant)
-    table = table_for(rules)
+    deck = deck_for(rules)
     rng = random.Random(seed)
     positions = playouts = worlds = 0
     match_seed = seed
@@ -121,7 +121,7 @@ def bench_playouts(
         start = time.perf_counter()
         while time.perf_counter() - start < budget:
             for _ in range(20):
-                finish(sample_round(table, view, rng), rng, policy)
+                finish(sample_round(deck, view, rng), rng, policy)
             worlds += 20
         sampled += time.perf_counter() - start
         if plain >= half and sampled >= half:

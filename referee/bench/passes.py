@@ -24,7 +24,7 @@ import msgspec
 from referee.analysis.estimate import Budget, candidates, danger, estimate, values_of
 from referee.analysis.infoset import Decision, match_decisions, pass_text
 from referee.bench.analyze import greedy_match
-from referee.rules.table import table_for
+from referee.rules.deck import deck_for
 
 
 class PassesBench(msgspec.Struct, kw_only=True):
@@ -49,9 +49,9 @@ class PassesBench(msgspec.Struct, kw_only=True):
 def _old_set(d: Decision) -> list[str]:
     """The candidates the analysis valued before the race: every 3 of the 5 most dangerous cards,
     the greedy policy's pass, the pass made."""
-    table = table_for(d.info.rules)
-    count = table.rules.pass_count
-    hand = sorted(d.info.view.hand, key=lambda c: danger(table, c), reverse=True)
+    deck = deck_for(d.info.rules)
+    count = deck.rules.pass_count
+    hand = sorted(d.info.view.hand, key=lambda c: danger(deck, c), reverse=True)
     found = [pass_text(combo) for combo in itertools.combinations(hand[: max(count, 5)], count)]
     found.append(pass_text(hand[:count]))
     return list(dict.fromkeys([*found, d.chosen]))
@@ -59,8 +59,8 @@ def _old_set(d: Decision) -> list[str]:
 
 def _one(task: tuple[Decision, int, int]) -> tuple[float, bool, int, float, bool, int, int]:
     d, seed, worlds = task
-    table = table_for(d.info.rules)
-    every = candidates(d.info, d.chosen, table, Budget(widest=10**6))
+    deck = deck_for(d.info.rules)
+    every = candidates(d.info, d.chosen, deck, Budget(widest=10**6))
     reference = dict(zip(every, values_of(d.info, every, seed + 1, worlds), strict=True))
     floor = min(reference.values())
     raced = estimate(d.info, d.chosen, seed, Budget())

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 from protocol.cards import COPY_STRIDE, Card, card_code, parse_card
 from protocol.ruleset import RuleSet
+from referee.rules.deck import deck_for
 from referee.rules.match import Match
 from referee.rules.presets import ruleset, with_options
 from referee.rules.round import DECLARE, DONE, MOON, PASS, PLAY, Round
-from referee.rules.table import table_for
 
 
 class Opponents:
@@ -54,7 +54,7 @@ class Opponents:
         if planned is not None:
             return [parse_card(code) for code in planned.split()]
         hand = round_.hand(seat)
-        return self._rng("pass", round_number, seat).sample(hand, round_.table.rules.pass_count)
+        return self._rng("pass", round_number, seat).sample(hand, round_.deck.rules.pass_count)
 
     def declare(self, seat: int) -> bool:
         return self.declarations.get(seat, False)
@@ -63,9 +63,9 @@ class Opponents:
 def deal_hands(rules: RuleSet, fixed: Mapping[int, str], seed: int = 1) -> list[list[Card]]:
     """Hands by seat: the ``fixed`` seats get the cards named (codes separated by spaces), the
     others the rest of the deck, shuffled by ``seed``."""
-    table = table_for(rules)
-    pool = list(table.cards)
-    hands: list[list[Card]] = [[] for _ in range(table.players)]
+    deck = deck_for(rules)
+    pool = list(deck.cards)
+    hands: list[list[Card]] = [[] for _ in range(deck.players)]
     for seat, text in fixed.items():
         for code in text.split():
             face = parse_card(code)
@@ -75,12 +75,12 @@ def deal_hands(rules: RuleSet, fixed: Mapping[int, str], seed: int = 1) -> list[
             pool.remove(copy)
             hands[seat].append(copy)
     random.Random(seed).shuffle(pool)
-    for seat in range(table.players):
+    for seat in range(deck.players):
         if seat not in fixed:
-            hands[seat], pool = pool[: table.hand_size], pool[table.hand_size :]
+            hands[seat], pool = pool[: deck.hand_size], pool[deck.hand_size :]
     for seat, hand in enumerate(hands):
-        if len(hand) != table.hand_size:
-            raise ValueError(f"seat {seat}: {len(hand)} cards, a hand is {table.hand_size}")
+        if len(hand) != deck.hand_size:
+            raise ValueError(f"seat {seat}: {len(hand)} cards, a hand is {deck.hand_size}")
     return hands
 
 
@@ -265,12 +265,12 @@ def moon_position(rules: RuleSet) -> Position:
     leads the first trick, and nobody else can follow a club. ``rules`` are used when their
     moon is the shooter's choice and the clubs make up exactly one hand; otherwise the
     American game with the shooter's choice."""
-    table = table_for(rules)
-    clubs = [c for c in table.cards if c >> 4 & 3 == 0]
-    if rules.moon != "shooter_choice" or table.double or len(clubs) != table.hand_size:
+    deck = deck_for(rules)
+    clubs = [c for c in deck.cards if c >> 4 & 3 == 0]
+    if rules.moon != "shooter_choice" or deck.double or len(clubs) != deck.hand_size:
         rules = ruleset("american-moon-choice")
-        table = table_for(rules)
-        clubs = [c for c in table.cards if c >> 4 & 3 == 0]
+        deck = deck_for(rules)
+        clubs = [c for c in deck.cards if c >> 4 & 3 == 0]
     rules = hold_only(one_round(rules))
     seat = 1
     return Position(
@@ -278,7 +278,7 @@ def moon_position(rules: RuleSet) -> Position:
         seat=seat,
         dealer=seat - 1,  # the bot leads when the player left of the dealer does, too
         hands={seat: " ".join(card_code(c) for c in clubs)},
-        expect={1: tuple(card_code(c) for c in clubs if c == table.lead_card) or tuple(map(card_code, clubs))},
+        expect={1: tuple(card_code(c) for c in clubs if c == deck.lead_card) or tuple(map(card_code, clubs))},
     )
 
 
@@ -290,7 +290,7 @@ def simulate(position: Position, choose: int = 0) -> dict[int, list[str]]:
     round_ = match.next_round(position.deal())
     opponents = position.opponents()
     seat = position.seat
-    need = round_.table.rules.pass_count
+    need = round_.deck.rules.pass_count
     seen: dict[int, list[str]] = {}
     while round_.phase != DONE and len(seen) < position.decisions:
         if round_.phase == PASS:

@@ -28,7 +28,7 @@ def deal_source(log: LogMatch, match: Match) -> DealSource:
     the match was dealt from explicit hands and the logged hands are verified as played."""
     deals = [line.entry for line in log.entries if isinstance(line.entry, Deal)]
     for entry in deals:
-        seeded = deal(match.table, log.header.seed_number(), entry.round, entry.dealer)
+        seeded = deal(match.deck, log.header.seed_number(), entry.round, entry.dealer)
         if [codes_of(mask) for mask in seeded] == entry.hands:
             return "seed"
     return "log" if deals else "seed"
@@ -44,7 +44,7 @@ def logged_deal(cursor: LogCursor, match: Match, source: DealSource) -> tuple[Li
         return line, None
     try:
         hands = [[parse_card(c) for c in hand] for hand in dealt.hands]
-        hands_to_masks(match.table, hands)
+        hands_to_masks(match.deck, hands)
     except (ValueError, RulesError) as err:
         raise cursor.differ("deal.hands", "a deal of the rule set's cards", str(err), line=line.number) from None
     return line, hands
@@ -55,7 +55,7 @@ def check_deal(cursor: LogCursor, line: Line, round_: Round, number: int) -> lis
     hands; the hands as codes, by seat."""
     dealt = line.entry
     assert isinstance(dealt, Deal)
-    hands = [[card_code(c) for c in round_.hand(s)] for s in range(round_.table.players)]
+    hands = [[card_code(c) for c in round_.hand(s)] for s in range(round_.deck.players)]
     for what, want, got in (
         ("round", number, dealt.round),
         ("dealer", round_.dealer, dealt.dealer),

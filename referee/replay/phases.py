@@ -53,8 +53,8 @@ class LoggedRound:
         self.policy = policy
         self.round = round_
         self.rec = record
-        self.players = round_.table.players
-        self.offset = round_.table.pass_offset(round_.pass_direction)
+        self.players = round_.deck.players
+        self.offset = round_.deck.pass_offset(round_.pass_direction)
         self.lines: dict[int, str] = {}
         """Each seat's last reply line, as the log holds it (the policy's check quotes it)."""
         if round_.phase != PASS:

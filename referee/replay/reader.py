@@ -17,8 +17,8 @@ import msgspec
 from protocol.codec import MAX_DEPTH, clip, nesting_depth
 from referee.errors import RefereeError
 from referee.log_format import LOG_FORMAT, Header, LogEntry, Result
+from referee.rules.deck import deck_for
 from referee.rules.errors import InvalidRuleSet
-from referee.rules.table import table_for
 
 SUPPORTED_FORMATS: Final = (1, LOG_FORMAT)
 """Format 1 differs only in its seed, an integer (``Header.seed_number`` reads both)."""
@@ -109,7 +109,7 @@ def _check_header(header: Header, name: str, number: int) -> None:
     """A header's rule set must be one the engine plays, with a seat entry per player, before
     anything is sized by it (a crafted ``players`` of 10**8 would build 10**8 queues)."""
     try:
-        table_for(header.rules)
+        deck_for(header.rules)
     except InvalidRuleSet as err:
         raise LogError(f"{name}: line {number}: the header's rules cannot be played: {clip(str(err), 200)}") from None
     if len(header.seats) != header.rules.players:

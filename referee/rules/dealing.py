@@ -19,7 +19,7 @@ from operator import mod
 from typing import TypeVar
 
 from protocol.cards import Card
-from referee.rules.table import Table
+from referee.rules.deck import Deck
 
 _T = TypeVar("_T")
 
@@ -59,26 +59,26 @@ def draw_seat(seed: int, label: str, players: int) -> int:
     return _words(f"hearts-{label}:{seed}", 1)[0] % players
 
 
-def deal(table: Table, seed: int, deal_number: int, dealer: int) -> list[int]:
+def deal(deck: Deck, seed: int, deal_number: int, dealer: int) -> list[int]:
     """The hands (as masks, indexed by seat) of one deal."""
     # The deck is shuffled as card bits (1 << card) rather than ids: the same permutation, and
     # a hand is then the sum of its bits (distinct powers of two add up to their union).
-    deck = list(table.card_bits)
-    _shuffle(deck, seed, deal_number)
-    n = table.players
+    bits = list(deck.card_bits)
+    _shuffle(bits, seed, deal_number)
+    n = deck.players
     hands = [0] * n
-    if table.rules.deal_packets == (1,):
+    if deck.rules.deal_packets == (1,):
         for k in range(n):
-            hands[(dealer + 1 + k) % n] = sum(deck[k::n])
+            hands[(dealer + 1 + k) % n] = sum(bits[k::n])
         return hands
     held = [0] * n
-    packets = table.rules.deal_packets
+    packets = deck.rules.deal_packets
     seat = (dealer + 1) % n
     position = 0
     packet = 0
-    while position < len(deck):
-        size = min(packets[packet % len(packets)], table.hand_size - held[seat])
-        hands[seat] |= sum(deck[position : position + size])
+    while position < len(bits):
+        size = min(packets[packet % len(packets)], deck.hand_size - held[seat])
+        hands[seat] |= sum(bits[position : position + size])
         held[seat] += size
         position += size
         seat = (seat + 1) % n

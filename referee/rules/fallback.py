@@ -17,7 +17,7 @@ def fallback_pass(round_: Round, seat: int) -> list[Card]:
     """The ``pass_count`` highest cards of the seat's hand."""
     hand = round_.hand(seat)
     hand.sort(key=lambda c: (rank_of(c), suit_of(c)), reverse=True)
-    return hand[: round_.table.rules.pass_count]
+    return hand[: round_.deck.rules.pass_count]
 
 
 def fallback_play(round_: Round) -> Card:

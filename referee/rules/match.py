@@ -16,10 +16,10 @@ import msgspec
 from protocol.cards import COPY_STRIDE, Card, card_code
 from protocol.ruleset import RuleSet
 from referee.rules.dealing import deal, draw_seat
+from referee.rules.deck import Deck, deck_for
 from referee.rules.errors import RulesError
 from referee.rules.round import Round
 from referee.rules.scoring import RoundResult
-from referee.rules.table import Table, table_for
 
 EndReason: TypeAlias = Literal[
     "target_reached", "rounds_played", "reached_zero", "nobody_can_reach_zero", "round_limit"
@@ -45,7 +45,7 @@ class Match:
 
     def __init__(self, rules: RuleSet, seed: int, first_dealer: int | None = None) -> None:
         self.rules = rules
-        self.table: Table = table_for(rules)
+        self.deck: Deck = deck_for(rules)
         self.seed = seed
         n = rules.players
         self.first_dealer = draw_seat(seed, "first-dealer", n) if first_dealer is None else first_dealer % n
@@ -88,12 +88,12 @@ class Match:
         if self.current is not None and not self._recorded:
             raise RulesError("the current round is not finished and recorded yet")
         if hands is None:
-            masks = deal(self.table, self.seed, self.deal_number, self.dealer)
+            masks = deal(self.deck, self.seed, self.deal_number, self.dealer)
         else:
-            masks = hands_to_masks(self.table, hands)
+            masks = hands_to_masks(self.deck, hands)
         schedule = self.rules.pass_schedule
         direction = schedule[self.schedule_index % len(schedule)]
-        self.current = Round(self.table, masks, self.dealer, direction, self.phase)
+        self.current = Round(self.deck, masks, self.dealer, direction, self.phase)
         self._recorded = False
         return self.current
 
@@ -151,16 +151,16 @@ class Match:
         return MatchResult(scores=list(scores), winners=winners, reason=reason, rounds=played)
 
 
-def hands_to_masks(table: Table, hands: Sequence[Sequence[Card]]) -> list[int]:
+def hands_to_masks(deck: Deck, hands: Sequence[Sequence[Card]]) -> list[int]:
     """Check explicit hands against the deck and turn them into masks. In a double deck the
     second of two identical cards becomes the second copy."""
-    if len(hands) != table.players:
-        raise RulesError(f"{len(hands)} hands given for {table.players} players")
-    pool = table.full_mask
+    if len(hands) != deck.players:
+        raise RulesError(f"{len(hands)} hands given for {deck.players} players")
+    pool = deck.full_mask
     masks: list[int] = []
     for seat, hand in enumerate(hands):
-        if len(hand) != table.hand_size:
-            raise RulesError(f"seat {seat}: a hand of {len(hand)} cards, expected {table.hand_size}")
+        if len(hand) != deck.hand_size:
+            raise RulesError(f"seat {seat}: a hand of {len(hand)} cards, expected {deck.hand_size}")
         mask = 0
         for card in hand:
             face = card & (COPY_STRIDE - 1) if 0 <= card < 2 * COPY_STRIDE else -1

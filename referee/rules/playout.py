@@ -28,8 +28,8 @@ from typing import Final, Literal, NamedTuple, TypeAlias
 
 from protocol.cards import COPY_STRIDE
 from referee.rules.cardset import cards_of, mask_of
+from referee.rules.deck import Deck
 from referee.rules.round import DECLARE, DONE, MOON, PASS, Round
-from referee.rules.table import Table
 
 PlayoutPolicy: TypeAlias = Literal["greedy", "random"]
 PLAYOUT_POLICIES: Final[tuple[PlayoutPolicy, ...]] = ("greedy", "random")
@@ -54,8 +54,8 @@ def _bottom(mask: int) -> int:
 
 
 class _Costs(NamedTuple):
-    """What the policy reads of a table's card values, by face (see ``_costs``). The masks and
-    sort keys beyond the first three are derived from them once per table, so that a playout's
+    """What the policy reads of a deck's card values, by face (see ``_costs``). The masks and
+    sort keys beyond the first three are derived from them once per deck, so that a playout's
     decisions do fewer operations on masks (wider than the 30 bits CPython computes on fast)."""
 
     points: list[int]
@@ -79,16 +79,16 @@ class _Costs(NamedTuple):
 
 
 @functools.lru_cache(maxsize=64)
-def _costs(table: Table) -> _Costs:
-    """What the policy reads of a table's card values, by face (the policy plays faces): the
+def _costs(deck: Deck) -> _Costs:
+    """What the policy reads of a deck's card values, by face (the policy plays faces): the
     points of each face (in a double deck the value of whichever copy is in play, so a face
     whose first copy is out of play still counts), the faces worth points, and the *costly*
     faces, worth something other than nothing or the cheapest penalty (the Q♠; Black Maria's
     A♠ and K♠; the Omnibus J♦)."""
     points = [0] * COPY_STRIDE
-    for card in table.cards:
-        points[card % COPY_STRIDE] = table.points[card]
-    faces = {c % COPY_STRIDE for c in table.cards}
+    for card in deck.cards:
+        points[card % COPY_STRIDE] = deck.points[card]
+    faces = {c % COPY_STRIDE for c in deck.cards}
     cheapest = min((points[f] for f in faces if points[f] > 0), default=0)
     penalty = mask_of(f for f in faces if points[f] > 0)
     costly = mask_of(f for f in faces if points[f] not in (0, cheapest))
@@ -101,13 +101,13 @@ def _costs(table: Table) -> _Costs:
         priced=penalty | costly,
         duck_key=[points[f] * 64 + f for f in range(COPY_STRIDE)],
         void_key=[points[f] * 16 + (f & 15) for f in range(COPY_STRIDE)],
-        double=table.double,
+        double=deck.double,
     )
 
 
 def greedy_card(round_: Round, rng: random.Random) -> int:
     """The greedy policy's card (a face; ``Round.play`` takes either copy) for the seat to play."""
-    return _greedy(round_, rng, _costs(round_.table))
+    return _greedy(round_, rng, _costs(round_.deck))
 
 
 def _greedy(round_: Round, rng: random.Random, costs: _Costs) -> int:
@@ -145,7 +145,7 @@ def _greedy(round_: Round, rng: random.Random, costs: _Costs) -> int:
             cards = cards_of(follow)
             cheapest = min(points[c] for c in cards)
             free = mask_of(c for c in cards if points[c] == cheapest)
-        return _top(free) if len(trick) == round_.table.players - 1 else _bottom(free)
+        return _top(free) if len(trick) == round_.deck.players - 1 else _bottom(free)
     # void in the led suit: the most expensive card (points, then rank), the cheapest when wanted
     cards = cards_of(legal)
     if want:
@@ -154,7 +154,7 @@ def _greedy(round_: Round, rng: random.Random, costs: _Costs) -> int:
 
 
 def _pass_cards(round_: Round, seat: int, count: int) -> list[int]:
-    points = round_.table.points
+    points = round_.deck.points
     cards = round_.hand(seat)
     want = round_.match_phase == 2
     cards.sort(key=lambda c: (points[c], c & 15), reverse=not want)
@@ -164,8 +164,8 @@ def _pass_cards(round_: Round, seat: int, count: int) -> list[int]:
 def finish(round_: Round, rng: random.Random, policy: PlayoutPolicy = "greedy") -> list[int]:
     """Play ``round_`` to its end with ``policy`` for every seat (changing it) and return the
     round's score changes by seat."""
-    count = round_.table.rules.pass_count
-    costs = _costs(round_.table)
+    count = round_.deck.rules.pass_count
+    costs = _costs(round_.deck)
     greedy = policy == "greedy"
     while True:
         phase = round_.phase

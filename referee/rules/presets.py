@@ -3,7 +3,7 @@
 A preset also knows how its deck and passing change with the number of players (the seeds
 give a 3- and a 5-player deck for most variants), so ``ruleset("dutch", {"players": 3})`` is the
 Dutch game for three. Any single option can then be overridden; the result is checked by
-building its ``Table``.
+building its ``Deck``.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 import msgspec
 
 from protocol.ruleset import HEART_CODES, RuleSet, standard_points
+from referee.rules.deck import deck_for
 from referee.rules.errors import InvalidRuleSet
-from referee.rules.table import table_for
 
 
 class Preset(NamedTuple):
@@ -267,5 +267,5 @@ def _apply(data: dict[str, Any], options: Mapping[str, Any]) -> RuleSet:
         rules = msgspec.convert(data, RuleSet)
     except msgspec.ValidationError as err:
         raise InvalidRuleSet(f"bad option value: {err}") from None
-    table_for(rules)
+    deck_for(rules)
     return rules

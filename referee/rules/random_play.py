@@ -16,7 +16,7 @@ from referee.rules.round import DECLARE, MOON, PASS, PLAY, Round
 def play_round(round_: Round, rng: random.Random) -> int:
     """Finish a round with random legal actions; return how many decisions were made."""
     decisions = 0
-    need = round_.table.rules.pass_count
+    need = round_.deck.rules.pass_count
     choice = rng.choice
     while True:
         phase = round_.phase

@@ -1,7 +1,7 @@
 """One round (one deal) of Hearts as a state machine: pass -> declare -> tricks -> (moon) -> done.
 
 The ``Round`` holds the hands as bit masks and checks every pass, declaration and play against
-the ``Table``. It does no I/O and never trusts its caller: an illegal action raises
+the ``Deck``. It does no I/O and never trusts its caller: an illegal action raises
 ``IllegalMove`` naming the broken rule and leaves the state unchanged. The legal plays (a mask)
 are computed as each turn begins, so ``legal_plays`` and ``play`` only read them; the common
 cases (follow suit, lead after the first trick) are inlined in ``play`` and ``_finish_trick``,
@@ -18,9 +18,9 @@ import msgspec
 from protocol.cards import COPY_STRIDE, QUEEN, SPADES, SUIT_NAMES, Card, card_code
 from protocol.ruleset import MoonChoice, PassDirection
 from referee.rules.cardset import CLUB_IDS, DIAMOND_IDS, HEART_IDS, RANK_BITS, SPADE_IDS, cards_of, mask_of
+from referee.rules.deck import Deck
 from referee.rules.errors import IllegalMove
 from referee.rules.scoring import RoundResult, moon_rule_for, moon_shooter, revoke_result, score_round
-from referee.rules.table import Table
 
 Phase: TypeAlias = Literal["pass", "declare", "play", "moon", "done"]
 PASS: Final = "pass"
@@ -78,6 +78,7 @@ class Round:
         "broken",
         "dealer",
         "dealt",
+        "deck",
         "declared",
         "hands",
         "leader",
@@ -89,7 +90,6 @@ class Round:
         "points",
         "received",
         "result",
-        "table",
         "taken",
         "trick",
         "trick_number",
@@ -99,19 +99,19 @@ class Round:
 
     def __init__(
         self,
-        table: Table,
+        deck: Deck,
         hands: Sequence[int],
         dealer: int,
         pass_direction: PassDirection = "hold",
         match_phase: int = 1,
     ) -> None:
-        n = table.players
+        n = deck.players
         if len(hands) != n:
             raise ValueError(f"{len(hands)} hands for {n} players")
-        self.table = table
+        self.deck = deck
         self.dealer = dealer % n
         self.match_phase = match_phase
-        if table.rules.pass_count == 0:
+        if deck.rules.pass_count == 0:
             pass_direction = "hold"
         self.pass_direction: PassDirection = pass_direction
         self.dealt = list(hands)
@@ -127,7 +127,7 @@ class Round:
         self.tricks: list[Trick] = []
         self.taken = [0] * n
         self.points = [0] * n
-        self.broken = table.rules.hearts_lead == "any_time"
+        self.broken = deck.rules.hearts_lead == "any_time"
         self._carry = 0
         self._carry_points = 0
         self._legal: int | None = None
@@ -143,11 +143,11 @@ class Round:
         """Whether following suit needs ``_compute_legal`` (first-trick or queen rules) rather
         than "the led suit if held, else anything"."""
         self._players = n
-        self._breaks = _NO_BREAKS if self.broken else table.breakers
-        """By face (``card & 63``), whether playing it breaks hearts: ``table.breakers`` until
+        self._breaks = _NO_BREAKS if self.broken else deck.breakers
+        """By face (``card & 63``), whether playing it breaks hearts: ``deck.breakers`` until
         they are broken, then nothing does (one tuple lookup a play, cheaper than a bit operation
         on a hand's mask)."""
-        self._double = table.double
+        self._double = deck.double
         self.moon_shooter: int | None = None
         self.result: RoundResult | None = None
         self.phase: Phase = PASS
@@ -156,12 +156,12 @@ class Round:
 
     def copy(self) -> Round:
         """An independent copy of this round in its current state, sharing only the immutable
-        parts (the ``Table``, finished ``Trick``s, the result): for search, where a position is
+        parts (the ``Deck``, finished ``Trick``s, the result): for search, where a position is
         copied once per candidate move. Cheaper than ``copy.deepcopy`` by far, and every slot is
         written out (a loop of ``getattr``/``setattr`` cost a playout 4%);
         ``tests/rules/test_round.py`` checks that no slot is left out."""
         twin = Round.__new__(Round)
-        twin.table = self.table
+        twin.deck = self.deck
         twin.dealer = self.dealer
         twin.match_phase = self.match_phase
         twin.pass_direction = self.pass_direction
@@ -223,7 +223,7 @@ class Round:
         self._expect(PASS, seat)
         if self.passes[seat] is not None:
             raise IllegalMove("wrong_phase", "you have already passed this round", seat)
-        need = self.table.rules.pass_count
+        need = self.deck.rules.pass_count
         if len(cards) != need:
             raise IllegalMove("wrong_pass_count", f"must pass exactly {need} cards, not {len(cards)}", seat)
         hand = self.hands[seat]
@@ -240,7 +240,7 @@ class Round:
 
     def _exchange(self) -> None:
         n = self._players
-        offset = self.table.pass_offset(self.pass_direction)
+        offset = self.deck.pass_offset(self.pass_direction)
         hands = self.hands
         received = self.received
         for seat, passed in enumerate(self.passes):
@@ -252,9 +252,9 @@ class Round:
         self._after_passing()
 
     def _after_passing(self) -> None:
-        if self.table.rules.declarations:
+        if self.deck.rules.declarations:
             self.phase = DECLARE
-            self.turn = (self.dealer + 1) % self.table.players
+            self.turn = (self.dealer + 1) % self.deck.players
         else:
             self._start_play()
 
@@ -265,15 +265,15 @@ class Round:
         self._expect(DECLARE, seat)
         self.declared[seat] = bool(declare)
         self._declared_count += 1
-        if self._declared_count == self.table.players:
+        if self._declared_count == self.deck.players:
             self._start_play()
         else:
-            self.turn = (seat + 1) % self.table.players
+            self.turn = (seat + 1) % self.deck.players
 
     def declarations_made(self) -> list[bool | None]:
         """Per seat: the declaration it made, or ``None`` where it has made none (yet)."""
-        n = self.table.players
-        if not self.table.rules.declarations or self.phase == PASS:
+        n = self.deck.players
+        if not self.deck.rules.declarations or self.phase == PASS:
             return [None] * n
         made = self._declared_count
         return [self.declared[s] if (s - self.dealer - 1) % n < made else None for s in range(n)]
@@ -281,9 +281,9 @@ class Round:
     # -- play --------------------------------------------------------------------------------
     def _start_play(self) -> None:
         self.phase = PLAY
-        n = self.table.players
+        n = self.deck.players
         leader = (self.dealer + 1) % n
-        both = self.table.lead_mask
+        both = self.deck.lead_mask
         if both:
             for i in range(n):
                 seat = (self.dealer + 1 + i) % n
@@ -292,7 +292,7 @@ class Round:
                     break
         self.leader = leader
         self.turn = leader
-        self._special = self.table.queen_must_drop or self.table.first_trick_no_points
+        self._special = self.deck.queen_must_drop or self.deck.first_trick_no_points
         self._legal = self._compute_legal()
 
     def legal_plays(self) -> list[Card]:
@@ -324,42 +324,42 @@ class Round:
         """The legal plays of the seat to play, every rule considered. ``play`` and
         ``_finish_trick`` inline the common cases (following suit without first-trick or queen
         rules; leading after the first trick)."""
-        table = self.table
-        rules = table.rules
+        deck = self.deck
+        rules = deck.rules
         hand = self.hands[self.turn]
         trick = self.trick
         first = self.trick_number == 0
         if not trick:
-            if first and table.lead_card is not None:
-                legal = hand & ((1 << table.lead_card) | (1 << (table.lead_card + COPY_STRIDE)))
+            if first and deck.lead_card is not None:
+                legal = hand & ((1 << deck.lead_card) | (1 << (deck.lead_card + COPY_STRIDE)))
             else:
                 legal = hand
                 if not self.broken:
-                    rest = legal & ~table.hearts_mask
+                    rest = legal & ~deck.hearts_mask
                     if rest:
                         legal = rest
                 if first and rules.first_trick_no_points:
-                    rest = legal & ~table.penalty_mask
+                    rest = legal & ~deck.penalty_mask
                     if rest:
                         legal = rest
         else:
             led = (trick[0] >> 4) & 3
-            legal = hand & table.suit_masks[led]
+            legal = hand & deck.suit_masks[led]
             if legal:
                 if first and rules.first_trick_no_points:
-                    rest = legal & ~table.penalty_mask
+                    rest = legal & ~deck.penalty_mask
                     if rest:
                         legal = rest
-                if rules.queen_must_drop and led == SPADES and legal & table.queen_mask and self._queen_loses():
-                    legal &= table.queen_mask
+                if rules.queen_must_drop and led == SPADES and legal & deck.queen_mask and self._queen_loses():
+                    legal &= deck.queen_mask
             else:
                 legal = hand
                 if first and rules.first_trick_no_points:
-                    rest = hand & ~table.penalty_mask
+                    rest = hand & ~deck.penalty_mask
                     if rest:
                         legal = rest
-                if rules.queen_must_drop and legal & table.queen_mask:
-                    legal &= table.queen_mask
+                if rules.queen_must_drop and legal & deck.queen_mask:
+                    legal &= deck.queen_mask
         return legal
 
     def _queen_loses(self) -> bool:
@@ -367,11 +367,11 @@ class Round:
         is already in it and, in a double deck, not cancelled by its twin (or the queen's own
         twin is there to cancel her)."""
         trick = self.trick
-        if not self.table.double:
+        if not self.deck.double:
             return bool(mask_of(trick) & _HIGH_SPADES)
         faces = [c & 63 for c in trick if (c >> 4) & 3 == SPADES]
         queen = SPADES * 16 + QUEEN
-        if self.table.rules.identical_cards == "later_wins":
+        if self.deck.rules.identical_cards == "later_wins":
             return any(f > queen for f in faces)
         return queen in faces or any(f > queen and faces.count(f) == 1 for f in faces)
 
@@ -398,7 +398,7 @@ class Round:
             return
         if played == 1:
             suit = (card >> 4) & 3
-            self._follow = self.table.suit_masks[suit]
+            self._follow = self.deck.suit_masks[suit]
             self._follow_shift = suit * 16 + 2
         seat += 1
         if seat == n:
@@ -412,7 +412,7 @@ class Round:
 
     def _resolve_play(self, seat: int, card: Card, legal: int) -> Card:
         """An illegal-looking play: accept the other copy of a double-deck card, or explain."""
-        if self.table.double and 0 <= card < 2 * COPY_STRIDE:
+        if self.deck.double and 0 <= card < 2 * COPY_STRIDE:
             twin = card ^ COPY_STRIDE
             if legal >> twin & 1:
                 return twin
@@ -421,18 +421,18 @@ class Round:
     def explain_illegal(self, seat: int, card: Card) -> IllegalMove:
         """Which rule ``seat`` playing ``card`` now breaks (the card is not legal), without
         playing it: the check names the rule of a card outside a request's legal list."""
-        table = self.table
+        deck = self.deck
         hand = self.hands[seat]
         code = _code(card)
-        bits = _bits(card, table.double)
+        bits = _bits(card, deck.double)
         if not hand & bits:
             return IllegalMove("card_not_in_hand", f"card not in hand: {code}", seat)
         first = self.trick_number == 0
         if not self.trick:
-            if first and table.lead_card is not None:
-                lead = card_code(table.lead_card)
+            if first and deck.lead_card is not None:
+                lead = card_code(deck.lead_card)
                 return IllegalMove("must_lead_card", f"the first trick must be led with {lead}", seat)
-            if not self.broken and bits & table.hearts_mask:
+            if not self.broken and bits & deck.hearts_mask:
                 return IllegalMove(
                     "hearts_not_broken",
                     "hearts are not broken: no heart may be led until one has been played",
@@ -440,9 +440,9 @@ class Round:
                 )
             return IllegalMove("no_points_first_trick", "no penalty cards on the first trick", seat)
         led = (self.trick[0] >> 4) & 3
-        if hand & table.suit_masks[led] and not bits & table.suit_masks[led]:
+        if hand & deck.suit_masks[led] and not bits & deck.suit_masks[led]:
             return IllegalMove("must_follow_suit", f"must follow suit: {SUIT_NAMES[led]}", seat)
-        if first and table.rules.first_trick_no_points and bits & table.penalty_mask:
+        if first and deck.rules.first_trick_no_points and bits & deck.penalty_mask:
             return IllegalMove("no_points_first_trick", "no penalty cards on the first trick", seat)
         return IllegalMove(
             "queen_must_drop",
@@ -459,7 +459,7 @@ class Round:
         faces = _SUIT_FACES[(trick[0] >> 4) & 3]
         first = mask & faces  # the led suit's first-copy cards, as faces
         second = (mask >> COPY_STRIDE) & faces  # its second-copy cards, as faces
-        if self.table.rules.identical_cards == "cancel":
+        if self.deck.rules.identical_cards == "cancel":
             single = first ^ second
             if not single:
                 return None
@@ -473,9 +473,9 @@ class Round:
         return max(trick.index(face), trick.index(face + COPY_STRIDE))
 
     def _finish_trick(self) -> None:
-        table = self.table
+        deck = self.deck
         trick = self.trick
-        points = table.points
+        points = deck.points
         bits = _BITS
         worth = 0
         mask = 0
@@ -496,15 +496,15 @@ class Round:
         self._follow_shift = 0
         number = self.trick_number + 1
         self.trick_number = number
-        if number == table.hand_size:
+        if number == deck.hand_size:
             self._legal = None
             self._end_of_play()
             return
         self.leader = winner
         self.turn = winner
-        self._special = table.queen_must_drop
+        self._special = deck.queen_must_drop
         hand = self.hands[winner]  # the lead of a later trick: no heart before they are broken
-        self._legal = hand if self.broken else hand & table.non_hearts_mask or hand
+        self._legal = hand if self.broken else hand & deck.non_hearts_mask or hand
 
     def _settle_double(self, mask: int, worth: int) -> int:
         """Record a double-deck trick (``mask`` its cards, ``worth`` their points) and return
@@ -513,7 +513,7 @@ class Round:
         trick = self.trick
         leader = self.leader
         index = self._double_winner_index(mask)
-        if index is None and self.trick_number + 1 == self.table.hand_size:
+        if index is None and self.trick_number + 1 == self.deck.hand_size:
             index = 0  # the last trick cancelled out: nothing follows, so its leader takes it
         if index is None:
             self._carry |= mask
@@ -531,9 +531,9 @@ class Round:
 
     # -- moon and result ---------------------------------------------------------------------
     def _end_of_play(self) -> None:
-        shooter = moon_shooter(self.table, self.taken)
+        shooter = moon_shooter(self.deck, self.taken)
         self.moon_shooter = shooter
-        if shooter is not None and moon_rule_for(self.table, self.match_phase) == "shooter_choice":
+        if shooter is not None and moon_rule_for(self.deck, self.match_phase) == "shooter_choice":
             self.phase = MOON
             self.turn = shooter
             return
@@ -551,7 +551,7 @@ class Round:
 
     def _finish(self, choice: MoonChoice | None) -> None:
         self.result = score_round(
-            self.table, self.match_phase, self.taken, self.points, declared=self.declared, moon_choice=choice
+            self.deck, self.match_phase, self.taken, self.points, declared=self.declared, moon_choice=choice
         )
         self.phase = DONE
         self.turn = -1
@@ -559,7 +559,7 @@ class Round:
     def apply_revoke(self, seat: int) -> RoundResult:
         """End the round with the revoke penalty against ``seat`` (the referee's choice of
         answer to an illegal move): the revoker takes ``revoke_points``, the others 0."""
-        self.result = revoke_result(self.table, self.match_phase, seat)
+        self.result = revoke_result(self.deck, self.match_phase, seat)
         self.phase = DONE
         self.turn = -1
         self._legal = None
@@ -580,11 +580,11 @@ class Round:
 
     def _resolve(self, hand: int, card: Card, seat: int) -> int:
         """The bit of ``card`` (or its double-deck twin) in ``hand``."""
-        for bit in _bit_list(card, self.table.double):
+        for bit in _bit_list(card, self.deck.double):
             if hand & bit:
                 return bit
         code = _code(card)
-        if self.hands[seat] & _bits(card, self.table.double):
+        if self.hands[seat] & _bits(card, self.deck.double):
             raise IllegalMove("duplicate_card", f"card passed twice: {code}", seat)
         raise IllegalMove("card_not_in_hand", f"card not in hand: {code}", seat)
 

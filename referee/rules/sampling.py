@@ -39,9 +39,9 @@ from typing import Final, TypeAlias
 
 from protocol.cards import HEARTS, QUEEN, SPADES, Card, make_card, parse_card
 from referee.rules.cardset import cards_of
+from referee.rules.deck import Deck
 from referee.rules.errors import IllegalMove, RulesError
 from referee.rules.round import PASS, Round
-from referee.rules.table import Table
 from referee.rules.view import SeatView
 
 _QS: Final = make_card(SPADES, QUEEN)
@@ -108,11 +108,11 @@ class Knowledge:
         return dealt == Counter(self.pool)
 
 
-def knowledge(table: Table, view: SeatView) -> Knowledge:
+def knowledge(deck: Deck, view: SeatView) -> Knowledge:
     """The constraints ``view`` puts on the other hands (see the module docstring)."""
     n = view.players
     me = view.seat
-    rules = table.rules
+    rules = deck.rules
     own = [parse_card(c) for c in view.hand]
     history: list[tuple[int, list[Card]]] = [(t.leader, [parse_card(c) for c in t.cards]) for t in view.tricks]
     if view.trick:
@@ -122,9 +122,9 @@ def knowledge(table: Table, view: SeatView) -> Knowledge:
         for i, card in enumerate(cards):
             played_by[(leader + i) % n].append(card)
     before_exchange = view.phase == PASS
-    counts = [table.hand_size - len(played) for played in played_by]
+    counts = [deck.hand_size - len(played) for played in played_by]
     counts[me] = len(own)
-    pool_count = Counter(_deck_faces(table))
+    pool_count = Counter(_deck_faces(deck))
     pool_count.subtract(own)
     for played in played_by:
         pool_count.subtract(played)
@@ -133,15 +133,15 @@ def knowledge(table: Table, view: SeatView) -> Knowledge:
     pool = sorted(pool_count.elements())
     must: list[list[Card]] = [[] for _ in range(n)]
     forbid = [0] * n
-    offset = table.pass_offset(view.pass_direction) if rules.pass_count else 0
+    offset = deck.pass_offset(view.pass_direction) if rules.pass_count else 0
     if view.passed and offset and not before_exchange:
         receiver = (me + offset) % n
         left = Counter(parse_card(c) for c in view.passed)
         left.subtract(played_by[receiver])
         must[receiver] += sorted(left.elements())
     if not before_exchange:
-        _forbid_from_play(table, view, history, forbid)
-        lead = table.lead_card
+        _forbid_from_play(deck, view, history, forbid)
+        lead = deck.lead_card
         if lead is not None and not history and view.phase == "play" and view.turn not in (-1, me):
             if lead & 63 not in must[view.turn]:  # not when the seat passed it there (known once)
                 must[view.turn].append(lead & 63)
@@ -154,26 +154,26 @@ def knowledge(table: Table, view: SeatView) -> Knowledge:
 
 
 @functools.lru_cache(maxsize=64)
-def _deck_faces(table: Table) -> Mapping[Card, int]:
+def _deck_faces(deck: Deck) -> Mapping[Card, int]:
     """By face, how many copies the deck holds (read, never changed: ``knowledge`` counts a
     copy of it down)."""
-    return dict(Counter(c & 63 for c in table.cards))
+    return dict(Counter(c & 63 for c in deck.cards))
 
 
 def _faces(mask: int) -> int:
     return (mask | mask >> 64) & ((1 << 64) - 1)
 
 
-def _forbid_from_play(table: Table, view: SeatView, history: list[tuple[int, list[Card]]], forbid: list[int]) -> None:
+def _forbid_from_play(deck: Deck, view: SeatView, history: list[tuple[int, list[Card]]], forbid: list[int]) -> None:
     """Add to ``forbid`` what each play of another seat shows it no longer holds."""
-    rules = table.rules
+    rules = deck.rules
     n = view.players
-    suits = [_faces(m) for m in table.suit_masks]
-    every = _faces(table.full_mask)
-    penalty = _faces(table.penalty_mask)
+    suits = [_faces(m) for m in deck.suit_masks]
+    every = _faces(deck.full_mask)
+    penalty = _faces(deck.penalty_mask)
     non_penalty = every & ~penalty
     non_hearts = every & ~suits[HEARTS]
-    breaker = _faces(table.breaker_mask)
+    breaker = _faces(deck.breaker_mask)
     ftnp = rules.first_trick_no_points
     queen_penalty = bool(penalty >> _QS & 1)
     broken = rules.hearts_lead == "any_time"
@@ -187,7 +187,7 @@ def _forbid_from_play(table: Table, view: SeatView, history: list[tuple[int, lis
                 none = 0  # faces the seat's hand held none of when it played
                 is_penalty = bool(penalty & bit)
                 if i == 0:
-                    if not (first and table.lead_card is not None):
+                    if not (first and deck.lead_card is not None):
                         domain = every
                         if not broken:
                             if suits[HEARTS] & bit:
@@ -203,7 +203,7 @@ def _forbid_from_play(table: Table, view: SeatView, history: list[tuple[int, lis
                             none |= suits[led] & non_penalty
                         drop = rules.queen_must_drop and led == SPADES and card != _QS and queen_held_back
                         beaten = any(c >> 4 & 3 == SPADES and c & 15 > QUEEN for c in cards[:i])
-                        if drop and beaten and not table.double:
+                        if drop and beaten and not deck.double:
                             none |= 1 << _QS
                     else:
                         none |= suits[led]
@@ -216,21 +216,21 @@ def _forbid_from_play(table: Table, view: SeatView, history: list[tuple[int, lis
                 broken = True
 
 
-def replay(table: Table, view: SeatView, hands: Sequence[Sequence[Card]]) -> Round:
+def replay(deck: Deck, view: SeatView, hands: Sequence[Sequence[Card]]) -> Round:
     """The round at ``view``'s point, replayed from ``hands``: each seat's cards (faces) as the
     round's play began (after passing; before it, in the pass phase, as dealt). Raises
     ``IllegalMove`` when a declaration or play of the view's history is illegal with these
     hands, ``SamplingError`` when the replay ends elsewhere than the view (another trick
     winner, another seat to act, other hands)."""
     n = view.players
-    masks = _masks(table, hands)
+    masks = _masks(deck, hands)
     if view.phase == PASS:
-        round_ = Round(table, masks, view.dealer, view.pass_direction, view.match_phase)
+        round_ = Round(deck, masks, view.dealer, view.pass_direction, view.match_phase)
         if view.passed is not None:
             round_.pass_cards(view.seat, [parse_card(c) for c in view.passed])
         return round_
-    round_ = Round(table, masks, view.dealer, "hold", view.match_phase)
-    if table.rules.declarations:
+    round_ = Round(deck, masks, view.dealer, "hold", view.match_phase)
+    if deck.rules.declarations:
         for i in range(n):
             seat = (view.dealer + 1 + i) % n
             made = view.declared[seat]
@@ -254,9 +254,9 @@ def replay(table: Table, view: SeatView, hands: Sequence[Sequence[Card]]) -> Rou
     return round_
 
 
-def _masks(table: Table, hands: Sequence[Sequence[Card]]) -> list[int]:
+def _masks(deck: Deck, hands: Sequence[Sequence[Card]]) -> list[int]:
     """Hands of faces as masks of card ids, each face's copies handed out in deck order."""
-    copies = _copy_bits(table)
+    copies = _copy_bits(deck)
     given: dict[Card, int] = {}
     masks: list[int] = []
     for hand in hands:
@@ -274,11 +274,11 @@ def _masks(table: Table, hands: Sequence[Sequence[Card]]) -> list[int]:
 
 
 @functools.lru_cache(maxsize=64)
-def _copy_bits(table: Table) -> Mapping[Card, tuple[int, ...]]:
+def _copy_bits(deck: Deck) -> Mapping[Card, tuple[int, ...]]:
     """By face: the bits (``1 << id``) of its copies in the deck, in deck order (built once per
-    table: a sampled world reads it for every card)."""
+    deck: a sampled world reads it for every card)."""
     copies: dict[Card, tuple[int, ...]] = {}
-    for card in table.cards:
+    for card in deck.cards:
         copies[card & 63] = (*copies.get(card & 63, ()), 1 << card)
     return copies
 
@@ -288,7 +288,7 @@ def start_hands(round_: Round) -> list[list[Card]]:
     to reach ``round_`` again (the true deal is always one of the possible worlds)."""
     if round_.phase == PASS:
         return [[c & 63 for c in cards_of(m)] for m in round_.dealt]
-    n = round_.table.players
+    n = round_.deck.players
     hands = [[c & 63 for c in round_.hand(s)] for s in range(n)]
     for trick in [*round_.tricks]:
         for i, card in enumerate(trick.cards):
@@ -354,15 +354,15 @@ def _plan(know: Knowledge) -> _Plan:
     return free, allowed, {face: len(seats) for face, seats in allowed.items()}
 
 
-def sample_round(table: Table, view: SeatView, rng: random.Random, tries: int = 200) -> Round:
+def sample_round(deck: Deck, view: SeatView, rng: random.Random, tries: int = 200) -> Round:
     """A world consistent with ``view``: the round at the view's point, with the hidden cards
     dealt at random under every constraint the view shows, replayed and checked (see the
     module docstring). Raises ``SamplingError`` when ``tries`` deals all fail."""
-    know = knowledge(table, view)
-    return sample_round_from(table, view, know, rng, tries)
+    know = knowledge(deck, view)
+    return sample_round_from(deck, view, know, rng, tries)
 
 
-def sample_round_from(table: Table, view: SeatView, know: Knowledge, rng: random.Random, tries: int = 200) -> Round:
+def sample_round_from(deck: Deck, view: SeatView, know: Knowledge, rng: random.Random, tries: int = 200) -> Round:
     """``sample_round`` with the knowledge computed once (a bot samples many worlds per
     decision). At most ``tries`` deals are drawn and replayed, so a view no world fits costs
     a bounded time (a few milliseconds) before ``SamplingError``."""
@@ -370,7 +370,7 @@ def sample_round_from(table: Table, view: SeatView, know: Knowledge, rng: random
         try:
             hidden = sample_hidden(know, rng, 1)
             hands = [hand + know.played_by[s] for s, hand in enumerate(hidden)]
-            return replay(table, view, hands)
+            return replay(deck, view, hands)
         except (IllegalMove, SamplingError):
             continue
     raise SamplingError(f"no world consistent with the view in {tries} tries")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import msgspec
 
 from protocol.ruleset import MoonChoice, MoonRule
-from referee.rules.table import Table
+from referee.rules.deck import Deck
 
 
 class RoundResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -37,9 +37,9 @@ class RoundResult(msgspec.Struct, frozen=True, kw_only=True):
     """The seat that took the revoke penalty; the hand is dealt again."""
 
 
-def moon_shooter(table: Table, taken: Sequence[int]) -> int | None:
+def moon_shooter(deck: Deck, taken: Sequence[int]) -> int | None:
     """The seat that took every penalty card, or ``None``."""
-    penalty = table.penalty_mask
+    penalty = deck.penalty_mask
     if not penalty:
         return None
     for seat, mask in enumerate(taken):
@@ -48,13 +48,13 @@ def moon_shooter(table: Table, taken: Sequence[int]) -> int | None:
     return None
 
 
-def moon_rule_for(table: Table, match_phase: int) -> MoonRule:
+def moon_rule_for(deck: Deck, match_phase: int) -> MoonRule:
     """The moon rule in force in a phase of the match."""
-    return table.rules.moon if match_phase == 1 else table.rules.moon_phase2
+    return deck.rules.moon if match_phase == 1 else deck.rules.moon_phase2
 
 
 def score_round(
-    table: Table,
+    deck: Deck,
     match_phase: int,
     taken: Sequence[int],
     points: Sequence[int],
@@ -66,19 +66,19 @@ def score_round(
     ``shooter_choice`` (required then)."""
     sign = 1 if match_phase == 1 else -1
     changes = list(points) if sign == 1 else [-p for p in points]
-    shooter = moon_shooter(table, taken)
+    shooter = moon_shooter(deck, taken)
     scoring: MoonRule | None = None
     if shooter is not None:
-        scoring = moon_rule_for(table, match_phase)
+        scoring = moon_rule_for(deck, match_phase)
         if scoring == "shooter_choice":
             if moon_choice is None:
                 raise ValueError("the shooter's moon choice is needed to score this round")
             scoring = moon_choice
-        penalty_taken = table.penalty_total
-        amount = table.moon_points
+        penalty_taken = deck.penalty_total
+        amount = deck.moon_points
         if scoring == "add_to_others":
             changes[shooter] -= sign * penalty_taken
-            for seat in range(table.players):
+            for seat in range(deck.players):
                 if seat != shooter:
                     changes[seat] += amount
         elif scoring == "subtract_from_shooter":
@@ -87,9 +87,9 @@ def score_round(
     if any(declared):
         for seat, made in enumerate(declared):
             if made:
-                kept = not taken[seat] & table.penalty_mask
+                kept = not taken[seat] & deck.penalty_mask
                 success[seat] = kept
-                changes[seat] += -table.rules.declaration_points if kept else table.rules.declaration_points
+                changes[seat] += -deck.rules.declaration_points if kept else deck.rules.declaration_points
     return RoundResult(
         points_taken=list(points),
         score_changes=changes,
@@ -101,17 +101,17 @@ def score_round(
     )
 
 
-def revoke_result(table: Table, match_phase: int, seat: int) -> RoundResult:
+def revoke_result(deck: Deck, match_phase: int, seat: int) -> RoundResult:
     """The round result when ``seat`` revoked and the revoke penalty applies: the revoker
     takes ``revoke_points`` (default the round's penalty total), the others nothing."""
-    amount = table.penalty_total if table.rules.revoke_points is None else table.rules.revoke_points
-    changes = [0] * table.players
+    amount = deck.penalty_total if deck.rules.revoke_points is None else deck.rules.revoke_points
+    changes = [0] * deck.players
     changes[seat] = amount
     return RoundResult(
-        points_taken=[0] * table.players,
+        points_taken=[0] * deck.players,
         score_changes=changes,
         match_phase=match_phase,
         revoke=seat,
-        declared=[False] * table.players,
-        declaration_success=[None] * table.players,
+        declared=[False] * deck.players,
+        declaration_success=[None] * deck.players,
     )

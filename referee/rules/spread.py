@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from protocol.ruleset import RuleSet
-from referee.rules.table import table_for
+from referee.rules.deck import deck_for
 
 
 class Steps(NamedTuple):
@@ -41,17 +41,17 @@ class Steps(NamedTuple):
 def round_steps(rules: RuleSet, phase: int) -> Steps:
     """``Steps`` of one round in ``phase`` (1, or 2 of a two-phase match, where points taken
     count down), without a revoke penalty (see the module)."""
-    table = table_for(rules)
+    deck = deck_for(rules)
     sign = 1 if phase == 1 else -1
-    penalty = table.penalty_total
-    bonus = -sum(min(0, table.points[c]) for c in table.cards)
+    penalty = deck.penalty_total
+    bonus = -sum(min(0, deck.points[c]) for c in deck.cards)
     # Cards alone: every penalty card, or every bonus card, to one seat.
     up = max(0, sign * penalty) + max(0, -sign * bonus)
     down = max(0, -sign * penalty) + max(0, sign * bonus)
     # A moon: the others take the moon's amount beside their bonus cards; the shooter counts
     # only its bonus cards, less the amount when it subtracts.
     with_bonus_up, with_bonus_down = max(0, -sign * bonus), max(0, sign * bonus)
-    amount = table.moon_points
+    amount = deck.moon_points
     moon = rules.moon if phase == 1 else rules.moon_phase2
     if moon in ("add_to_others", "shooter_choice"):
         up, down = max(up, with_bonus_up + amount), max(down, with_bonus_down - amount)

@@ -50,7 +50,7 @@ def _codes(cards: Sequence[Card]) -> list[str]:
 
 
 def _pass_offset(round_: Round) -> int:
-    return round_.table.pass_offset(round_.pass_direction)
+    return round_.deck.pass_offset(round_.pass_direction)
 
 
 # -- the match ---------------------------------------------------------------------------------
@@ -92,8 +92,8 @@ def round_start(round_: Round, seat: int, number: int, scores: Sequence[int]) ->
         dealer=round_.dealer,
         hand=_codes(round_.hand(seat)),
         pass_direction=round_.pass_direction,
-        pass_count=0 if offset == 0 else round_.table.rules.pass_count,
-        pass_to=None if offset == 0 else (seat + offset) % round_.table.players,
+        pass_count=0 if offset == 0 else round_.deck.rules.pass_count,
+        pass_to=None if offset == 0 else (seat + offset) % round_.deck.players,
         match_phase=round_.match_phase,
         scores=list(scores),
     )
@@ -121,9 +121,9 @@ def pass_request(round_: Round, seat: int, rid: int, time: TimeLeft) -> PassRequ
     """``seat``'s ``pass_request``: its hand to choose from, and where the cards go."""
     return PassRequest(
         id=rid,
-        count=round_.table.rules.pass_count,
+        count=round_.deck.rules.pass_count,
         legal=_codes(round_.legal_passes(seat)),
-        to_seat=(seat + _pass_offset(round_)) % round_.table.players,
+        to_seat=(seat + _pass_offset(round_)) % round_.deck.players,
         time=time,
     )
 
@@ -131,7 +131,7 @@ def pass_request(round_: Round, seat: int, rid: int, time: TimeLeft) -> PassRequ
 def passed(round_: Round, seat: int) -> Passed:
     """``seat``'s ``passed`` event once every seat has passed: given, received, the new hand."""
     offset = _pass_offset(round_)
-    n = round_.table.players
+    n = round_.deck.players
     return Passed(
         given=codes_of(round_.passes[seat] or 0),
         to_seat=(seat + offset) % n,
@@ -144,7 +144,7 @@ def passed(round_: Round, seat: int) -> Passed:
 # -- declarations ------------------------------------------------------------------------------
 def declare_request(round_: Round, rid: int, time: TimeLeft) -> DeclareRequest:
     """The ``declare_request`` of the seat to declare (the earlier seats' decisions in it)."""
-    points = round_.table.rules.declaration_points
+    points = round_.deck.rules.declaration_points
     return DeclareRequest(id=rid, declarations=round_.declarations_made(), points=points, time=time)
 
 
@@ -185,7 +185,7 @@ def trick_end(round_: Round, number: int) -> TrickEnd | None:
 
 def moon_request(round_: Round, rid: int, time: TimeLeft) -> MoonRequest:
     """The shooter's ``moon_request``: every way of scoring the moon, and its worth."""
-    return MoonRequest(id=rid, options=list(MOON_OPTIONS), points=round_.table.moon_points, time=time)
+    return MoonRequest(id=rid, options=list(MOON_OPTIONS), points=round_.deck.moon_points, time=time)
 
 
 def illegal_move(error: IllegalMove, request_id: int | None) -> Error:

@@ -219,7 +219,7 @@ def round_turns(
 
 
 def _passing(round_: Round, active: Callable[[int], bool], records: bool, judge: IllegalPolicy) -> Turns:
-    players = round_.table.players
+    players = round_.deck.players
     asks = tuple(Ask(s, "pass", _pass_request(round_, s), Pass) for s in range(players) if active(s))
     replies = yield AskAll(asks)
     if not isinstance(replies, Mapping):

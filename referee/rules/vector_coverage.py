@@ -24,9 +24,9 @@ import msgspec
 
 from protocol.messages import MatchStart
 from protocol.ruleset import HeartsLead, IdenticalCards, MoonRule, OpeningLead, PassDirection, RuleSet
+from referee.rules.deck import deck_for
 from referee.rules.errors import RulesError
 from referee.rules.presets import ruleset
-from referee.rules.table import table_for
 from referee.rules.vectors import GAMES, Game, Header, Line, Told, match_lines
 
 UNREACHABLE: Final[dict[str, str]] = {
@@ -122,7 +122,7 @@ def mutants(rules: RuleSet) -> Iterator[Mutant]:
     for option, what, change in _changes(rules):
         changed = msgspec.structs.replace(rules, **change)
         try:
-            table_for(changed)
+            deck_for(changed)
         except RulesError:
             continue
         yield Mutant(option, what, changed)

@@ -77,7 +77,7 @@ def _codes(mask: int | None) -> list[str] | None:
 
 def seat_view(round_: Round, seat: int) -> SeatView:
     """The view of ``round_`` from ``seat``."""
-    n = round_.table.players
+    n = round_.deck.players
     exchanged = round_.phase != PASS
     own_turn = round_.phase == PLAY and round_.turn == seat
     return SeatView(

@@ -42,7 +42,7 @@ class Searcher:
 
     def _best(self, round_: Round, seat: int, kind: Kind, default: str) -> str:
         info = InfoSet(
-            rules=round_.table.rules, view=seat_view(round_, seat), scores=[0] * round_.table.players,
+            rules=round_.deck.rules, view=seat_view(round_, seat), scores=[0] * round_.deck.players,
             round=0, rounds_played=0, kind=kind,
         )  # fmt: skip
         return estimate(info, default, self.rng.getrandbits(64), self.budget).best

@@ -20,11 +20,11 @@ from referee.analysis.report import ERRORS
 from referee.analysis.run import moon_estimate
 from referee.replay.record import ReplayedTrick, RoundRecord
 from referee.rules import ruleset
+from referee.rules.deck import deck_for
 from referee.rules.errors import IllegalMove
 from referee.rules.playout import finish
 from referee.rules.round import Round
 from referee.rules.sampling import SamplingError, knowledge, replay
-from referee.rules.table import table_for
 from tests.analysis.helpers import blunder, first_legal, greedy, simulate
 
 SMALL = Budget(first=16, most=32, luck=16, sift=4)
@@ -75,7 +75,7 @@ def test_the_analysis_reads_no_hidden_card() -> None:
     figures with the same seed."""
     record = simulate([greedy] * 4, 11, rounds=1)
     rec = record.rounds[0]
-    table = table_for(record.rules)
+    deck = deck_for(record.rules)
     checked = 0
     for d in _late(11, 0, 6)[:2]:
         assert d.trick is not None
@@ -83,7 +83,7 @@ def test_the_analysis_reads_no_hidden_card() -> None:
         for hands in _swaps(rec, tricks, 0):
             changed = msgspec.structs.replace(rec, hands=hands, tricks=tricks)
             try:
-                *_, seen = _Walk(record, table, changed, [0] * 4, {0}).decisions()
+                *_, seen = _Walk(record, deck, changed, [0] * 4, {0}).decisions()
             except IllegalMove:
                 continue  # a swap the play so far rules out (a void shown)
             assert seen.info == d.info and seen.chosen == d.chosen
@@ -137,8 +137,8 @@ def _prod(values: list[int]) -> float:
 
 def _exact(info: InfoSet) -> dict[str, float]:
     """Every consistent deal of the hidden cards enumerated, each played out exactly."""
-    table = table_for(info.rules)
-    know = knowledge(table, info.view)
+    deck = deck_for(info.rules)
+    know = knowledge(deck, info.view)
     others = [s for s in range(4) if s != info.view.seat]
     free = sorted((Counter(know.pool) - sum((Counter(know.must[s]) for s in others), Counter())).elements())
     room = [know.counts[s] - len(know.must[s]) for s in others]
@@ -152,7 +152,7 @@ def _exact(info: InfoSet) -> dict[str, float]:
             for s, part in zip(others, (first, second, third), strict=True):
                 hands[s] = [*know.must[s], *part]
             try:
-                world = replay(table, info.view, [h + know.played_by[s] for s, h in enumerate(hands)])
+                world = replay(deck, info.view, [h + know.played_by[s] for s, h in enumerate(hands)])
             except (IllegalMove, SamplingError):
                 continue
             worlds += 1

@@ -16,8 +16,8 @@ from referee.analysis.grading import grade
 from referee.analysis.report import ERRORS, Analysis
 from referee.analysis.worlds import Dealer
 from referee.rules import ruleset
+from referee.rules.deck import deck_for
 from referee.rules.sampling import knowledge
-from referee.rules.table import table_for
 from tests.analysis.helpers import Searcher, first_legal, greedy, greedy_pass, simulate
 
 TINY = Budget(first=8, most=16, luck=8, sift=4)
@@ -81,9 +81,9 @@ def test_worlds_hold_what_the_seat_saw(seed: int, cut: int) -> None:
     record = simulate([greedy] * 4, seed, rounds=1)
     plays = [d for d in match_decisions(record, range(4)) if d.info.kind == "play"]
     d = plays[min(cut * 4, len(plays) - 1)]
-    table = table_for(d.info.rules)
-    know = knowledge(table, d.info.view)
-    world, _exact = Dealer(table, d.info.view, know).world(random.Random(seed))
+    deck = deck_for(d.info.rules)
+    know = knowledge(deck, d.info.view)
+    world, _exact = Dealer(deck, d.info.view, know).world(random.Random(seed))
     me = d.info.view.seat
     assert sorted(world.hand(me)) == sorted(know.own)
     for s in range(4):

@@ -71,7 +71,7 @@ class AlikeOpponents(Opponents):
         return bot_card(pick_play(self.seed, legal, round_number, round_.trick_number, seat))
 
     def pass_cards(self, round_: Round, seat: int, round_number: int) -> list[Card]:
-        count = round_.table.rules.pass_count
+        count = round_.deck.rules.pass_count
         return bot_cards(pick_pass(self.seed, card_codes(round_.legal_passes(seat)), count, round_number, seat))
 
     def declare(self, seat: int) -> bool:

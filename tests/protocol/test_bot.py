@@ -49,10 +49,11 @@ from protocol.messages import (
     TrickEnd,
 )
 from protocol.ruleset import RuleSet, standard_points
-from referee.rules import Round, table_for
+from referee.rules import Round, deck_for
 from referee.rules.presets import PRESETS, ruleset
 from tests.bot_process import BotProcess
 from tests.protocol.table_driver import play_match
+from tests.sample_bots.kits.spec import BAD_COMMAND_LINES
 from tests.tiers import starts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -419,7 +420,7 @@ def test_card_helpers() -> None:
     assert len(deck_codes(ruleset("double-deck"))) % ruleset("double-deck").players == 0
     for name in PRESETS:
         rules = ruleset(name)
-        engine = Counter(card_code(c) for c in table_for(rules).cards)
+        engine = Counter(card_code(c) for c in deck_for(rules).cards)
         assert Counter(deck_codes(rules)) == engine, name
 
 
@@ -518,7 +519,7 @@ def checker(sessions: list[Session]) -> Any:
 
     def inspect(seat: int, round_: Round, scores: list[int]) -> None:
         state = sessions[seat].state
-        hands = [Counter(card_code(c) for c in round_.hand(s)) for s in range(round_.table.players)]
+        hands = [Counter(card_code(c) for c in round_.hand(s)) for s in range(round_.deck.players)]
         assert Counter(state.hand) == hands[seat]
         assert Counter(state.unseen()) == sum((h for s, h in enumerate(hands) if s != seat), Counter())
         assert state.trick == [card_code(c) for c in round_.trick]
@@ -690,3 +691,13 @@ def test_the_default_moon_choice_is_one_offered(caplog: pytest.LogCaptureFixture
     one = MoonRequest(id=2, options=["subtract_from_shooter"], points=26, time=TIME)
     assert session.handle(one) == Moon(id=2, choice="subtract_from_shooter")
     assert "choose_moon returned" not in caplog.text
+
+
+@pytest.mark.parametrize("command_line", list(BAD_COMMAND_LINES))
+def test_a_bad_command_line_exits_two_as_every_kit_does(command_line: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The Python kit's ``main`` refuses what the other kits refuse (tests/sample_bots/test_kits.py),
+    with argparse's status 2 and the option named, before any connection is tried."""
+    with pytest.raises(SystemExit) as exited:
+        main(RandomBot, BAD_COMMAND_LINES[command_line])
+    assert exited.value.code == 2
+    assert "--tcp" in capsys.readouterr().err or "--retry-for" in BAD_COMMAND_LINES[command_line]

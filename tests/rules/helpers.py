@@ -15,7 +15,7 @@ import pytest
 
 from protocol.cards import Card, card_code, face_of, parse_card
 from protocol.ruleset import PassDirection, RuleSet
-from referee.rules import IllegalMove, Match, Round, table_for
+from referee.rules import IllegalMove, Match, Round, deck_for
 from referee.rules.cardset import cards_of, mask_of
 from referee.rules.match import hands_to_masks
 
@@ -38,12 +38,12 @@ def code_set(text: str) -> set[str]:
 
 def deal_hands(rules: RuleSet, fixed: Mapping[int, str]) -> list[list[Card]]:
     """Hands by seat: the ``fixed`` ones as written, the others filled from the rest of the deck."""
-    table = table_for(rules)
-    pool = Counter(face_of(c) for c in table.cards)
+    deck = deck_for(rules)
+    pool = Counter(face_of(c) for c in deck.cards)
     hands: list[list[Card] | None] = [None] * rules.players
     for seat, text in fixed.items():
         hand = cards(text)
-        assert len(hand) == table.hand_size, f"seat {seat}: {len(hand)} cards, expected {table.hand_size}"
+        assert len(hand) == deck.hand_size, f"seat {seat}: {len(hand)} cards, expected {deck.hand_size}"
         for card in hand:
             pool[card] -= 1
             assert pool[card] >= 0, f"seat {seat}: {card_code(card)} is not in the deck or is dealt twice"
@@ -51,7 +51,7 @@ def deal_hands(rules: RuleSet, fixed: Mapping[int, str]) -> list[list[Card]]:
     rest = sorted(pool.elements())
     for seat in range(rules.players):
         if hands[seat] is None:
-            hands[seat], rest = rest[: table.hand_size], rest[table.hand_size :]
+            hands[seat], rest = rest[: deck.hand_size], rest[deck.hand_size :]
     assert not rest
     return [h for h in hands if h is not None]
 
@@ -65,8 +65,8 @@ def make_round(
     phase: int = 1,
 ) -> Round:
     """A round of ``rules`` with a hand-built deal (see ``deal_hands``)."""
-    table = table_for(rules)
-    return Round(table, hands_to_masks(table, deal_hands(rules, fixed)), dealer, direction, phase)
+    deck = deck_for(rules)
+    return Round(deck, hands_to_masks(deck, deal_hands(rules, fixed)), dealer, direction, phase)
 
 
 def match_round(match: Match, fixed: Mapping[int, str]) -> Round:

@@ -8,7 +8,7 @@ import struct
 import pytest
 
 from protocol.cards import card_code
-from referee.rules import Match, RulesError, ruleset, table_for
+from referee.rules import Match, RulesError, deck_for, ruleset
 from referee.rules.cardset import cards_of, count
 from referee.rules.dealing import deal, draw_seat, shuffled
 from tests.rules.helpers import deal_hands, play_lowest
@@ -26,13 +26,13 @@ def reference_shuffle(cards: list[int], seed: int, deal_number: int) -> list[int
 
 
 def test_shuffle_follows_the_documented_algorithm() -> None:
-    cards = table_for(ruleset("american")).cards
+    cards = deck_for(ruleset("american")).cards
     assert shuffled(cards, 42, 0) == reference_shuffle(list(cards), 42, 0)
     assert shuffled(cards, 7, 3) == reference_shuffle(list(cards), 7, 3)
 
 
 def test_shuffle_is_a_permutation_and_depends_on_seed_and_deal_number() -> None:
-    cards = table_for(ruleset("american")).cards
+    cards = deck_for(ruleset("american")).cards
     first = shuffled(cards, 1, 0)
     assert sorted(first) == sorted(cards)
     assert first != list(cards)
@@ -42,10 +42,10 @@ def test_shuffle_is_a_permutation_and_depends_on_seed_and_deal_number() -> None:
 
 
 def test_one_card_at_a_time_from_the_seat_left_of_the_dealer() -> None:
-    table = table_for(ruleset("american"))
+    deck = deck_for(ruleset("american"))
     dealer = 2
-    order = shuffled(table.cards, 9, 0)
-    hands = deal(table, 9, 0, dealer)
+    order = shuffled(deck.cards, 9, 0)
+    hands = deal(deck, 9, 0, dealer)
     for seat in range(4):
         position = (seat - dealer - 1) % 4
         assert cards_of(hands[seat]) == sorted(order[position::4])
@@ -53,10 +53,10 @@ def test_one_card_at_a_time_from_the_seat_left_of_the_dealer() -> None:
 
 
 def test_dutch_deal_in_packets_of_three_two_three_gives_eight_each() -> None:
-    table = table_for(ruleset("dutch"))
+    deck = deck_for(ruleset("dutch"))
     dealer = 0
-    order = shuffled(table.cards, 5, 0)
-    hands = deal(table, 5, 0, dealer)
+    order = shuffled(deck.cards, 5, 0)
+    hands = deal(deck, 5, 0, dealer)
     assert [count(h) for h in hands] == [8, 8, 8, 8]
     # Seat 1 (left of the dealer) gets the first packet of 3, then 2 (after 4 * 3 cards), then
     # 3 (after a further 4 * 2 cards).
@@ -68,21 +68,21 @@ def test_dutch_deal_in_packets_of_three_two_three_gives_eight_each() -> None:
             position += size
     for seat, cards in expected.items():
         assert cards_of(hands[seat]) == sorted(cards)
-    assert sorted(c for h in hands for c in cards_of(h)) == sorted(table.cards)
+    assert sorted(c for h in hands for c in cards_of(h)) == sorted(deck.cards)
 
 
 def test_dutch_deal_for_five_players_caps_the_last_packet_at_seven_cards() -> None:
-    table = table_for(ruleset("dutch", {"players": 5}))
-    hands = deal(table, 11, 0, 4)
+    deck = deck_for(ruleset("dutch", {"players": 5}))
+    hands = deal(deck, 11, 0, 4)
     assert [count(h) for h in hands] == [7] * 5
-    assert sorted(c for h in hands for c in cards_of(h)) == sorted(table.cards)
+    assert sorted(c for h in hands for c in cards_of(h)) == sorted(deck.cards)
 
 
 def test_dutch_deal_for_three_players_gives_ten_each() -> None:
-    table = table_for(ruleset("dutch", {"players": 3}))
-    hands = deal(table, 11, 0, 1)
+    deck = deck_for(ruleset("dutch", {"players": 3}))
+    hands = deal(deck, 11, 0, 1)
     assert [count(h) for h in hands] == [10, 10, 10]
-    assert sorted(c for h in hands for c in cards_of(h)) == sorted(table.cards)
+    assert sorted(c for h in hands for c in cards_of(h)) == sorted(deck.cards)
 
 
 def test_same_seed_same_hands_different_seed_different_hands() -> None:
@@ -112,8 +112,8 @@ def test_each_deal_of_a_match_is_new_and_reproducible() -> None:
 
 
 def test_double_deck_deal_holds_both_copies() -> None:
-    table = table_for(ruleset("double-deck"))
-    hands = deal(table, 3, 0, 0)
+    deck = deck_for(ruleset("double-deck"))
+    hands = deal(deck, 3, 0, 0)
     assert [count(h) for h in hands] == [17] * 6
     all_codes = [card_code(c) for h in hands for c in cards_of(h)]
     assert all_codes.count("QS") == 2

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 from protocol.cards import card_code, parse_card
+from referee.rules.deck import deck_for
 from referee.rules.match import Match
 from referee.rules.playout import PLAYOUT_POLICIES, _costs, finish, greedy_card
 from referee.rules.presets import ruleset
 from referee.rules.round import Round
 from referee.rules.sampling import sample_round
-from referee.rules.table import table_for
 from referee.rules.view import seat_view
 from tests.rules.helpers import make_round, play
 
@@ -111,7 +111,7 @@ def test_an_omnibus_leader_keeps_its_jack_of_diamonds_back() -> None:
 
 
 def test_card_values_are_read_by_face_in_a_double_deck() -> None:
-    points, penalty, costly, *_ = _costs(table_for(ruleset("double-deck")))
+    points, penalty, costly, *_ = _costs(deck_for(ruleset("double-deck")))
     queen = parse_card("QS")
     assert points[queen] == 13 and points[parse_card("2H")] == 1
     assert costly == 1 << queen
@@ -126,7 +126,7 @@ def _playouts_digest(name: str, overrides: dict[str, Any], seeds: int) -> str:
     greedy policy turns round), and sampled worlds played out, all from one seeded ``Random``:
     every card chosen, world dealt and score, digested."""
     rules = ruleset(name, overrides)
-    table = table_for(rules)
+    deck = deck_for(rules)
     rng = random.Random(name)
     digest = hashlib.sha256()
     for seed in range(seeds):
@@ -139,7 +139,7 @@ def _playouts_digest(name: str, overrides: dict[str, Any], seeds: int) -> str:
                     round_.pass_cards(seat, rng.sample(round_.hand(seat), rules.pass_count))
             else:
                 round_.declare(round_.turn, rng.random() < 0.3)
-        for _ in range(rng.randrange(table.hand_size * table.players)):
+        for _ in range(rng.randrange(deck.hand_size * deck.players)):
             if round_.phase != "play":
                 break
             pick = greedy_card(round_, rng) if rng.random() < 0.5 else rng.choice(round_.legal_plays())
@@ -149,7 +149,7 @@ def _playouts_digest(name: str, overrides: dict[str, Any], seeds: int) -> str:
         digest.update(repr(greedy_card(round_, rng)).encode())
         for policy in PLAYOUT_POLICIES:
             digest.update(repr(finish(round_.copy(), rng, policy)).encode())
-        world = sample_round(table, seat_view(round_, round_.turn), rng)
+        world = sample_round(deck, seat_view(round_, round_.turn), rng)
         digest.update(repr((world.hands, world.trick, world.turn, finish(world, rng))).encode())
     return digest.hexdigest()[:20]
 

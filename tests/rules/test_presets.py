@@ -9,14 +9,14 @@ import pytest
 
 from protocol.cards import card_code, parse_card
 from protocol.ruleset import RuleSet
-from referee.rules import PRESETS, InvalidRuleSet, ruleset, table_for, with_options
+from referee.rules import PRESETS, InvalidRuleSet, deck_for, ruleset, with_options
 
 PIKET = {r + s for r in "789TJQKA" for s in "CDSH"}
 STANDARD = {r + s for r in "23456789TJQKA" for s in "CDSH"}
 
 
 def deck_codes(rules: RuleSet) -> set[str]:
-    return {card_code(c) for c in table_for(rules).cards}
+    return {card_code(c) for c in deck_for(rules).cards}
 
 
 # name: (players, deck size, hand size, penalty total)
@@ -45,23 +45,23 @@ def test_every_preset_is_listed_here() -> None:
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_preset_builds_with_documented_deck_hand_and_penalty_total(name: str) -> None:
     rules = ruleset(name)
-    table = table_for(rules)
-    players, deck, hand, penalty = EXPECTED[name]
+    deck = deck_for(rules)
+    players, size, hand, penalty = EXPECTED[name]
     assert rules.name == name
     assert rules.players == players
-    assert len(table.cards) == deck
-    assert table.hand_size == hand
-    assert table.penalty_total == penalty
+    assert len(deck.cards) == size
+    assert deck.hand_size == hand
+    assert deck.penalty_total == penalty
     assert rules.description
     assert PRESETS[name].sources
 
 
 def test_omnibus_jack_of_diamonds_is_a_minus_ten_bonus_outside_the_penalty_total() -> None:
-    table = table_for(ruleset("omnibus"))
+    deck = deck_for(ruleset("omnibus"))
     assert ruleset("omnibus").card_points["JD"] == -10
-    assert table.points[parse_card("JD")] == -10
-    assert table.penalty_total == 26
-    assert "JD" not in {card_code(c) for c in table.cards if table.penalty_mask >> c & 1}
+    assert deck.points[parse_card("JD")] == -10
+    assert deck.penalty_total == 26
+    assert "JD" not in {card_code(c) for c in deck.cards if deck.penalty_mask >> c & 1}
 
 
 def test_argentine_every_jack_is_five_and_the_heart_jack_not_six() -> None:
@@ -73,9 +73,9 @@ def test_argentine_every_jack_is_five_and_the_heart_jack_not_six() -> None:
 
 def test_dutch_values_hearts_one_queen_of_spades_five_jack_of_clubs_two() -> None:
     rules = ruleset("dutch")
-    table = table_for(rules)
+    deck = deck_for(rules)
     assert deck_codes(rules) == PIKET
-    penalty = {card_code(c) for c in table.cards if table.penalty_mask >> c & 1}
+    penalty = {card_code(c) for c in deck.cards if deck.penalty_mask >> c & 1}
     assert penalty == {r + "H" for r in "789TJQKA"} | {"QS", "JC"}
     assert rules.card_points["QS"] == 5
     assert rules.card_points["JC"] == 2
@@ -88,8 +88,8 @@ def test_dutch_values_hearts_one_queen_of_spades_five_jack_of_clubs_two() -> Non
 
 def test_dutch_classic_every_queen_thirteen_heart_queen_not_fourteen() -> None:
     rules = ruleset("dutch-classic")
-    table = table_for(rules)
-    queens = {card_code(c): table.points[c] for c in table.cards if card_code(c)[0] == "Q"}
+    deck = deck_for(rules)
+    queens = {card_code(c): deck.points[c] for c in deck.cards if card_code(c)[0] == "Q"}
     assert queens == {"QC": 13, "QD": 13, "QS": 13, "QH": 13}
     assert rules.moon_points == 15
     assert rules.end == "rounds"
@@ -98,8 +98,8 @@ def test_dutch_classic_every_queen_thirteen_heart_queen_not_fourteen() -> None:
 
 def test_achterhoeks_values_and_declarations() -> None:
     rules = ruleset("achterhoeks")
-    table = table_for(rules)
-    values = {card_code(c): table.points[c] for c in table.cards if table.points[c]}
+    deck = deck_for(rules)
+    values = {card_code(c): deck.points[c] for c in deck.cards if deck.points[c]}
     assert values == {"JS": 8, "QD": 6, "QC": 3} | {r + "H": 1 for r in "789TJQKA"}
     assert rules.declarations
     assert rules.declaration_points == 10
@@ -137,9 +137,9 @@ def test_preset_rules_round_trip_through_json() -> None:
 
 def test_american_for_three_removes_the_two_of_diamonds() -> None:
     rules = ruleset("american", {"players": 3})
-    table = table_for(rules)
+    deck = deck_for(rules)
     assert deck_codes(rules) == STANDARD - {"2D"}
-    assert table.hand_size == 17
+    assert deck.hand_size == 17
     assert "across" not in rules.pass_schedule
     assert rules.pass_schedule == ("left", "right", "hold")
     assert rules == msgspec.structs.replace(ruleset("american-3"), name="american", description=rules.description)
@@ -147,57 +147,57 @@ def test_american_for_three_removes_the_two_of_diamonds() -> None:
 
 def test_american_for_five_removes_three_of_clubs_and_two_of_diamonds() -> None:
     rules = ruleset("american", {"players": 5})
-    table = table_for(rules)
+    deck = deck_for(rules)
     assert deck_codes(rules) == STANDARD - {"3C", "2D"}
-    assert table.hand_size == 10
+    assert deck.hand_size == 10
     assert rules.pass_schedule == ("left", "right", "left2", "right2", "hold")
 
 
 def test_american_five_with_the_other_removal_leads_the_three_of_clubs() -> None:
     rules = ruleset("american-5", {"remove": ["2D", "2C"]})
-    table = table_for(rules)
+    deck = deck_for(rules)
     assert deck_codes(rules) == STANDARD - {"2D", "2C"}
-    assert table.lead_card is not None
-    assert card_code(table.lead_card) == "3C"
+    assert deck.lead_card is not None
+    assert card_code(deck.lead_card) == "3C"
 
 
 def test_american_for_three_can_remove_the_three_of_clubs_instead() -> None:
     rules = ruleset("american-3", {"remove": ["3C"]})
     assert deck_codes(rules) == STANDARD - {"3C"}
-    assert table_for(rules).hand_size == 17
+    assert deck_for(rules).hand_size == 17
 
 
 def test_dutch_for_three_removes_seven_and_eight_of_diamonds() -> None:
     rules = ruleset("dutch", {"players": 3})
-    table = table_for(rules)
+    deck = deck_for(rules)
     assert deck_codes(rules) == PIKET - {"7D", "8D"}
-    assert table.hand_size == 10
-    assert table.penalty_total == 15
+    assert deck.hand_size == 10
+    assert deck.penalty_total == 15
 
 
 def test_dutch_for_five_adds_three_sixes() -> None:
     rules = ruleset("dutch", {"players": 5})
-    table = table_for(rules)
+    deck = deck_for(rules)
     assert deck_codes(rules) == PIKET | {"6S", "6C", "6D"}
-    assert table.hand_size == 7
-    assert table.penalty_total == 15
+    assert deck.hand_size == 7
+    assert deck.penalty_total == 15
 
 
 def test_dutch_35_for_three_removes_all_sevens_and_eights_and_turns_at_30() -> None:
     rules = ruleset("dutch-35", {"players": 3})
-    table = table_for(rules)
+    deck = deck_for(rules)
     assert deck_codes(rules) == {r + s for r in "9TJQKA" for s in "CDSH"}
-    assert table.hand_size == 8
-    assert table.penalty_total == 13  # six hearts, QS 5, JC 2
+    assert deck.hand_size == 8
+    assert deck.penalty_total == 13  # six hearts, QS 5, JC 2
     assert rules.threshold == 30
 
 
 def test_dutch_35_for_five_adds_all_fives_and_sixes_for_17_points() -> None:
     rules = ruleset("dutch-35", {"players": 5})
-    table = table_for(rules)
+    deck = deck_for(rules)
     assert deck_codes(rules) == PIKET | {r + s for r in "56" for s in "CDSH"}
-    assert table.hand_size == 8
-    assert table.penalty_total == 17  # ten hearts, QS 5, JC 2
+    assert deck.hand_size == 8
+    assert deck.penalty_total == 17  # ten hearts, QS 5, JC 2
     assert rules.threshold == 35
 
 
@@ -213,14 +213,14 @@ def test_american_three_back_to_four_players_restores_the_full_deck_and_across()
 
 def test_six_players_shuffle_two_decks_and_trim_the_twos_of_diamonds() -> None:
     rules = ruleset("american", {"players": 6})
-    table = table_for(rules)
+    deck = deck_for(rules)
     assert rules.copies == 2
-    assert len(table.cards) == 102
-    assert table.hand_size == 17
-    faces = [card_code(c) for c in table.cards]
+    assert len(deck.cards) == 102
+    assert deck.hand_size == 17
+    faces = [card_code(c) for c in deck.cards]
     assert "2D" not in faces
     assert faces.count("QS") == 2
-    assert table.penalty_total == 52
+    assert deck.penalty_total == 52
 
 
 def test_no_hold_preset_for_three_and_five_players() -> None:

@@ -39,14 +39,14 @@ from protocol.cards import (
 from protocol.ruleset import RuleSet
 from referee.rules import (
     PRESETS,
+    Deck,
     IllegalMove,
     InvalidRuleSet,
     Match,
     Round,
     RulesError,
-    Table,
+    deck_for,
     seat_view,
-    table_for,
     with_options,
 )
 from referee.rules import ruleset as make_ruleset
@@ -146,25 +146,25 @@ def winner_index(cards: list[int], double: bool, identical: str) -> int | None:
     return max(i for i, f in follow if rank_of(f) == best)  # the later of identical cards
 
 
-def documented_deal(table: Table, seed: int, deal_number: int, dealer: int) -> list[list[int]]:
+def documented_deal(deck: Deck, seed: int, deal_number: int, dealer: int) -> list[list[int]]:
     """The deal exactly as ``referee/rules/dealing.py`` documents it for bot authors."""
-    deck = sorted(table.cards)
-    data = hashlib.shake_256(f"hearts-deal:{seed}:{deal_number}".encode()).digest(8 * len(deck))
-    words = struct.unpack(f"<{len(deck)}Q", data)
-    for k, i in enumerate(range(len(deck) - 1, 0, -1)):
+    order = sorted(deck.cards)
+    data = hashlib.shake_256(f"hearts-deal:{seed}:{deal_number}".encode()).digest(8 * len(order))
+    words = struct.unpack(f"<{len(order)}Q", data)
+    for k, i in enumerate(range(len(order) - 1, 0, -1)):
         j = words[k] % (i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-    n = table.players
-    size = len(deck) // n
+        order[i], order[j] = order[j], order[i]
+    n = deck.players
+    size = len(order) // n
     hands: list[list[int]] = [[] for _ in range(n)]
-    packets = table.rules.deal_packets
+    packets = deck.rules.deal_packets
     position = 0
     lap = 0
-    while position < len(deck):
+    while position < len(order):
         for i in range(n):
             seat = (dealer + 1 + i) % n
             take = min(packets[lap % len(packets)], size - len(hands[seat]))
-            hands[seat].extend(deck[position : position + take])
+            hands[seat].extend(order[position : position + take])
             position += take
         lap += 1
     return hands
@@ -190,12 +190,12 @@ def ids(mask: int) -> list[int]:
 
 
 def expected_legal(
-    rules: RuleSet, table: Table, hand: list[int], trick: list[int], *, first: bool, broken: bool
+    rules: RuleSet, deck: Deck, hand: list[int], trick: list[int], *, first: bool, broken: bool
 ) -> set[int]:
     """The legal plays (as faces) by the RuleSet documentation, applied in this order: lead card
     or follow suit; hearts not led before broken unless only hearts; no penalty card on the first
     trick unless nothing else is allowed; the Q♠ must drop when she cannot win."""
-    penalty = penalty_cards(table)
+    penalty = penalty_cards(deck)
     queens = {c for c in hand if face_of(c) == make_card(SPADES, QUEEN)}
 
     def avoid(cards: set[int], bad: set[int]) -> set[int]:
@@ -204,7 +204,7 @@ def expected_legal(
 
     if not trick:
         if first and rules.opening_lead != "left_of_dealer":
-            return {face_of(c) for c in hand if face_of(c) == face_of(table_lead(rules, table))}
+            return {face_of(c) for c in hand if face_of(c) == face_of(deck_lead(rules, deck))}
         legal = set(hand)
         if rules.hearts_lead == "after_broken" and not broken:
             legal = avoid(legal, {c for c in hand if suit_of(c) == HEARTS})
@@ -233,15 +233,15 @@ def expected_legal(
 
 
 @functools.cache
-def penalty_cards(table: Table) -> frozenset[int]:
-    """The cards of ``table`` worth points, by ``value`` (asked at every step: found once)."""
-    return frozenset(c for c in table.cards if value(table.rules, c) > 0)
+def penalty_cards(deck: Deck) -> frozenset[int]:
+    """The cards of ``deck`` worth points, by ``value`` (asked at every step: found once)."""
+    return frozenset(c for c in deck.cards if value(deck.rules, c) > 0)
 
 
-def table_lead(rules: RuleSet, table: Table) -> int:
+def deck_lead(rules: RuleSet, deck: Deck) -> int:
     if rules.opening_lead == "seven_of_clubs":
         return make_card(0, 7)
-    return min((face_of(c) for c in table.cards if suit_of(c) == 0), key=rank_of)
+    return min((face_of(c) for c in deck.cards if suit_of(c) == 0), key=rank_of)
 
 
 def expected_result(
@@ -294,7 +294,7 @@ class Log:
 
 
 def snapshot(round_: Round) -> tuple[Any, ...]:
-    n = round_.table.players
+    n = round_.deck.players
     return (
         [round_.hand(s) for s in range(n)],
         list(round_.trick),
@@ -324,7 +324,7 @@ code_of = functools.cache(card_code)
 def check_view(round_: Round, seat: int) -> None:
     """The seat's view holds its own hand, pass and receipt, public play, and no card that only
     another seat knows (compared by code: in a double deck two seats may hold the same code)."""
-    n = round_.table.players
+    n = round_.deck.players
     view = seat_view(round_, seat)
     own = [code_of(c) for c in round_.hand(seat)]
     assert sorted(view.hand) == sorted(own)
@@ -360,7 +360,7 @@ def check_view(round_: Round, seat: int) -> None:
 def check_refusals(round_: Round, seat: int, hand: list[int], legal: list[int]) -> None:
     """A seat out of turn is refused, and so is every card of the hand that is not legal, each
     changing nothing."""
-    n = round_.table.players
+    n = round_.deck.players
     other = (seat + 1) % n
     state = snapshot(round_)
     with pytest.raises(IllegalMove) as err:
@@ -397,9 +397,9 @@ def drive_round(
     the same random choices, without the checks). ``refusals=False`` leaves out trying every
     illegal card and the seat out of turn (the round's own test tries them in every round; a
     match's later rounds check the legal lists, the play and the result)."""
-    table = round_.table
-    rules = table.rules
-    n = table.players
+    deck = round_.deck
+    rules = deck.rules
+    n = deck.players
     log = Log(dealt=[ids(m) for m in round_.dealt])
     greedy = rng.randrange(n) if rng.random() < 0.3 else None
     if not checks:
@@ -445,7 +445,7 @@ def drive_round(
         assert round_.passes == [None] * n
     log.hands_after_pass = [round_.hand(s) for s in range(n)]
     for seat in range(n):
-        assert len(log.hands_after_pass[seat]) == table.hand_size
+        assert len(log.hands_after_pass[seat]) == deck.hand_size
 
     # -- declarations
     if rules.declarations:
@@ -475,7 +475,7 @@ def drive_round(
     if rules.opening_lead == "left_of_dealer":
         assert round_.leader == (round_.dealer + 1) % n
     else:
-        lead = table_lead(rules, table)
+        lead = deck_lead(rules, deck)
         holders = [s for s in range(n) if any(face_of(c) == lead for c in log.hands_after_pass[s])]
         first_holder = min(holders, key=lambda s: (s - round_.dealer - 1) % n)
         assert round_.leader == first_holder
@@ -495,7 +495,7 @@ def drive_round(
         hand_faces = {face_of(c) for c in hand}
         assert set(legal) <= hand_faces, "a legal card that is not in the hand"
         assert set(legal) == expected_legal(
-            rules, table, hand, list(round_.trick), first=trick_number == 0, broken=broken
+            rules, deck, hand, list(round_.trick), first=trick_number == 0, broken=broken
         ), (
             f"legal {[card_code(c) for c in legal]} for hand {[card_code(c) for c in hand]}, "
             f"trick {[card_code(c) for c in round_.trick]}, trick number {trick_number}, broken {broken}"
@@ -549,12 +549,12 @@ def choose(legal: list[int], seat: int, greedy: int | None, rng: random.Random) 
 
 def drive_unchecked(round_: Round, rng: random.Random, log: Log, greedy: int | None) -> Log:
     """The random choices of ``drive_round`` without its checks (for the determinism test)."""
-    n = round_.table.players
+    n = round_.deck.players
     if round_.phase == "pass":
         order = list(range(n))
         rng.shuffle(order)
         for seat in order:
-            round_.pass_cards(seat, rng.sample(round_.hand(seat), round_.table.rules.pass_count))
+            round_.pass_cards(seat, rng.sample(round_.hand(seat), round_.deck.rules.pass_count))
     while round_.phase == "declare":
         round_.declare(round_.turn, rng.random() < 0.3)
     while round_.phase == "play":
@@ -567,16 +567,16 @@ def drive_unchecked(round_: Round, rng: random.Random, log: Log, greedy: int | N
 
 def check_round(round_: Round, log: Log) -> None:
     """Conservation of cards, the order of play, trick winners, points, the moon and scoring."""
-    table = round_.table
-    rules = table.rules
-    n = table.players
+    deck = round_.deck
+    rules = deck.rules
+    n = deck.players
     double = rules.copies == 2
-    in_play = Counter(card_code(c) for c in table.cards)
+    in_play = Counter(card_code(c) for c in deck.cards)
 
     # the deck and the deal
-    deck = expected_deck(rules)
-    trimmed = deck - in_play
-    assert not in_play - deck, "cards in play that the deck does not have"
+    expected = expected_deck(rules)
+    trimmed = expected - in_play
+    assert not in_play - expected, "cards in play that the deck does not have"
     if rules.trim_to_deal_evenly:
         assert sum(trimmed.values()) < n
         assert all(code[1] in "DS" for code in trimmed)
@@ -584,14 +584,14 @@ def check_round(round_: Round, log: Log) -> None:
         assert not trimmed
     assert sum(in_play.values()) % n == 0
     dealt = log.dealt
-    assert all(len(h) == table.hand_size for h in dealt)
+    assert all(len(h) == deck.hand_size for h in dealt)
     all_dealt = [c for h in dealt for c in h]
-    assert sorted(all_dealt) == sorted(table.cards), "every card in play is dealt exactly once"
+    assert sorted(all_dealt) == sorted(deck.cards), "every card in play is dealt exactly once"
 
     # every card played once, hands empty, one card per seat per trick, clockwise
-    assert len(round_.tricks) == table.hand_size
+    assert len(round_.tricks) == deck.hand_size
     played = [c for t in round_.tricks for c in t.cards]
-    assert sorted(played) == sorted(table.cards), "every card in play is played exactly once"
+    assert sorted(played) == sorted(deck.cards), "every card in play is played exactly once"
     assert all(round_.hand(s) == [] for s in range(n))
     assert [c for _, _, c in log.plays] == played
     for k, trick in enumerate(round_.tricks):
@@ -634,7 +634,7 @@ def check_round(round_: Round, log: Log) -> None:
         event("a trick cancelled out")
     if round_.match_phase == 2:
         event("phase 2")
-    total = sum(value(rules, c) for c in table.cards)
+    total = sum(value(rules, c) for c in deck.cards)
     assert sum(result.points_taken) == total
     assert result.points_taken == points
 
@@ -680,12 +680,12 @@ def check_round(round_: Round, log: Log) -> None:
 def test_random_round_keeps_every_invariant(rules: RuleSet, seed: int, play_seed: int, data: st.DataObject) -> None:
     """One round in a random pass direction and match phase: legality, conservation, scoring
     and what each seat may see, at every step."""
-    table = table_for(rules)
+    deck = deck_for(rules)
     deal = Match(rules, seed).next_round()
     direction = data.draw(st.sampled_from(rules.pass_schedule), label="direction")
     phase = data.draw(st.sampled_from([1, 2]) if rules.end == "two_phase" else st.just(1), label="phase")
     dealer = data.draw(st.integers(0, rules.players - 1), label="dealer")
-    round_ = Round(table, deal.dealt, dealer, direction, phase)
+    round_ = Round(deck, deal.dealt, dealer, direction, phase)
     log = drive_round(round_, random.Random(play_seed))
     check_round(round_, log)
 
@@ -712,7 +712,7 @@ def test_random_match_ends_by_its_rules(rules: RuleSet, seed: int, play_seed: in
         assert round_.pass_direction == direction
         assert round_.dealer == (match.first_dealer + played) % n
         assert round_.match_phase == phase
-        assert sorted(c for m in round_.dealt for c in ids(m)) == sorted(match.table.cards)
+        assert sorted(c for m in round_.dealt for c in ids(m)) == sorted(match.deck.cards)
         log = drive_round(round_, rng, try_alternatives=False, views=played < 2, refusals=played < 2)
         check_round(round_, log)
         result = match.record(round_)
@@ -789,13 +789,13 @@ def test_deals_follow_the_documented_shuffle(rules: RuleSet, seed: int, deals: i
     """The hands of every deal are the SHAKE-256 Fisher-Yates shuffle dealt in packets from the
     dealer's left, as ``dealing.py`` documents for bot authors."""
     match = Match(rules, seed)
-    table = match.table
+    deck = match.deck
     again = Match(rules, seed).next_round()
-    first_deal = documented_deal(table, seed, 0, match.first_dealer)
+    first_deal = documented_deal(deck, seed, 0, match.first_dealer)
     assert [sorted(ids(m)) for m in again.dealt] == [sorted(h) for h in first_deal]
     for number in range(deals):
         round_ = match.next_round()
-        expected = documented_deal(table, seed, number, round_.dealer)
+        expected = documented_deal(deck, seed, number, round_.dealer)
         assert [sorted(ids(m)) for m in round_.dealt] == [sorted(h) for h in expected]
         # finish the round without checks to move on to the next deal
         drive_round(round_, random.Random(number), checks=False)
@@ -820,13 +820,13 @@ def test_first_trick_follow_avoids_penalty_cards() -> None:
     the 2C lead holding 3C and JC must play the 3C, and the JC is refused."""
     rules = make_ruleset("argentine")
     assert rules.first_trick_no_points
-    table = table_for(rules)
+    deck = deck_for(rules)
     c = {code: parse_card(code) for code in ALL_CODES}
     by_suit = [[c[r + s] for r in "23456789TJQKA"] for s in "CDSH"]
     seat0 = [c["2C"], *[x for x in by_suit[0] if x not in (c["2C"], c["3C"], c["JC"])], c["AD"], c["KD"]]
     seat1 = [c["3C"], c["JC"], *by_suit[1][:11]]
     hands = [seat0, seat1, by_suit[2], by_suit[3]]
-    round_ = Round(table, [bits(h) for h in hands], 3, "hold")
+    round_ = Round(deck, [bits(h) for h in hands], 3, "hold")
     assert round_.turn == 0
     round_.play(0, c["2C"])
     assert round_.turn == 1

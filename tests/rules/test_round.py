@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from protocol.cards import parse_card
-from referee.rules import Match, Round, ruleset, table_for
+from referee.rules import Match, Round, deck_for, ruleset
 from tests.rules.helpers import (
     assert_illegal,
     cards,
@@ -334,9 +334,9 @@ def test_wrong_phase_actions_during_play() -> None:
 
 
 def test_round_needs_one_hand_per_seat() -> None:
-    table = table_for(AMERICAN)
+    deck = deck_for(AMERICAN)
     with pytest.raises(ValueError, match="3 hands for 4 players"):
-        Round(table, [0, 0, 0], 0)
+        Round(deck, [0, 0, 0], 0)
 
 
 # -- hearts lead ---------------------------------------------------------------------------------
@@ -746,10 +746,10 @@ def test_copy_writes_every_slot_and_shares_no_list(name: str) -> None:
     match = Match(ruleset(name), 3)
     round_ = match.next_round()
     for seat in round_.awaiting() if round_.phase == "pass" else []:
-        round_.pass_cards(seat, round_.hand(seat)[: round_.table.rules.pass_count])
+        round_.pass_cards(seat, round_.hand(seat)[: round_.deck.rules.pass_count])
     while round_.phase == "declare":
         round_.declare(round_.turn, False)
-    for _ in range(round_.table.players + 1):  # into the second trick
+    for _ in range(round_.deck.players + 1):  # into the second trick
         round_.play(round_.turn, round_.legal_plays()[-1])
     twin = round_.copy()
     for slot in Round.__slots__:

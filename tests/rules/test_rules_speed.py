@@ -158,5 +158,5 @@ def test_a_round_holds_no_lookup_table() -> None:
         value = getattr(round_, name)
         if isinstance(value, list | tuple | dict):
             assert len(value) <= 64, f"Round.{name} holds {len(value)} items"
-    clone = copy.deepcopy(round_, {id(round_.table): round_.table})
+    clone = copy.deepcopy(round_, {id(round_.deck): round_.deck})
     assert clone.legal_plays() == round_.legal_plays()

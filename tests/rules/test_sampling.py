@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.ruleset import RuleSet
-from referee.rules import Round, ruleset, seat_view, table_for
+from referee.rules import Round, deck_for, ruleset, seat_view
 from referee.rules.match import Match
 from referee.rules.playout import PLAYOUT_POLICIES, finish
 from referee.rules.round import DONE, MOON, PASS
@@ -30,7 +30,7 @@ from tests.rules.test_properties import SEEDS, SETTINGS, rule_sets
 
 def advance(round_: Round, rng: random.Random, steps: int) -> None:
     """Up to ``steps`` random legal actions (not past the last play)."""
-    need = round_.table.rules.pass_count
+    need = round_.deck.rules.pass_count
     for _ in range(steps):
         if round_.phase == PASS:
             seat = rng.choice(round_.awaiting())
@@ -52,7 +52,7 @@ def position(rules: RuleSet, seed: int, steps: int) -> tuple[Round, random.Rando
 
 
 def hidden(round_: Round) -> list[list[int]]:
-    return [[c & 63 for c in round_.hand(s)] for s in range(round_.table.players)]
+    return [[c & 63 for c in round_.hand(s)] for s in range(round_.deck.players)]
 
 
 def same_view(a: SeatView, b: SeatView) -> bool:
@@ -78,11 +78,11 @@ def test_the_true_deal_is_a_possible_world(rules: RuleSet, seed: int, steps: int
     round_, _ = position(rules, seed, steps)
     if round_.phase in (DONE, MOON):
         return
-    table = table_for(rules)
+    deck = deck_for(rules)
     seat = round_.turn if round_.turn >= 0 else pick % rules.players
     view = seat_view(round_, seat)
-    assert knowledge(table, view).admits(hidden(round_))
-    again = replay(table, view, start_hands(round_))
+    assert knowledge(deck, view).admits(hidden(round_))
+    again = replay(deck, view, start_hands(round_))
     assert same_view(seat_view(again, seat), view)
 
 
@@ -92,15 +92,15 @@ def test_every_sampled_world_is_consistent_with_the_view(rules: RuleSet, seed: i
     round_, rng = position(rules, seed, steps)
     if round_.phase in (DONE, MOON):
         return
-    table = table_for(rules)
+    deck = deck_for(rules)
     seat = (round_.turn if round_.turn >= 0 else pick) % rules.players
     view = seat_view(round_, seat)
-    know = knowledge(table, view)
+    know = knowledge(deck, view)
     for _ in range(3):
-        world = sample_round(table, view, rng)
+        world = sample_round(deck, view, rng)
         assert same_view(seat_view(world, seat), view)
         assert know.admits(hidden(world))
-        again = replay(table, view, start_hands(world))  # the sampled deal replays the history
+        again = replay(deck, view, start_hands(world))  # the sampled deal replays the history
         assert again.hands == world.hands
 
 
@@ -108,16 +108,16 @@ def test_a_world_respects_voids_and_the_passed_cards() -> None:
     """A hand-checked case: after the pass, the receiver holds the passed cards; a seat that
     showed out of a suit gets none of it."""
     rules = ruleset("american")
-    table = table_for(rules)
+    deck = deck_for(rules)
     for seed in range(20):
         round_, rng = position(rules, seed, 4 + 4 * 4)  # the four passes, then four tricks
         if round_.phase != "play":
             continue
         seat = round_.turn
         view = seat_view(round_, seat)
-        know = knowledge(table, view)
+        know = knowledge(deck, view)
         for _ in range(10):
-            world = sample_round(table, view, rng)
+            world = sample_round(deck, view, rng)
             for other in range(4):
                 if other == seat:
                     continue
@@ -147,19 +147,19 @@ def test_without_constraints_each_hidden_card_lands_in_proportion_to_the_hands()
     """Uniform over consistent deals is the goal: with no void shown and nothing passed, each
     hidden card goes to each other seat in proportion to the cards it holds."""
     rules = ruleset("american", {"pass_schedule": ["hold"]})
-    table = table_for(rules)
+    deck = deck_for(rules)
     round_ = Match(rules, 11).next_round()
     for _ in range(2):  # two cards of the first trick: nobody has shown out of anything
         round_.play(round_.turn, round_.legal_plays()[0])
     seat = round_.turn
     view = seat_view(round_, seat)
-    know = knowledge(table, view)
+    know = knowledge(deck, view)
     assert not any(know.forbid) and not any(know.must)
     rng = random.Random(5)
     worlds = 3000
     landed = [[0] * 4 for _ in range(64)]
     for _ in range(worlds):
-        world = sample_round(table, view, rng)
+        world = sample_round(deck, view, rng)
         for other in range(4):
             for card in world.hand(other):
                 landed[card][other] += 1
@@ -176,20 +176,20 @@ def test_the_two_of_clubs_passed_to_the_seat_that_leads_it_is_known_once() -> No
     first lead): one card, one constraint. Counted twice, no world could be drawn (the luck of a
     seat's cards after the pass, asked when it is another seat's turn to lead, once failed so)."""
     rules = ruleset("american")
-    table = table_for(rules)
+    deck = deck_for(rules)
     for seed in range(200):
         round_ = Match(rules, seed).next_round()
-        giver = next((s for s in range(4) if any(c & 63 == table.lead_card & 63 for c in round_.hand(s))), None)
+        giver = next((s for s in range(4) if any(c & 63 == deck.lead_card & 63 for c in round_.hand(s))), None)
         assert giver is not None
         for seat in range(4):
             hand = round_.hand(seat)
-            chosen = [c for c in hand if c & 63 == table.lead_card & 63] if seat == giver else []
+            chosen = [c for c in hand if c & 63 == deck.lead_card & 63] if seat == giver else []
             round_.pass_cards(seat, (chosen + [c for c in hand if c not in chosen])[:3])
         if round_.phase != "play" or round_.turn == giver:
             continue
         view = seat_view(round_, giver)
-        assert knowledge(table, view).must[round_.turn].count(table.lead_card & 63) == 1
-        world = sample_round(table, view, random.Random(seed))
-        assert world.hands[round_.turn] >> (table.lead_card & 63) & 1
+        assert knowledge(deck, view).must[round_.turn].count(deck.lead_card & 63) == 1
+        world = sample_round(deck, view, random.Random(seed))
+        assert world.hands[round_.turn] >> (deck.lead_card & 63) & 1
         return
     raise AssertionError("no deal where the 2 of clubs was passed to the seat that then leads")

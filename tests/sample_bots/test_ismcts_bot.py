@@ -31,7 +31,7 @@ from hearts_bots.openspiel_hearts import (
 )
 from protocol.cards import card_code
 from protocol.ruleset import PassDirection
-from referee.rules import Round, ruleset, seat_view, table_for, with_options
+from referee.rules import Round, deck_for, ruleset, seat_view, with_options
 from referee.rules.cardset import mask_of
 from referee.rules.sampling import knowledge, sample_round_from
 from tests.sample_bots.bot_matches import (
@@ -53,11 +53,11 @@ DIRECTIONS: list[PassDirection] = ["left", "right", "across", "hold"]
 
 def dealt_round(variant: str, rng: random.Random, direction: PassDirection) -> Round:
     """A fresh round of ``variant`` on a random deal, passing ``direction``."""
-    table = table_for(ruleset(variant))
-    cards = list(table.cards)
+    deck = deck_for(ruleset(variant))
+    cards = list(deck.cards)
     rng.shuffle(cards)
     hands = [mask_of(cards[i::4]) for i in range(4)]
-    return Round(table, hands, rng.randrange(4), direction)
+    return Round(deck, hands, rng.randrange(4), direction)
 
 
 def position(variant: str, seed: int) -> tuple[Round, int]:
@@ -86,8 +86,8 @@ def test_the_state_from_a_sampled_world_has_the_referees_legal_moves(variant: st
     for seed in range(300):
         round_, seat = position(variant, seed)
         view = seat_view(round_, seat)
-        table = round_.table
-        world = sample_round_from(table, view, knowledge(table, view), rng)
+        deck = round_.deck
+        world = sample_round_from(deck, view, knowledge(deck, view), rng)
         state = openspiel_state(game, view, world, rng)
         if round_.phase == "pass":
             expected = [card_code(c) for c in round_.legal_passes(seat)]
@@ -129,11 +129,11 @@ def test_from_the_true_deal_both_engines_agree_to_the_end_of_the_hand(variant: s
         round_, seat = position(variant, seed)
         if round_.phase == "play":
             play_both_to_the_end(game, round_, seat, rng)
-    table = table_for(ruleset(variant))
-    clubs = [c for c in table.cards if card_code(c)[1] == "C"]
-    rest = [c for c in table.cards if c not in clubs]
+    deck = deck_for(ruleset(variant))
+    clubs = [c for c in deck.cards if card_code(c)[1] == "C"]
+    rest = [c for c in deck.cards if c not in clubs]
     rng.shuffle(rest)
-    moon = Round(table, [mask_of(clubs), *(mask_of(rest[i::3]) for i in range(3))], 3, "hold")
+    moon = Round(deck, [mask_of(clubs), *(mask_of(rest[i::3]) for i in range(3))], 3, "hold")
     moon.play(0, moon.legal_plays()[0])  # the 2♣; then seat 1 decides, and is player 0
     play_both_to_the_end(game, moon, 1, rng)
     assert moon.result is not None and moon.result.moon == 0
@@ -168,16 +168,16 @@ def test_it_searches_a_pass_from_every_seat_and_direction() -> None:
     script = """
 import random
 from hearts_bots import ismcts_bot, openspiel_hearts
-from referee.rules import Round, ruleset, seat_view, table_for
+from referee.rules import Round, deck_for, ruleset, seat_view
 from referee.rules.cardset import mask_of
 bot = ismcts_bot.IsmctsBot(1, simulations=30)
 bot._load(ruleset("american"))
-table = table_for(ruleset("american"))
+deck = deck_for(ruleset("american"))
 rng = random.Random(1)
 for direction in ("left", "right", "across"):
     for seat in range(4):
-        cards = rng.sample(table.cards, 52)
-        round_ = Round(table, [mask_of(cards[i::4]) for i in range(4)], 0, direction)
+        cards = rng.sample(deck.cards, 52)
+        round_ = Round(deck, [mask_of(cards[i::4]) for i in range(4)], 0, direction)
         state = openspiel_hearts.openspiel_state(bot.game, seat_view(round_, seat), round_, rng)
         for _ in range(3):
             state.apply_action(bot._choose(state, 0.01))

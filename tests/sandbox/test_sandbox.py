@@ -403,7 +403,7 @@ try:
     import referee.rules
     from referee.rules.sampling import sample_round
     round_ = referee.rules.Match(referee.rules.ruleset("american"), 1).next_round()
-    world = sample_round(round_.table, referee.rules.seat_view(round_, 0), random.Random(1))
+    world = sample_round(round_.deck, referee.rules.seat_view(round_, 0), random.Random(1))
     report["engine"] = referee.rules.__file__
     report["world_cards"] = sum(map(int.bit_count, world.hands))
 except Exception as err:

@@ -77,8 +77,8 @@ from protocol.messages import (
     TimeLeft,
 )
 from protocol.ruleset import RuleSet
+from referee.rules.deck import deck_for
 from referee.rules.sampling import knowledge, sample_round_from
-from referee.rules.table import table_for
 from referee.rules.view import SeatView
 
 MAX_SIMULATIONS = 10_000_000
@@ -208,8 +208,8 @@ class IsmctsBot(ClockedBot):
 
     def _state(self, table_state: TableState, view: SeatView) -> Any:
         """The OpenSpiel state at the decision, from one world sampled for ``view``."""
-        table = table_for(table_state.rules)
-        world = sample_round_from(table, view, knowledge(table, view), self.rng)
+        deck = deck_for(table_state.rules)
+        world = sample_round_from(deck, view, knowledge(deck, view), self.rng)
         return openspiel_state(self.game, view, world, self.rng)
 
     def _warn(self, what: str, err: Exception) -> None:

@@ -50,9 +50,9 @@ from typing import Any
 
 from protocol.cards import card_code
 from protocol.ruleset import RuleSet, standard_points
+from referee.rules.deck import pass_offset
 from referee.rules.round import Round
 from referee.rules.sampling import start_hands
-from referee.rules.table import pass_offset
 from referee.rules.view import SeatView
 
 RANKS = "23456789TJQKA"
@@ -146,7 +146,7 @@ def openspiel_position(view: SeatView, world: Round, rng: random.Random) -> Posi
     player passing to the searcher has passed: ``ResampleFromInfostate`` then gives that
     player's true passed cards to a resampled hand that does not hold them."""
     me = view.seat
-    direction = pass_offset(view.pass_direction, PLAYERS) if world.table.rules.pass_count else 0
+    direction = pass_offset(view.pass_direction, PLAYERS) if world.deck.rules.pass_count else 0
     hands = start_hands(world)  # as dealt while passing, else as play began (after passing)
     held = [_codes(hands[(q + me) % PLAYERS]) for q in range(PLAYERS)]  # by OpenSpiel player
     if view.phase == "pass" or not direction:

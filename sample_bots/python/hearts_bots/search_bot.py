@@ -52,11 +52,11 @@ from protocol.bot import TableState
 from protocol.cards import parse_card
 from protocol.messages import DeclareRequest, MoonRequest, PassRequest, PlayRequest, TimeLeft
 from protocol.ruleset import PassDirection
+from referee.rules.deck import Deck, deck_for
 from referee.rules.errors import RulesError
 from referee.rules.playout import finish
 from referee.rules.round import Round
 from referee.rules.sampling import Knowledge, knowledge, sample_round_from
-from referee.rules.table import Table, table_for
 from referee.rules.view import SeatView, TrickView
 
 MAX_WORLDS = 5000
@@ -91,8 +91,8 @@ class SearchBot(ClockedBot):
     ) -> int:
         """The index of the candidate with the best mean over sampled worlds: in each world,
         a copy per candidate, ``apply``, then a greedy playout with the same random numbers."""
-        table = table_for(state.rules)
-        know = knowledge(table, view)
+        deck = deck_for(state.rules)
+        know = knowledge(deck, view)
         me = view.seat
         weights = rival_weights(state)
         totals = [0.0] * len(candidates)
@@ -100,7 +100,7 @@ class SearchBot(ClockedBot):
         limit = self.playouts if self.playouts is not None else MAX_WORLDS
         worlds = 0
         while worlds < limit:
-            world = self._world(table, view, know)
+            world = self._world(deck, view, know)
             seed = self.rng.getrandbits(32)
             for i, candidate in enumerate(candidates):
                 round_ = world.copy()
@@ -115,8 +115,8 @@ class SearchBot(ClockedBot):
         self.log.debug("%d worlds: %s", worlds, [round(t / worlds, 2) for t in totals])
         return best
 
-    def _world(self, table: Table, view: SeatView, know: Knowledge) -> Round:
-        return sample_round_from(table, view, know, self.rng)
+    def _world(self, deck: Deck, view: SeatView, know: Knowledge) -> Round:
+        return sample_round_from(deck, view, know, self.rng)
 
     # -- decisions -----------------------------------------------------------------------------
     def choose_play(self, state: TableState, request: PlayRequest) -> str:

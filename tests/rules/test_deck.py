@@ -1,4 +1,4 @@
-"""The Table (referee/rules/table.py): cards in play, values, masks and option checks."""
+"""The Deck (referee/rules/deck.py): cards in play, values, masks and option checks."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import pytest
 
 from protocol.cards import COPY_STRIDE, card_code, parse_card
 from protocol.ruleset import PassDirection, RuleSet
-from referee.rules import InvalidRuleSet, Table, ruleset, table_for
+from referee.rules import Deck, InvalidRuleSet, deck_for, ruleset
 from referee.rules.cardset import cards_of, count, mask_of
-from referee.rules.table import pass_offset
+from referee.rules.deck import pass_offset
 from tests.rules.helpers import code_set
 
 
@@ -38,70 +38,70 @@ def test_pass_offset_counts_seats_clockwise(direction: PassDirection, players: i
     assert pass_offset(direction, players) == offset
 
 
-def test_table_masks_of_the_american_game() -> None:
-    table = table_for(ruleset("american"))
-    assert mask_codes(table.penalty_mask) == {r + "H" for r in "23456789TJQKA"} | {"QS"}
-    assert mask_codes(table.hearts_mask) == {r + "H" for r in "23456789TJQKA"}
-    assert mask_codes(table.queen_mask) == {"QS"}
-    assert table.breaker_mask == table.hearts_mask
-    assert count(table.full_mask) == 52
-    assert [count(m) for m in table.suit_masks] == [13, 13, 13, 13]
-    assert table.lead_card == parse_card("2C")
-    assert table.moon_points == 26
-    assert table.points[parse_card("QS")] == 13
-    assert table.points[parse_card("AS")] == 0
+def test_deck_masks_of_the_american_game() -> None:
+    deck = deck_for(ruleset("american"))
+    assert mask_codes(deck.penalty_mask) == {r + "H" for r in "23456789TJQKA"} | {"QS"}
+    assert mask_codes(deck.hearts_mask) == {r + "H" for r in "23456789TJQKA"}
+    assert mask_codes(deck.queen_mask) == {"QS"}
+    assert deck.breaker_mask == deck.hearts_mask
+    assert count(deck.full_mask) == 52
+    assert [count(m) for m in deck.suit_masks] == [13, 13, 13, 13]
+    assert deck.lead_card == parse_card("2C")
+    assert deck.moon_points == 26
+    assert deck.points[parse_card("QS")] == 13
+    assert deck.points[parse_card("AS")] == 0
 
 
 def test_queen_breaks_hearts_adds_the_queen_to_the_breakers() -> None:
-    table = table_for(ruleset("american", {"queen_breaks_hearts": True}))
-    assert mask_codes(table.breaker_mask) == mask_codes(table.hearts_mask) | {"QS"}
+    deck = deck_for(ruleset("american", {"queen_breaks_hearts": True}))
+    assert mask_codes(deck.breaker_mask) == mask_codes(deck.hearts_mask) | {"QS"}
 
 
 def test_negative_cards_are_not_penalty_cards() -> None:
-    table = table_for(ruleset("omnibus"))
-    assert not table.penalty_mask >> parse_card("JD") & 1
-    assert table.points[parse_card("JD")] == -10
-    assert table.penalty_total == 26
+    deck = deck_for(ruleset("omnibus"))
+    assert not deck.penalty_mask >> parse_card("JD") & 1
+    assert deck.points[parse_card("JD")] == -10
+    assert deck.penalty_total == 26
 
 
 def test_values_of_cards_not_in_play_are_zero() -> None:
     # Hearts 2..6 are listed in card_points but not in the piket deck.
-    table = table_for(ruleset("dutch"))
-    assert table.points[parse_card("2H")] == 0
-    assert table.points[parse_card("7H")] == 1
-    assert table.penalty_total == 15
+    deck = deck_for(ruleset("dutch"))
+    assert deck.points[parse_card("2H")] == 0
+    assert deck.points[parse_card("7H")] == 1
+    assert deck.penalty_total == 15
 
 
 def test_moon_points_default_to_the_penalty_total_or_the_option() -> None:
-    assert table_for(ruleset("argentine")).moon_points == 45
-    assert table_for(ruleset("dutch-classic")).moon_points == 15
-    assert table_for(ruleset("american", {"moon_points": 20})).moon_points == 20
+    assert deck_for(ruleset("argentine")).moon_points == 45
+    assert deck_for(ruleset("dutch-classic")).moon_points == 15
+    assert deck_for(ruleset("american", {"moon_points": 20})).moon_points == 20
 
 
 def test_opening_card_per_rule() -> None:
-    assert table_for(ruleset("dutch")).lead_card is None
-    assert table_for(ruleset("dutch", {"opening_lead": "lowest_club"})).lead_card == parse_card("7C")
-    assert table_for(ruleset("american", {"opening_lead": "seven_of_clubs"})).lead_card == parse_card("7C")
-    assert table_for(ruleset("american-5", {"remove": ["2C", "2D"]})).lead_card == parse_card("3C")
+    assert deck_for(ruleset("dutch")).lead_card is None
+    assert deck_for(ruleset("dutch", {"opening_lead": "lowest_club"})).lead_card == parse_card("7C")
+    assert deck_for(ruleset("american", {"opening_lead": "seven_of_clubs"})).lead_card == parse_card("7C")
+    assert deck_for(ruleset("american-5", {"remove": ["2C", "2D"]})).lead_card == parse_card("3C")
 
 
 def test_double_deck_has_two_copies_and_both_copies_count() -> None:
-    table = table_for(ruleset("double-deck"))
+    deck = deck_for(ruleset("double-deck"))
     qs = parse_card("QS")
-    assert table.double
-    assert qs in table.cards
-    assert qs + COPY_STRIDE in table.cards
-    assert table.points[qs + COPY_STRIDE] == 13
-    assert count(table.queen_mask) == 2
-    assert count(table.penalty_mask) == 28
-    assert table.penalty_total == 52
+    assert deck.double
+    assert qs in deck.cards
+    assert qs + COPY_STRIDE in deck.cards
+    assert deck.points[qs + COPY_STRIDE] == 13
+    assert count(deck.queen_mask) == 2
+    assert count(deck.penalty_mask) == 28
+    assert deck.penalty_total == 52
 
 
 def test_trim_to_deal_evenly_removes_low_diamonds_then_spades() -> None:
-    table = table_for(ruleset("american", {"players": 7}))  # 104 cards, 6 too many for 7 seats
-    faces = [card_code(c) for c in table.cards]
+    deck = deck_for(ruleset("american", {"players": 7}))  # 104 cards, 6 too many for 7 seats
+    faces = [card_code(c) for c in deck.cards]
     assert len(faces) == 98
-    assert table.hand_size == 14
+    assert deck.hand_size == 14
     for code in ("2D", "2S", "3D"):
         assert code not in faces
     assert faces.count("3S") == 2
@@ -110,16 +110,16 @@ def test_trim_to_deal_evenly_removes_low_diamonds_then_spades() -> None:
 
 def test_remove_takes_one_copy_per_entry_in_a_double_deck() -> None:
     rules = ruleset("american", {"players": 6, "trim_to_deal_evenly": False, "remove": ["2D", "2S"]})
-    faces = [card_code(c) for c in table_for(rules).cards]
+    faces = [card_code(c) for c in deck_for(rules).cards]
     assert faces.count("2D") == 1
     assert faces.count("2S") == 1
     assert len(faces) == 102
 
 
-def test_table_for_is_built_once_per_rule_set() -> None:
+def test_deck_for_is_built_once_per_rule_set() -> None:
     rules = ruleset("dutch")
-    assert table_for(rules) is table_for(ruleset("dutch"))
-    assert isinstance(table_for(rules), Table)
+    assert deck_for(rules) is deck_for(ruleset("dutch"))
+    assert isinstance(deck_for(rules), Deck)
 
 
 @pytest.mark.parametrize(
@@ -136,10 +136,10 @@ def test_table_for_is_built_once_per_rule_set() -> None:
         ({"deck": "piket", "add": ("7S",)}, "add: 7S is already in the deck"),
     ],
 )
-def test_table_refuses_options_that_cannot_be_played(overrides: dict[str, object], message: str) -> None:
+def test_deck_refuses_options_that_cannot_be_played(overrides: dict[str, object], message: str) -> None:
     rules = RuleSet(**overrides)  # type: ignore[arg-type]
     with pytest.raises(InvalidRuleSet) as info:
-        Table(rules)
+        Deck(rules)
     assert message in str(info.value)
 
 
@@ -147,7 +147,7 @@ def test_a_deck_without_clubs_cannot_open_with_the_lowest_club() -> None:
     clubs = tuple(r + "C" for r in "23456789TJQKA")
     rules = RuleSet(remove=(*clubs, "2D", "3D", "4D"), players=4)
     with pytest.raises(InvalidRuleSet, match="the deck has no clubs"):
-        Table(rules)
+        Deck(rules)
 
 
 def test_mask_helpers_round_trip() -> None:

@@ -1,4 +1,4 @@
-"""Rule-set numbers that make no playable match are refused, naming the option (table.py)."""
+"""Rule-set numbers that make no playable match are refused, naming the option (deck.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from referee.rules import PRESETS, ruleset
+from referee.rules.deck import MAX_POINTS, MAX_ROUNDS, MAX_SCORE
 from referee.rules.errors import InvalidRuleSet
-from referee.rules.table import MAX_POINTS, MAX_ROUNDS, MAX_SCORE
 
 
 @pytest.mark.parametrize(

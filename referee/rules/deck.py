@@ -1,6 +1,6 @@
-"""A ``Table``: a rule set made ready to play.
+"""A ``Deck``: the cards of a rule set, made ready to play.
 
-The ``RuleSet`` is plain data for the wire; the ``Table`` derives from it, once per match, the
+The ``RuleSet`` is plain data for the wire; the ``Deck`` derives from it, once per match, the
 cards in play, their values as a list indexed by card id, and the masks that the legality
 checks use (a suit, the penalty cards, the queen of spades). It also checks that the options
 can be played together and raises ``InvalidRuleSet`` naming the conflict when they cannot.
@@ -48,7 +48,7 @@ def pass_offset(direction: PassDirection, players: int) -> int:
     return players // 2  # across
 
 
-class Table:
+class Deck:
     """Everything the round needs to know about the rules, precomputed for speed."""
 
     __slots__ = (
@@ -233,10 +233,10 @@ def _in_range(name: str, value: int, low: int, high: int) -> None:
 
 
 @lru_cache(maxsize=64)
-def _table_for(encoded: bytes) -> Table:
-    return Table(msgspec.json.decode(encoded, type=RuleSet))
+def _deck_for(encoded: bytes) -> Deck:
+    return Deck(msgspec.json.decode(encoded, type=RuleSet))
 
 
-def table_for(rules: RuleSet) -> Table:
-    """The ``Table`` of a rule set, built once per distinct rule set and then reused."""
-    return _table_for(msgspec.json.encode(rules))
+def deck_for(rules: RuleSet) -> Deck:
+    """The ``Deck`` of a rule set, built once per distinct rule set and then reused."""
+    return _deck_for(msgspec.json.encode(rules))
