@@ -4,6 +4,9 @@ Start from a preset (``ruleset("american")``), make a ``Match``, deal ``Round``s
 passes and plays; every illegal action raises ``IllegalMove`` naming the broken rule.
 """
 
+import warnings
+from typing import Any
+
 from referee.rules.deck import Deck, deck_for
 from referee.rules.errors import IllegalMove, InvalidRuleSet, RulesError
 from referee.rules.match import Match, MatchResult
@@ -29,3 +32,13 @@ __all__ = [
     "seat_view",
     "with_options",
 ]
+
+_RENAMED = {"Table": "Deck", "table_for": "deck_for"}
+"""Names this package had before issue 45, still answered (with a warning) for older bots."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        warnings.warn(f"referee.rules.{name} is now referee.rules.{_RENAMED[name]}", DeprecationWarning, 2)
+        return globals()[_RENAMED[name]]
+    raise AttributeError(f"module 'referee.rules' has no attribute {name!r}")
