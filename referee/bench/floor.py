@@ -13,6 +13,11 @@ run, block after block:
   no log, no checks. The replies are compared with the taped ones after the block (a bot that
   answered differently would make it another conversation: counted as ``mismatches``).
 
+A third figure bounds the rest from below: **the referee alone**, the same matches against
+bots that are their taped replies in this process (no process, pipe or wait): what the
+referee's own Python costs a decision. The floor plus it is about the referee with its bots;
+a referee within 1.5 times the floor would need it under half the floor.
+
 Both are measured by this process's CPU time and the wall clock per decision, with the bots
 on the other CPU (``apart``: the referee on CPU 0, the bots on CPU 1) and all on one CPU
 (``pinned``), with the log on (each match written to a file, as a ladder does) and off. The
@@ -37,7 +42,8 @@ from referee.bench.match import start_bots
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
 from referee.match.runner import MatchRunner
-from referee.players.connection import BotConnection, say_goodbye
+from referee.players.channel import BotLink
+from referee.players.connection import BotConnection, handshake, say_goodbye
 from referee.players.process import ProcessLink
 from referee.rules.presets import ruleset
 
@@ -45,6 +51,8 @@ C_BOT = "./sample_bots/c/bot --random {seed}"
 PLACEMENTS = ("apart", "pinned")
 CONFIG = MatchConfig(per_decision=1.0, bank=10.0, startup=10.0)
 
+HELLO = b'{"type":"hello","version":1,"name":"taped"}'
+"""The taped bots' handshake (the tape starts after the real bots' own)."""
 Tape = list[tuple[int, bytes, bytes | None]]
 """What one block said, in order: (seat, bytes written, the reply line read or ``None`` for a
 write that asked nothing)."""
@@ -69,6 +77,9 @@ class FloorCase(msgspec.Struct, frozen=True, kw_only=True):
     cpu_ratios: list[float]
     """Each block's CPU ratio (alternating blocks: their spread is the noise of the machine)."""
     mismatches: int
+    alone_cpu_us: float
+    """The referee alone: the same matches, its bots their taped replies in this process (no
+    process, pipe or wait; nor the control group's CPU read, which a log takes of a process)."""
 
 
 class FloorBench(msgspec.Struct, frozen=True, kw_only=True):
@@ -79,6 +90,53 @@ class FloorBench(msgspec.Struct, frozen=True, kw_only=True):
     blocks: int
     bot: str
     cases: list[FloorCase]
+
+
+class _Replayed(BotLink):
+    """A bot that is its taped replies, in the referee's process: nothing read or written."""
+
+    def __init__(self, replies: Iterator[bytes]) -> None:
+        super().__init__()
+        self._replies = replies
+
+    @property
+    def description(self) -> str:
+        return "taped replies"
+
+    async def send(self, data: bytes) -> None:
+        pass
+
+    async def exchange(self, data: bytes) -> bytes:
+        return next(self._replies)
+
+    async def receive_line(self) -> bytes:
+        return next(self._replies)
+
+
+async def _alone(tape: Tape, variant: str, games: int, logs: Path | None) -> float:
+    """The referee alone (``FloorCase.alone_cpu_us``): the taped block's matches against each
+    seat's taped replies; this process's CPU seconds. The same decisions, or ``RuntimeError``."""
+    rules = ruleset(variant)
+    connections = []
+    for seat in range(rules.players):
+        replies = iter([HELLO, *(reply for s, _, reply in tape if s == seat and reply is not None)])
+        connection = BotConnection(link=_Replayed(replies), command="taped")
+        await handshake(connection, CONFIG.startup)
+        connections.append(connection)
+    cpu, decisions = time.process_time(), 0
+    async with trio.open_nursery() as nursery:
+        for game in range(games):
+            log = MatchLog(logs / f"alone-{game}.jsonl" if logs is not None else None)
+            runner = MatchRunner(connections, rules, seed=game, config=CONFIG, log=log, nursery=nursery)
+            try:
+                outcome = await runner.run()
+            finally:
+                log.close()
+            decisions += runner.decisions if all(seat.status == "ok" for seat in outcome.seats) else 0
+    cpu = time.process_time() - cpu
+    if decisions != sum(reply is not None for _, _, reply in tape):
+        raise RuntimeError("the taped replies did not play the taped matches again")
+    return cpu
 
 
 def _cpus(placement: str) -> tuple[set[int], set[int]]:
@@ -163,8 +221,8 @@ async def _floor(connections: Sequence[BotConnection], tape: Tape) -> list[bytes
 async def _block(
     variant: str, games: int, *, bot: str, placement: str, logs: Path | None, cwd: str | None
 ) -> tuple[float, ...]:
-    """One referee block then one floor block on new bots: (decisions, referee CPU, referee
-    wall, floor CPU, floor wall, mismatched replies)."""
+    """One referee block then one floor block on new bots, then the referee alone: (decisions,
+    referee CPU, referee wall, floor CPU, floor wall, mismatched replies, alone CPU)."""
     own, theirs = _cpus(placement)
     seeds = range(1, ruleset(variant).players + 1)
     with _placed(own):
@@ -183,7 +241,9 @@ async def _block(
                 await say_goodbye(connection, CONFIG.grace)
     expected = [reply for _, _, reply in tape if reply is not None]
     mismatches = sum(a != b for a, b in zip(expected, read, strict=True))
-    return len(expected), cpu, wall, floor_cpu, floor_wall, mismatches
+    with _placed(own):
+        alone = await _alone(tape, variant, games, logs)
+    return len(expected), cpu, wall, floor_cpu, floor_wall, mismatches, alone
 
 
 def _case(placement: str, log: bool, rows: Sequence[tuple[float, ...]]) -> FloorCase:
@@ -206,6 +266,7 @@ def _case(placement: str, log: bool, rows: Sequence[tuple[float, ...]]) -> Floor
         wall_ratio=round(statistics.median(row[2] / row[4] for row in rows), 2),
         cpu_ratios=ratios,
         mismatches=int(sum(row[5] for row in rows)),
+        alone_cpu_us=round(per(6), 1),
     )
 
 

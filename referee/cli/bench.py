@@ -270,7 +270,8 @@ def bench_floor_command(
 ) -> None:
     """The referee's CPU per decision against its floor: the same conversation replayed through
     trio alone (no rules, clock or log), block after block, with the bots on the other CPU and
-    pinned to one, the log on and off (issue 46)."""
+    pinned to one, the log on and off (issue 46); and the referee alone, its bots their taped
+    replies in this process."""
     result = bench_floor(
         variant, games, blocks=blocks, bot=bot, placements=placements or PLACEMENTS,
         logs=[x == "on" for x in (logs or ("on", "off"))], cwd=str(REPO),
@@ -280,6 +281,7 @@ def bench_floor_command(
         lines.append(
             f"  {c.placement:6} log {'on ' if c.log else 'off'}  referee {c.referee_cpu_us:6.1f} us CPU "
             f"({c.referee_wall_us:6.1f} wall)  floor {c.floor_cpu_us:5.1f} ({c.floor_wall_us:6.1f})  "
+            f"alone {c.alone_cpu_us:5.1f}  "
             f"ratio {c.cpu_ratio:.2f} CPU, {c.wall_ratio:.2f} wall  blocks {', '.join(map(str, c.cpu_ratios))}"
             + (f"  ({c.mismatches} replies differed)" if c.mismatches else "")
         )
