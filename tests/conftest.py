@@ -16,6 +16,10 @@ Where ``PYTHONDONTWRITEBYTECODE`` is set (as on this machine), Python never cach
 referee's compiled modules, so each of the suite's thousands of processes (``referee``
 command lines, Python bots importing the kit) would compile them again: they are compiled once
 under the same lock, and every process reads them (the setting stops writing, not reading).
+The setting also stops pytest caching its rewrite of each test module's asserts, and rewriting
+them all is most of a worker's collection (about 8 s of CPU in each worker, each run): bytecode
+is written while the suite is collected (the test modules' rewrites and the modules they
+import), and the machine's setting is back before the first test.
 
 matplotlib lists the machine's fonts with ``fc-list`` (a process) the first time it is used
 there, and caches the list: a test marked ``fonts`` plots in-process, in the fast tier, so the
@@ -39,6 +43,10 @@ from hypothesis import HealthCheck, settings
 
 settings.register_profile("referee", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("referee")
+
+WRITES_BYTECODE = not sys.dont_write_bytecode
+"""The machine's setting (``PYTHONDONTWRITEBYTECODE``), which collection does without."""
+sys.dont_write_bytecode = False
 
 pytest_plugins = [
     "tests.tiers",  # the tiers' markers and the guard of the fast tier
@@ -73,6 +81,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
+    sys.dont_write_bytecode = not WRITES_BYTECODE
     if any(item.get_closest_marker("fonts") for item in session.items):
         import matplotlib.font_manager  # noqa: F401, PLC0415  (makes and caches the font list, once a machine)
     if not any(item.get_closest_marker("process") for item in session.items):
@@ -80,7 +89,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     key = hashlib.sha256(str(C_BOT).encode()).hexdigest()[:16]
     with open(Path(tempfile.gettempdir()) / f"hearts-referee-c-bot-{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if sys.dont_write_bytecode:  # py_compile writes whatever the setting says
+        if not WRITES_BYTECODE:  # py_compile writes whatever the setting says
             for folder in COMPILED:
                 compileall.compile_dir(REPOSITORY / folder, quiet=2)  # a read-only tree: left as it is
         if shutil.which("make") is None or not (shutil.which("cc") or shutil.which("gcc")):

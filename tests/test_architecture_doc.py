@@ -38,6 +38,9 @@ import pytest
 
 from protocol.messages import RefereeMessage
 
+pytestmark = pytest.mark.xdist_group("architecture-doc")
+"""One worker: the files' syntax trees (about 1.5 s of CPU) parsed once, not on each worker."""
+
 ROOT: Final = Path(__file__).resolve().parent.parent
 DOC: Final = ROOT / "docs" / "architecture.md"
 SHOWN: Final = DOC.relative_to(ROOT).as_posix()

@@ -17,6 +17,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+pytestmark = pytest.mark.xdist_group("layout")
+"""One worker: the syntax trees of referee/ (about 1.5 s of CPU) parsed once, not on each worker."""
+
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)

@@ -35,7 +35,9 @@ RANDOM = f"{PY} sample_bots/python/random_bot.py --seed 1"
 HEURISTIC = f"{PY} sample_bots/python/heuristic_bot.py"
 FIRST = f"{PY} tests/bots/first_legal_bot.py"
 BLUNDER = f"{PY} tests/bots/blunder_bot.py"
-BLUNDER_SEEDS = (1, 2, 3, 4)
+BLUNDER_SEEDS = (12, 51)
+"""Matches where the blunder bot's rule applies often: 10 plays (1 to 5 a match, 2.4 on average
+over seeds 1 to 60), in 180 decisions of seat 0 to analyse (seeds 1 to 4 took 482 for 10)."""
 
 
 def _play(bots: list[str], rules_name: str, options: dict[str, object], seed: int, path: Path) -> MatchRecord:
@@ -102,7 +104,7 @@ def test_a_duplicate_sets_luck_nearly_cancels(tmp_path: Path) -> None:
 
 
 BLUNDER_LOGS = pytest.mark.xdist_group("blunder-logs")
-"""The tests of the blunder bot's logs on one worker: their module fixtures (four whole matches,
+"""The tests of the blunder bot's logs on one worker: their module fixtures (two whole matches,
 each analysed) are made once, not once on each worker that runs one of them."""
 
 
@@ -128,7 +130,7 @@ def test_the_blunder_bots_natural_blunders_are_flagged(
             assert (report.round, report.trick, report.chosen) == (d.info.round, d.trick, d.chosen)
             planted += 1
             flagged += report.verdict in ERRORS
-    assert planted >= 6, planted
+    assert planted >= 10, planted
     assert flagged >= 0.95 * planted, (flagged, planted)
 
 
@@ -140,7 +142,7 @@ def test_the_command_line_on_a_real_log(
     ``--json`` valid against the JSON Schema of its msgspec Structs; a tampered log refused,
     naming the difference, with exit status 1 (docs/analysis.md); a file that is no log, 3."""
     log = blunder_logs[1]
-    done = _referee("analyze", log, "--seat", "0", "--budget", "16", "--workers", "1")
+    done = _referee("analyze", log, "--seat", "0", "--budget", "8", "--workers", "1")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     start = lines.index("the three worst decisions:")

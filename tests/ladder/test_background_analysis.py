@@ -19,7 +19,7 @@ from referee.ladder.analysis import AnalyseSettings
 from referee.store.analysis import ToAnalyse, bot_analyses
 from referee.store.writer import LadderStore
 from tests.ladder.helpers import ROOT
-from tests.ladder.test_ladder_analysis import BOTS
+from tests.ladder.test_ladder_analysis import BOTS, SHORT
 from tests.web.ladder_helpers import hostile_ladder
 
 SMALL = AnalyseSettings(budget=Budget(first=8, most=8, luck=8, sift=2))
@@ -32,7 +32,7 @@ def test_ladder_run_analyze_stores_up_to_n_matches_per_bot(tmp_path: Path) -> No
     (tmp_path / "bots.toml").write_text(BOTS)
     db = tmp_path / "l.db"
     run = ["ladder", "run", str(tmp_path / "bots.toml"), "--games", "2", "--db", str(db), "--seed", "7", "-q"]
-    run += ["--sandbox", "off", "--cwd", str(tmp_path), "--analyze", "1", "--analyze-budget", "8"]
+    run += [*SHORT, "--sandbox", "off", "--cwd", str(tmp_path), "--analyze", "1", "--analyze-budget", "8"]
     result = CliRunner().invoke(main, run)
     assert result.exit_code == 0, result.output
     store = LadderStore(db)

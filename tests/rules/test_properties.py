@@ -342,19 +342,18 @@ def check_view(round_: Round, seat: int) -> None:
     if round_.phase != "play" or round_.turn != seat:
         assert view.legal == []
     known = set(own) | set(view.passed or []) | set(view.received or []) | {code_of(c) for c in played}
-    secret = set()
+    others = 0  # every card another seat holds, passed or received
     for other in range(n):
-        if other == seat:
-            continue
-        secret.update(code_of(c) for c in round_.hand(other))
-        for mask in (round_.passes[other], round_.received[other]):
-            secret.update(code_of(c) for c in ids(mask or 0))
+        if other != seat:
+            others |= round_.hands[other] | (round_.passes[other] or 0) | (round_.received[other] or 0)
+    hidden = {code_of(c) for c in ids(others)} - known
     encoded = msgspec.json.encode(view)
-    strings = {m.decode() for m in STRING.findall(encoded)}  # every string anywhere in the view
-    assert not strings & (secret - known), f"seat {seat} sees {sorted(strings & (secret - known))}: {encoded!r}"
+    strings = set(STRING.findall(encoded))  # every string anywhere in the view, as bytes
+    seen = sorted(code for code in hidden if code.encode() in strings)
+    assert not seen, f"seat {seat} sees {seen}: {encoded!r}"
     data = msgspec.json.decode(encoded)
     for name in ("hand", "passed", "received"):
-        assert not set(data[name] or []) & (secret - known), name
+        assert not set(data[name] or []) & hidden, name
 
 
 def check_refusals(round_: Round, seat: int, hand: list[int], legal: list[int]) -> None:

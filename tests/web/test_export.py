@@ -14,11 +14,13 @@ tier starts no process."""
 from __future__ import annotations
 
 import csv
+import functools
 import html
 import io
 import json
 import re
 import sqlite3
+import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -51,12 +53,20 @@ HINT = "chmod -R o+rX"
 EXIT = "exited with code 3 (core dumped)"
 
 
+@functools.cache
+def match_lines() -> tuple[bytes, ...]:
+    """The lines of a whole match of four scripted bots as the referee logs it: played once a
+    worker, in-process (each test's ladder writes its own copy)."""
+    with tempfile.TemporaryDirectory() as folder:
+        return tuple(logged_match(Path(folder) / "played.jsonl", "hostile-1", ruleset("american")))
+
+
 def played_log(path: Path, folder: Path) -> str:
     """A whole match of four scripted bots logged at ``path`` as the referee logs it, its seats'
     commands in ``folder`` and a seat's stderr ``REPLAY_STDERR`` (logged after the result, once
     the programs ended); its match id."""
 
-    lines = logged_match(path, "hostile-1", ruleset("american"))
+    lines = match_lines()
     header = json.loads(lines[0])
     for seat in header["seats"]:
         seat["command"] = f"python3 {folder}/bots/seat{seat['seat']}/bot.py"

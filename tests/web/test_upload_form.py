@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -64,6 +65,16 @@ class Ladder:
         self.view = View(self.db)
         self.asked = 0
         """Body messages the application asked for."""
+
+    @classmethod
+    def copy_of(cls, ladder: Ladder, folder: Path) -> Ladder:
+        """``ladder``'s folder copied into ``folder`` (its view closed): the same ladder, made in
+        a fraction of the time."""
+        shutil.copytree(ladder.db.parent, folder, dirs_exist_ok=True)
+        copy = cls.__new__(cls)
+        copy.db, copy.keys, copy.asked = folder / ladder.db.name, dict(ladder.keys), 0
+        copy.view = View(copy.db)
+        return copy
 
     async def post(
         self,
@@ -467,15 +478,23 @@ async def test_an_upload_takes_no_query_and_no_other_method_writes(ladder: Ladde
     assert ladder.kept() == []
 
 
+@pytest.fixture(scope="module")
+def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Ladder:
+    """A ladder each example of the fuzz test gets a copy of (its view closed)."""
+    ladder = Ladder(tmp_path_factory.mktemp("fuzzed"))
+    ladder.view.close()
+    return ladder
+
+
 @settings(max_examples=150, deadline=None)
 @given(junk=st.binary(max_size=600), cut=st.integers(0, 400), chunks=st.integers(1, 9))
 def test_any_body_is_answered_and_writes_nothing_outside(
-    tmp_path_factory: Any, junk: bytes, cut: int, chunks: int
+    tmp_path_factory: Any, fuzzed: Ladder, junk: bytes, cut: int, chunks: int
 ) -> None:
     """Whatever bytes come, the answer is a refusal with a reason or a kept upload; never a
     failure of the server, never a file outside the ladder's uploads folder."""
     folder = tmp_path_factory.mktemp("fuzz")
-    ladder = Ladder(folder)
+    ladder = Ladder.copy_of(fuzzed, folder)
     before = {p for p in folder.rglob("*") if "uploads" not in str(p)}
     body = form_body({"archive": BOT, "command": b"python3 bot.py"})
     mangled = body[:cut] + junk + body[cut:]
