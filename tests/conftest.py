@@ -80,24 +80,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         )
 
 
-LONG_FIRST = (
-    "tests/test_starter.py",
-    "tests/web/test_page_people.py",
-    "tests/web/test_class_ladder.py",
-    "tests/web/test_ladder_page.py",
-    "tests/web/test_page_table.py",
-    "tests/web/test_page.py",
-)
-"""Modules collected last that hold some of the suite's longest tests (a new bot built in each
-language, whole matches in the browser): handed out first, so that the workers do not end with
-one of them while the others have nothing left to do (xdist hands tests out in their order)."""
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: not item.nodeid.startswith(LONG_FIRST))  # stable: the rest keeps its order
-
-
 def pytest_collection_finish(session: pytest.Session) -> None:
     sys.dont_write_bytecode = not WRITES_BYTECODE
     if any(item.get_closest_marker("fonts") for item in session.items):
