@@ -40,16 +40,17 @@ def play_scripted(
     *,
     clock: TimeControl,
     max_rounds: int | None = None,
+    max_tricks: int | None = None,
     on_round: Callable[[RoundResult], None] | None = None,
     policy: IllegalPolicy | None = None,
 ) -> int:
     """Play ``match`` (new) to its end through the match's machine (``match_turns``): every
     message told, every request answered by ``answer`` (the requests of a simultaneous phase in
     seat order, before the machine hears any; ``match.scores`` are the scores before the round
-    being played); at most ``max_rounds`` rounds (a match cut short ends as ``interrupted``, as
-    a referee's would). ``on_round``: called with each round's result once it is recorded,
-    before its end is told. ``policy`` ``penalty``: an illegal reply is told its ``error`` and
-    ends the round, as in a referee's match (else it is the script's bug, ``RefusedReply``)."""
+    being played); at most ``max_rounds`` rounds, the last of them cut after ``max_tricks`` tricks
+    (a match cut short ends as ``interrupted``, as a referee's would). ``on_round``: called with
+    each round's result once recorded, before its end is told. ``policy`` ``penalty``: an illegal
+    reply is told its ``error`` and ends the round (else it is the script's bug, ``RefusedReply``)."""
     ids = itertools.count(1).__next__
     penalties: dict[int, int] = {}
     turns = MatchTurns(
@@ -63,10 +64,9 @@ def play_scripted(
     )
     rounds = 0
     while (event := turns.event) is not None:
-        if isinstance(event, Dealing):
-            if max_rounds is not None and event.number >= max_rounds and not match.over:
-                turns.interrupt()
-                continue
+        if _cut_here(event, match, max_rounds, max_tricks, rounds):
+            turns.interrupt()  # ``interrupted``, the round in play unscored, as a referee stopped by a signal
+        elif isinstance(event, Dealing):
             turns.answer(None)
         elif isinstance(event, AskAll):
             round_ = _current(match)
@@ -83,7 +83,7 @@ def play_scripted(
         elif isinstance(event, (Illegal, FallbackMove)):
             raise RefusedReply(f"the machine refused a scripted reply: {event}")
         elif isinstance(event, Outcomes):
-            turns.answer(seat_outcomes(names, penalties))
+            turns.answer(_seat_outcomes(names, penalties))
         else:
             if isinstance(event, Scored):
                 rounds += 1
@@ -93,9 +93,19 @@ def play_scripted(
     return rounds
 
 
-def seat_outcomes(names: Sequence[str], penalties: dict[int, int]) -> list[SeatOutcome]:
+def _seat_outcomes(names: Sequence[str], penalties: dict[int, int]) -> list[SeatOutcome]:
     """Every seat ``ok`` (none is dropped here), with the revoke penalties it was given."""
     return [SeatOutcome(seat=s, name=name, status="ok", penalties=penalties.get(s, 0)) for s, name in enumerate(names)]
+
+
+def _cut_here(event: object, match: Match, max_rounds: int | None, max_tricks: int | None, scored: int) -> bool:
+    """Whether the match is cut short at ``event``, after ``scored`` rounds: the deal of a round
+    past ``max_rounds``, or a play request once ``max_tricks`` tricks of the last are played."""
+    if isinstance(event, Dealing):
+        return max_rounds is not None and event.number >= max_rounds and not match.over
+    last = scored == (max_rounds or 1) - 1
+    trick = _current(match).trick_number if isinstance(event, Ask) and event.decision == "play" else -1
+    return max_tricks is not None and last and trick >= max_tricks
 
 
 def _current(match: Match) -> Round:

@@ -29,17 +29,15 @@ from protocol.messages import (
     Play,
     PlayRequest,
     RefereeMessage,
-    SeatOutcome,
     TimeControl,
     TimeLeft,
 )
 from protocol.ruleset import RuleSet
 from referee.rules.match import Match
-from referee.rules.match_turns import Outcomes, ending
 from referee.rules.presets import ruleset
 from referee.rules.round import Round
-from referee.rules.scripted import play_scripted, seat_outcomes
-from referee.rules.turns import Ask, IllegalPolicy, Reply, Tell
+from referee.rules.scripted import play_scripted
+from referee.rules.turns import Ask, IllegalPolicy, Reply
 from referee.rules.view import seat_view
 
 FORMAT: Final = 3
@@ -334,27 +332,21 @@ def seat_state(round_: Round, seat: int, scores: list[int]) -> SeatState:
     )
 
 
-class _CutShort(Exception):
-    """The last round has played its ``Game.tricks``: the match ends here."""
-
-
 def match_lines(rules: RuleSet, game: Game, match_id: str) -> Iterator[Line]:
     """Every line of one match of ``rules`` played by the policy (``scripted.play_scripted``),
     from where ``game`` starts it."""
     match = start_match(rules, game)
     player = VectorPlayer(game.seed, rules.players)
     lines: list[Line] = [begins(game, match_id)]
-    revoked: dict[int, int] = {}
+    revoked = False
 
     def answer(ask: Ask, rid: int, round_: Round) -> Reply:
+        nonlocal revoked
         request = ask.request(rid, TIME)
         assert isinstance(request, (PassRequest, DeclareRequest, PlayRequest, MoonRequest))
-        if isinstance(request, PlayRequest) and _cut_here(game, len(match.results), request.trick_number):
-            raise _CutShort
         state = seat_state(round_, ask.seat, list(match.scores))
         reply = None if revoked else revoke_of(game, len(match.results), ask.seat, request, state.hand)
-        if reply is not None:
-            revoked[ask.seat] = 1
+        revoked = revoked or reply is not None
         asked = Asked(seat=ask.seat, request=request, state=state, reply=reply or player.reply(ask.seat, request))
         lines.append(asked)
         return asked.reply
@@ -364,10 +356,8 @@ def match_lines(rules: RuleSet, game: Game, match_id: str) -> Iterator[Line]:
 
     names = [f"seat-{s}" for s in range(rules.players)]
     policy = IllegalPolicy("penalty", 1) if game.revoke is not None else None
-    try:
-        play_scripted(match, names, match_id, answer, tell, clock=CLOCK, max_rounds=game.rounds, policy=policy)
-    except _CutShort:
-        lines.append(Told(seat=None, message=cut_short(match, match_id, seat_outcomes(names, revoked))))
+    play_scripted(match, names, match_id, answer, tell, clock=CLOCK, max_rounds=game.rounds, max_tricks=game.tricks,
+                  policy=policy)  # fmt: skip
     if game.revoke is not None and not revoked:
         raise ValueError(f"{match_id}: seat {game.revoke.seat} never could revoke in the first round")
     yield from lines
@@ -395,11 +385,6 @@ def begins(game: Game, match_id: str) -> MatchBegins:
     )
 
 
-def _cut_here(game: Game, round_number: int, trick: int) -> bool:
-    """Whether the play request of ``trick`` in round ``round_number`` is where ``game`` stops."""
-    return game.tricks is not None and round_number == game.rounds - 1 and trick >= game.tricks
-
-
 def revoke_of(game: Game, round_number: int, seat: int, request: Request, hand: Sequence[str]) -> Play | None:
     """The revoke ``game`` asks of ``seat``, which holds ``hand`` (``PlannedRevoke``), or ``None``."""
     revoke = game.revoke
@@ -410,17 +395,6 @@ def revoke_of(game: Game, round_number: int, seat: int, request: Request, hand: 
     if led is None or request.trick_number < revoke.trick or not others or any(c[-1] != led for c in request.legal):
         return None
     return Play(id=request.id, card=max(others, key=_rank))
-
-
-def cut_short(match: Match, match_id: str, outcomes: list[SeatOutcome]) -> MatchEnd:
-    """The ``match_end`` of a match cut short in the middle of a round: the machine's own end
-    (``match_turns.ending``), ``interrupted``, the round in play unscored, as a referee stopped
-    by a signal ends it (``play_scripted`` stops only between rounds)."""
-    end = ending(match, match_id, "interrupted")
-    assert isinstance(next(end), Outcomes)
-    told = end.send(outcomes)
-    assert isinstance(told, Tell) and isinstance(told.message, MatchEnd)
-    return told.message
 
 
 def match_end_of(lines: Sequence[Line]) -> MatchEnd:
