@@ -38,6 +38,7 @@ from pathlib import Path
 import msgspec
 import trio
 
+from protocol.ruleset import RuleSet
 from referee.bench.match import start_bots
 from referee.match.config import MatchConfig
 from referee.match.log import MatchLog
@@ -123,16 +124,8 @@ async def _alone(tape: Tape, variant: str, games: int, logs: Path | None) -> flo
         connection = BotConnection(link=_Replayed(replies), command="taped")
         await handshake(connection, CONFIG.startup)
         connections.append(connection)
-    cpu, decisions = time.process_time(), 0
-    async with trio.open_nursery() as nursery:
-        for game in range(games):
-            log = MatchLog(logs / f"alone-{game}.jsonl" if logs is not None else None)
-            runner = MatchRunner(connections, rules, seed=game, config=CONFIG, log=log, nursery=nursery)
-            try:
-                outcome = await runner.run()
-            finally:
-                log.close()
-            decisions += runner.decisions if all(seat.status == "ok" for seat in outcome.seats) else 0
+    cpu = time.process_time()
+    decisions = await _matches(connections, rules, games, logs, "alone-")
     cpu = time.process_time() - cpu
     if decisions != sum(reply is not None for _, _, reply in tape):
         raise RuntimeError("the taped replies did not play the taped matches again")
@@ -183,14 +176,26 @@ async def _referee(connections: Sequence[BotConnection], variant: str, games: in
     for seat, connection in enumerate(connections):
         assert isinstance(connection.link, ProcessLink)
         _tape(connection.link, seat, tape)
+    await _matches(connections, rules, games, logs)
+    return tape
+
+
+async def _matches(
+    connections: Sequence[BotConnection], rules: RuleSet, games: int, logs: Path | None, prefix: str = ""
+) -> int:
+    """``games`` matches of ``connections`` (seeds 0 on), each logged to ``logs`` when given
+    (``prefix`` and its number); the decisions of those every seat ended ``ok``."""
+    decisions = 0
     async with trio.open_nursery() as nursery:
         for game in range(games):
-            log = MatchLog(logs / f"{game}.jsonl" if logs is not None else None)
+            log = MatchLog(logs / f"{prefix}{game}.jsonl" if logs is not None else None)
+            runner = MatchRunner(list(connections), rules, seed=game, config=CONFIG, log=log, nursery=nursery)
             try:
-                await MatchRunner(list(connections), rules, seed=game, config=CONFIG, log=log, nursery=nursery).run()
+                outcome = await runner.run()
             finally:
                 log.close()
-    return tape
+            decisions += runner.decisions if all(seat.status == "ok" for seat in outcome.seats) else 0
+    return decisions
 
 
 async def _floor(connections: Sequence[BotConnection], tape: Tape) -> list[bytes]:
