@@ -50,11 +50,14 @@ from referee.rules.playout import PlayoutPolicy, finish
 from referee.rules.round import Round
 from referee.rules.sampling import knowledge
 
+FIRST_WORLDS: Final = 32
+"""``Budget.first``'s default: the worlds every decision gets before the race is judged."""
+
 
 class Budget(msgspec.Struct, frozen=True, kw_only=True):
     """How much work one decision gets (see the module docstring)."""
 
-    first: int = 32
+    first: int = FIRST_WORLDS
     most: int = 256
     precision: float = 0.5
     """Half-width (points, 95%) within which two candidates count as equal."""
@@ -66,6 +69,12 @@ class Budget(msgspec.Struct, frozen=True, kw_only=True):
     """Most candidates of a pass: beyond, the passes among the most dangerous cards."""
     luck: int = 128
     """Worlds per luck figure (``luck``)."""
+
+    @classmethod
+    def at_most(cls, most: int, precision: float = 0.5) -> Budget:
+        """The budget of a command's ``--budget N``: at most ``most`` worlds a decision, starting
+        with no more than that (one meaning for every command that analyses)."""
+        return cls(first=min(FIRST_WORLDS, most), most=most, precision=precision)
 
 
 SHOWN: Final = 12

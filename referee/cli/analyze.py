@@ -161,7 +161,7 @@ def analyze(
         check_output_file(html_path, "--html", make_folders=False)
     record = _record(log, which)
     chosen = _seats(record, seats, bot)
-    plan = Budget(first=min(32, budget), most=budget, precision=precision)
+    plan = Budget.at_most(budget, precision)
     console = Console(stderr=True)
     with (
         cluster_executor(cluster) as executor,

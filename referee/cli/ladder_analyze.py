@@ -41,7 +41,7 @@ def analyze_command(
         with cluster_executor(cluster) as executor:
             settings = AnalyseSettings(
                 seed=seed,
-                budget=Budget(first=min(32, budget), most=budget),
+                budget=Budget.at_most(budget),
                 workers=workers or default_workers(),
                 executor=executor,
             )

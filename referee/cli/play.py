@@ -13,6 +13,8 @@ import click
 import trio
 
 from protocol.ruleset import RuleSet
+from referee.analysis import Budget
+from referee.cli.analyze import budget_option
 from referee.cli.options import (
     PORT,
     SANDBOX_OPTION,
@@ -76,6 +78,11 @@ PERSON_BANK = 300.0
     show_default=True,
     help="After a match, offer the page a rematch (waits up to --connect-timeout for it).",
 )
+@budget_option(
+    "--analysis-budget",
+    help="Worlds per decision at most in the analysis of your play the result screen offers (as referee analyze "
+    "--budget): lower is quicker and rougher.",
+)
 @SANDBOX_OPTION
 def play(
     bots: tuple[str, ...],
@@ -94,6 +101,7 @@ def play(
     port: int,
     connect_timeout: float,
     rematch: bool,
+    analysis_budget: int,
     sandbox_mode: str,
 ) -> None:
     """Play one seat yourself, in the browser, against BOTS (one command line per other seat,
@@ -117,10 +125,7 @@ def play(
         card_pause=pauses[0],
         trick_pause=pauses[1],
     )
-    server = _page_server(host, port, open_browser)
-    for index, spec in enumerate(seats):  # before it listens: its address is printed then
-        if (web_name := web_seat_name(spec, index)) is not None:
-            server.add_seat(index, web_name)
+    server = _page_server(host, port, open_browser, seats, Budget.at_most(analysis_budget))
     limits = BotLimits(sandbox=sandbox_for(sandbox_mode, ()))
     options = TableOptions(
         config=config, connect_timeout=connect_timeout, handle_signals=True, limits=limits, seat_host=server
@@ -134,22 +139,24 @@ def play(
             return await play_match(seats, rules, seed=first_seed, log_path=logs(number), options=options)
 
         outcome = run_matches(lambda: _session(server, one, connect_timeout if rematch else 0.0, logs))
-    offer = "" if outcome.interrupted_by is not None else "\n" + analysis_offer(log_path, seat)
+    offer = "" if outcome.interrupted_by is not None else "\n" + analysis_offer(log_path, seat, analysis_budget)
     click.echo(format_outcome(outcome) + offer)
     exit_if_interrupted(outcome)
 
 
-def analysis_offer(log_path: str | None, seat: int) -> str:
+def analysis_offer(log_path: str | None, seat: int, budget: int = Budget().most) -> str:
     """The result screen's offer to analyse the person's own match (``referee analyze``, from
     their seat's information only; docs/analysis.md): the command to run on the log just
-    written, which writes the replay viewer with the analysis (open it in a browser)."""
+    written, which writes the replay viewer with the analysis (open it in a browser), at the
+    page's budget: the same figures as the page's analysis."""
     if log_path is None:
         return (
             "to have your play analysed, play again with --log FILE: the log is kept, and analysed by referee analyze"
         )
     log = Path(log_path)
     out = log.with_name(f"{log.stem}-analysis.html")
-    command = shlex.join(["referee", "analyze", str(log), "--seat", str(seat), "--html", str(out)])
+    lower = [] if budget == Budget().most else ["--budget", str(budget)]
+    command = shlex.join(["referee", "analyze", str(log), "--seat", str(seat), *lower, "--html", str(out)])
     return f"where you lost points (about a minute, from your seat's information only): {command}; then open {out}"
 
 
@@ -198,8 +205,9 @@ def _seats(bots: tuple[str, ...], rules: RuleSet, seat: int, name: str) -> list[
     return seats
 
 
-def _page_server(host: str, port: int, open_browser: bool) -> WebSeatServer:
-    """The person's page server, which prints the seat's address (and opens it) once it listens."""
+def _page_server(host: str, port: int, open_browser: bool, seats: list[str], budget: Budget) -> WebSeatServer:
+    """The person's page server, which prints the seat's address (and opens it) once it listens,
+    with the table's web seats and the budget of the person's analysis."""
 
     def listening(url: str, web_seats: list[WebSeat]) -> None:
         for web in web_seats:
@@ -212,4 +220,8 @@ def _page_server(host: str, port: int, open_browser: bool) -> WebSeatServer:
         click.echo(describe(refusal), err=True)
 
     server = WebSeatServer(host, port, on_listening=listening, on_refusal=refused)
+    server.after.budget = budget
+    for index, spec in enumerate(seats):  # before it listens: its address is printed then
+        if (web_name := web_seat_name(spec, index)) is not None:
+            server.add_seat(index, web_name)
     return server

@@ -108,7 +108,7 @@ def main(argv: list[str]) -> int:
     db, per_bot, budget, seed = Path(argv[0]), int(argv[1]), int(argv[2]), int(argv[3])
     with contextlib.suppress(OSError):
         os.nice(NICE)
-    settings = AnalyseSettings(seed=seed, budget=Budget(first=min(32, budget), most=budget), workers=1)
+    settings = AnalyseSettings(seed=seed, budget=Budget.at_most(budget), workers=1)
     try:
         total = work(db, per_bot, settings, ended=_stdin_closed)
     except KeyboardInterrupt:

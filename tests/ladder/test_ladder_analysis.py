@@ -137,6 +137,8 @@ def test_play_offers_the_command_that_analyses_the_persons_match(tmp_path: Path)
     command = shlex.split(offer.split(": ", 1)[1].split("; then open")[0])
     assert command == ["referee", "analyze", str(tmp_path / "my match.jsonl"), "--seat", "2", "--html",
                        str(tmp_path / "my match-analysis.html")]  # fmt: skip
+    lower = shlex.split(analysis_offer(str(tmp_path / "m.jsonl"), 0, 8).split(": ", 1)[1].split("; then open")[0])
+    assert lower[3:7] == ["--seat", "0", "--budget", "8"]  # the page's --analysis-budget: the page's figures
 
 
 @pytest.mark.process

@@ -180,8 +180,10 @@ def test_round_summary_trick_log_result_replay_and_rematch(page: Page, tmp_path:
     next round's first card; the round's tricks are listed with leader and winner; the result
     names seats as the table does (``random #1``), can be closed and opened again, opens the
     replay, has the person's own play analysed (the button, its "being analysed" state, then the
-    replay viewer with the analysis) and starts a rematch at the same address."""
-    referee = Referee(tmp_path / "match.jsonl", seed=8, extra=("--set", "rounds=2"), rematch=True)
+    replay viewer with the analysis, at the command's ``--analysis-budget``) and starts a rematch
+    at the same address."""
+    extra = ("--set", "rounds=2", "--analysis-budget", "8")  # the page's analysis, not its figures
+    referee = Referee(tmp_path / "match.jsonl", seed=8, extra=extra, rematch=True)
     try:
         page.goto(referee.url)
         play_until(page, "document.querySelectorAll('#tricks li').length >= 4")
@@ -211,6 +213,7 @@ def test_round_summary_trick_log_result_replay_and_rematch(page: Page, tmp_path:
         analysed = popup.value
         analysed.wait_for_selector("#analysis-summary-panel:not([hidden])", timeout=10_000)
         summary_of_play = analysed.locator("#analysis-summary").inner_text()
+        analysed_page = analysed.content()
         page.wait_for_selector("#rematch", timeout=30_000)
         page.locator("#rematch").click()
         page.wait_for_selector("#choices button:has-text('Pass')", timeout=60_000)
@@ -224,6 +227,7 @@ def test_round_summary_trick_log_result_replay_and_rematch(page: Page, tmp_path:
     assert hidden == 1
     assert title.startswith("Hearts replay"), title
     assert "person: mean loss" in summary_of_play and "random #1: mean" not in summary_of_play, summary_of_play
+    assert '"first":8,"most":8' in analysed_page  # the budget asked for, not the default's 32 and 256
     assert again["sheet"] == [] and again["status"].startswith("round 1"), again
 
 
