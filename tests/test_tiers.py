@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from hypothesis import settings
 
 from tests import tiers
 
@@ -79,6 +80,40 @@ def test_every_way_of_starting_a_process_is_refused_in_the_fast_tier(way: str) -
 def test_this_module_runs_in_the_fast_tier(request: pytest.FixtureRequest) -> None:
     assert request.node.get_closest_marker("process") is None
     assert hasattr(subprocess.Popen._execute_child, "__wrapped__"), "the guard is not installed"  # type: ignore[attr-defined]
+
+
+class _Options:
+    """A configuration's ``getoption`` as :func:`tiers.is_fast_tier` asks it."""
+
+    def __init__(self, markexpr: str) -> None:
+        self.markexpr = markexpr
+
+    def getoption(self, name: str, default: object = None) -> object:
+        return self.markexpr if name == "markexpr" else default
+
+
+@pytest.mark.parametrize(
+    ("markexpr", "fast"),
+    [
+        ("not process", True),
+        ("not process and not fonts", True),
+        ("not (process or browser)", True),
+        ("", False),
+        ("not browser", False),  # the process tests that start no browser still run
+        ("process", False),
+        ("fonts", True),  # only the fonts tests, none of which starts a process
+    ],
+)
+def test_the_fast_tier_is_any_run_that_leaves_out_every_process_test(markexpr: str, fast: bool) -> None:
+    assert tiers.is_fast_tier(_Options(markexpr)) is fast  # type: ignore[arg-type]
+
+
+def test_property_tests_try_a_third_of_their_examples_in_the_fast_tier_only(request: pytest.FixtureRequest) -> None:
+    """This run's own setting: the whole number in the whole suite, a third in the fast tier,
+    for the tests that name a number and for those that take hypothesis's default."""
+    fast = tiers.is_fast_tier(request.config)
+    assert [tiers.examples(n) for n in (15, 60, 300)] == ([10, 20, 100] if fast else [15, 60, 300])
+    assert settings.default.max_examples == (33 if fast else 100)
 
 
 INNER = """

@@ -13,7 +13,12 @@ full suite as in the fast tier, so a test cannot sit in the wrong tier unseen.
 (``tests/test_tiers.py`` proves the guard.)
 
 ``--tiers-record FILE`` lets every process start and writes, for each test, the commands it
-started (JSON): how the marks were first found, and how to see which marked tests start none."""
+started (JSON): how the marks were first found, and how to see which marked tests start none.
+
+Property tests try fewer examples in the fast tier (:func:`examples`): the whole suite, which
+CI runs before anything lands, tries each test's full number; the fast tier, run after each
+change, a third of it (at least ``FAST_FLOOR``), new random ones on every run, so repeated runs
+add up to the whole number and more (docs/development.md, "Tiers")."""
 
 from __future__ import annotations
 
@@ -28,6 +33,8 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 import pytest
+from _pytest.mark.expression import Expression
+from hypothesis import settings
 
 MARKERS: Final = {
     "process": "starts a process (a bot, the referee's command line, a tool): not in the fast tier",
@@ -69,9 +76,37 @@ def _fixture_markers(item: pytest.Item) -> set[str]:
     return found
 
 
+FAST_SHARE: Final = 3
+"""The fast tier tries one example in this many of a property test's number."""
+FAST_FLOOR: Final = 10
+"""Fewest examples a property test tries in the fast tier."""
+_FAST: list[bool] = [False]
+"""Whether this run is the fast tier (set before the test modules are imported)."""
+
+
+def examples(number: int) -> int:
+    """A property test's ``max_examples``: ``number`` in the whole suite, a third of it (at least
+    ``FAST_FLOOR``) in the fast tier (module docstring)."""
+    return max(FAST_FLOOR, number // FAST_SHARE) if _FAST[0] else number
+
+
+def is_fast_tier(config: pytest.Config) -> bool:
+    """Whether ``-m`` leaves out every test marked ``process``: the fast tier."""
+    chosen = config.getoption("markexpr", "")
+
+    def marked(name: str, /, **_: str | int | bool | None) -> bool:
+        return name == "process"
+
+    return bool(chosen) and not Expression.compile(chosen).evaluate(marked)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     for name, text in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {text}")
+    _FAST[0] = is_fast_tier(config)
+    if _FAST[0]:  # the tests that name no number: hypothesis's 100, cut as examples() cuts
+        settings.register_profile("referee-fast", settings.get_profile("referee"), max_examples=examples(100))
+        settings.load_profile("referee-fast")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

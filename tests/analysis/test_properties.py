@@ -19,6 +19,7 @@ from referee.rules import ruleset
 from referee.rules.deck import deck_for
 from referee.rules.sampling import knowledge
 from tests.analysis.helpers import Searcher, first_legal, greedy, greedy_pass, simulate
+from tests.tiers import examples
 
 TINY = Budget(first=8, most=16, luck=8, sift=4)
 PLAYERS = {"greedy": greedy, "first_legal": first_legal}
@@ -28,7 +29,7 @@ def _contains(value: Interval) -> bool:
     return value.low - 1e-9 <= value.mean <= value.high + 1e-9
 
 
-@settings(max_examples=20)
+@settings(max_examples=examples(20))
 @given(
     seed=st.integers(0, 10**6),
     players=st.lists(st.sampled_from(sorted(PLAYERS)), min_size=4, max_size=4),
@@ -73,7 +74,7 @@ def test_every_estimate_keeps_the_invariants(seed: int, players: list[str], pick
         assert verdict == "best" and found.loss.mean == 0
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(10))
 @given(seed=st.integers(0, 10**6), cut=st.integers(1, 12))
 def test_worlds_hold_what_the_seat_saw(seed: int, cut: int) -> None:
     """A world drawn for a decision is consistent with the seat's view: its own hand, the cards

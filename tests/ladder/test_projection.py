@@ -16,6 +16,7 @@ from referee.bench.projection_ladder import SimulatedLadder, ladder_case
 from referee.stats.evidence import more_sets_needed, weigh
 from referee.stats.projection import MIN_PROJECTION_SETS, Projection, fewest_more, projection
 from referee.stats.signs import sign_sets_to_decide
+from tests.tiers import examples
 
 
 def test_no_projection_from_too_few_sets_only_the_fewest_that_could_decide() -> None:
@@ -61,7 +62,7 @@ def test_the_low_end_counts_on_a_streak_of_sets_won() -> None:
     assert told.low < 50 < point < told.high
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.floats(-60, 60, allow_nan=False), min_size=2, max_size=80))
 def test_a_range_is_ordered_and_told_only_from_enough_sets(differences: list[float]) -> None:
     evidence = weigh(differences)

@@ -37,6 +37,7 @@ from referee.ladder.upload_archive import (
     archive_kind,
     unpack,
 )
+from tests.tiers import examples
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MB = 1_000_000
@@ -688,7 +689,7 @@ def tar_tree(tree: Tree, order: list[tuple[str, ...]]) -> bytes:
     return tarred(*[file("/".join(path), tree[path][0], 0o755 if tree[path][1] else 0o644) for path in order])
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(tree=TREES, data=st.data())
 def test_any_safe_archive_round_trips_and_its_hash_ignores_the_order(tree: Tree, data: st.DataObject) -> None:
     order = list(tree)

@@ -29,6 +29,7 @@ from referee.replay import read_log, verify
 from referee.rules import ruleset
 from tests.hostile_lines import HELLO_LINES, PLAY_LINES
 from tests.match.scripted import MemoryLink, ScriptedBot, first_legal, play_on
+from tests.tiers import examples
 
 ONE_ROUND = ruleset("american", {"end": "rounds", "rounds": 1})
 CONFIG = MatchConfig(per_decision=1.0, bank=2.0, startup=5.0)
@@ -207,7 +208,9 @@ names = st.text(
 )
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(st.lists(names, min_size=4, max_size=4), st.sampled_from(sorted(PLAY_LINES)))
 def test_every_line_sent_is_within_the_limit_whatever_the_bots_say(bot_names: list[str], case: str) -> None:
     """Any names and any hostile reply: no line the referee writes is over ``MAX_LINE``."""
@@ -265,7 +268,7 @@ hostile_hellos = st.one_of(
 NAMED = {"bad_json", "protocol_violation", "unknown_message", "no_common_version", "line_too_long"}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(hostile_hellos)
 def test_any_hello_line_fails_the_handshake_by_name_or_passes(line: bytes) -> None:
     async def main() -> None:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from protocol.codec import LineSplitter, ProtocolError, decode_bot, decode_referee, encode
 from protocol.messages import BOT_TYPES, BotHello, Pass, Play, PlayRequest, TimeLeft
+from tests.tiers import examples
 
 CODES = {"bad_json", "unknown_message", "protocol_violation"}
 
@@ -22,7 +23,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.binary(max_size=200))
 def test_any_bytes_decode_or_raise_a_named_error(data: bytes) -> None:
     try:
@@ -31,7 +32,7 @@ def test_any_bytes_decode_or_raise_a_named_error(data: bytes) -> None:
         assert err.code in CODES
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     st.sampled_from([*sorted(BOT_TYPES), "nope", ""]),
     st.dictionaries(st.sampled_from(["id", "card", "cards", "version", "name", "choice", "declare"]), json_values),
@@ -92,7 +93,7 @@ def test_encode_is_one_line() -> None:
     assert decode_bot(encode(BotHello(version=1, name="x")).strip()) == BotHello(version=1, name="x")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.binary(max_size=40), max_size=30), st.integers(min_value=1, max_value=50))
 def test_splitter_reassembles_lines_and_never_holds_more_than_the_limit(chunks: list[bytes], limit: int) -> None:
     splitter = LineSplitter(limit)

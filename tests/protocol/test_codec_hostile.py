@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from protocol.codec import MAX_DEPTH, MAX_LINE, MAX_MESSAGE, ProtocolError, decode_bot, decode_referee, nesting_depth
 from protocol.messages import Play
 from tests.hostile_lines import HELLO_LINES, PLAY_LINES, depth_of
+from tests.tiers import examples
 
 CODES = {"bad_json", "unknown_message", "protocol_violation", "line_too_long"}
 
@@ -87,7 +88,7 @@ json_trees = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(json_trees, st.integers(min_value=0, max_value=60))
 def test_nesting_depth_agrees_with_the_parsed_value(tree: object, wrap: int) -> None:
     value: object = tree
@@ -132,7 +133,7 @@ hostile_pieces = st.sampled_from(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(hostile_pieces, max_size=300).map(b"".join))
 def test_hostile_fragments_decode_or_raise_a_named_error(line: bytes) -> None:
     for decode in (decode_bot, decode_referee):
@@ -143,7 +144,7 @@ def test_hostile_fragments_decode_or_raise_a_named_error(line: bytes) -> None:
             assert len(err.message) <= MAX_MESSAGE
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.sampled_from(["play", "pass", "hello", "moon", "declare", "x" * 300]),
     st.dictionaries(

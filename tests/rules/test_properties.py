@@ -50,6 +50,7 @@ from referee.rules import (
     with_options,
 )
 from referee.rules import ruleset as make_ruleset
+from tests.tiers import examples
 
 # -- what to generate ---------------------------------------------------------------------------
 
@@ -674,7 +675,7 @@ def check_round(round_: Round, log: Log) -> None:
 # -- properties ---------------------------------------------------------------------------------
 
 
-@settings(max_examples=120, **SETTINGS)
+@settings(max_examples=examples(120), **SETTINGS)
 @given(rules=rule_sets(), seed=SEEDS, play_seed=SEEDS, data=st.data())
 def test_random_round_keeps_every_invariant(rules: RuleSet, seed: int, play_seed: int, data: st.DataObject) -> None:
     """One round in a random pass direction and match phase: legality, conservation, scoring
@@ -689,7 +690,7 @@ def test_random_round_keeps_every_invariant(rules: RuleSet, seed: int, play_seed
     check_round(round_, log)
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(rules=rule_sets(), seed=SEEDS, play_seed=SEEDS, limit=st.sampled_from([100, 100, 100, 3]))
 def test_random_match_ends_by_its_rules(rules: RuleSet, seed: int, play_seed: int, limit: int) -> None:
     """A whole match: every round checked, the dealer and passing move on, the phase changes at
@@ -759,7 +760,7 @@ def end_of(rules: RuleSet, scores: list[int], phase: int, played: int) -> tuple[
     return None
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(rules=rule_sets(), seed=SEEDS, play_seed=SEEDS)
 def test_same_seed_same_match(rules: RuleSet, seed: int, play_seed: int) -> None:
     """The same seed deals the same hands, and with the same random choices the same match."""
@@ -782,7 +783,7 @@ def test_same_seed_same_match(rules: RuleSet, seed: int, play_seed: int) -> None
     assert first[0] == Match(rules, seed).first_dealer
 
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=examples(60), **SETTINGS)
 @given(rules=rule_sets(overrides=False), seed=SEEDS, deals=st.integers(1, 4))
 def test_deals_follow_the_documented_shuffle(rules: RuleSet, seed: int, deals: int) -> None:
     """The hands of every deal are the SHAKE-256 Fisher-Yates shuffle dealt in packets from the

@@ -26,6 +26,7 @@ from referee.rules.round import DONE, MOON, PASS
 from referee.rules.sampling import knowledge, replay, sample_round, start_hands
 from referee.rules.view import SeatView
 from tests.rules.test_properties import SEEDS, SETTINGS, rule_sets
+from tests.tiers import examples
 
 
 def advance(round_: Round, rng: random.Random, steps: int) -> None:
@@ -72,7 +73,7 @@ def same_view(a: SeatView, b: SeatView) -> bool:
     )
 
 
-@settings(max_examples=150, **SETTINGS)
+@settings(max_examples=examples(150), **SETTINGS)
 @given(rule_sets(), SEEDS, st.integers(0, 120), st.integers(0, 5))
 def test_the_true_deal_is_a_possible_world(rules: RuleSet, seed: int, steps: int, pick: int) -> None:
     round_, _ = position(rules, seed, steps)
@@ -86,7 +87,7 @@ def test_the_true_deal_is_a_possible_world(rules: RuleSet, seed: int, steps: int
     assert same_view(seat_view(again, seat), view)
 
 
-@settings(max_examples=120, **SETTINGS)
+@settings(max_examples=examples(120), **SETTINGS)
 @given(rule_sets(), SEEDS, st.integers(0, 120), st.integers(0, 5))
 def test_every_sampled_world_is_consistent_with_the_view(rules: RuleSet, seed: int, steps: int, pick: int) -> None:
     round_, rng = position(rules, seed, steps)
@@ -127,7 +128,7 @@ def test_a_world_respects_voids_and_the_passed_cards() -> None:
                     assert held >> face & 1
 
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=examples(60), **SETTINGS)
 @given(rule_sets(), SEEDS, st.integers(0, 120), st.sampled_from(PLAYOUT_POLICIES))
 def test_a_copy_is_independent_and_a_playout_finishes_it(rules: RuleSet, seed: int, steps: int, policy: str) -> None:
     round_, rng = position(rules, seed, steps)

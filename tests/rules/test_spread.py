@@ -13,6 +13,7 @@ from referee.rules import PRESETS, Match
 from referee.rules.presets import ruleset, with_options
 from referee.rules.random_play import play_match
 from referee.rules.spread import difference_bound, round_steps, score_range
+from tests.tiers import examples
 
 BOUNDED = sorted(name for name in PRESETS if score_range(ruleset(name)) is not None)
 
@@ -43,7 +44,7 @@ def test_a_match_of_fixed_rounds_spans_its_rounds_both_ways() -> None:
     assert score_range(rules) == (-5 * steps.down, 5 * steps.up)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     name=st.sampled_from(BOUNDED),
     seed=st.integers(0, 2**32 - 1),

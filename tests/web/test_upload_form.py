@@ -32,6 +32,7 @@ from referee.web.ladder.queries import season_mark
 from referee.web.ladder.upload_form import ADDRESS_BURST, ADDRESS_SECONDS, ENTRANT_BURST, MAX_BODY, UPLOAD_PATH
 from tests.ladder.test_uploads import FIRST, NOW, archive
 from tests.ladder.test_uploads import Ladder as Followed
+from tests.tiers import examples
 from tests.web.ladder_helpers import View, hostile_ladder
 
 HOST = (b"host", b"127.0.0.1:8000")
@@ -486,7 +487,7 @@ def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Ladder:
     return ladder
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(junk=st.binary(max_size=600), cut=st.integers(0, 400), chunks=st.integers(1, 9))
 def test_any_body_is_answered_and_writes_nothing_outside(
     tmp_path_factory: Any, fuzzed: Ladder, junk: bytes, cut: int, chunks: int
