@@ -105,7 +105,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: {text}")
     _FAST[0] = is_fast_tier(config)
     if _FAST[0]:  # the tests that name no number: hypothesis's 100, cut as examples() cuts
-        settings.register_profile("referee-fast", settings.get_profile("referee"), max_examples=examples(100))
+        settings.register_profile("referee-fast", settings.default, max_examples=examples(100))
         settings.load_profile("referee-fast")
 
 

@@ -24,7 +24,9 @@ async function refresh() {
       // once the form is sent or emptied)
       const main = fresh.querySelector("main");
       if (main && !busyForm()) {
-        document.querySelector("main").replaceWith(document.adoptNode(main));
+        const adopted = document.adoptNode(main);
+        keepForm(adopted);
+        document.querySelector("main").replaceWith(adopted);
         body.dataset.stamp = fresh.body.dataset.stamp;
         body.dataset.tables = fresh.body.dataset.tables;
         body.dataset.uploads = fresh.body.dataset.uploads || "";
@@ -44,6 +46,15 @@ function busyForm() {
   return Array.from(form.querySelectorAll("input")).some(
     (input) => (input.type === "file" ? input.files.length > 0 : input.type === "text" && input.value !== ""),
   );
+}
+
+// The upload form stays the same element across a redraw (the fresh page's copy of it is
+// dropped): what is set on it between the check above and the swap, by a person or by a script
+// that found the form before (a browser test's handle), is not lost with the old page.
+function keepForm(fresh) {
+  const live = document.querySelector("main form.upload");
+  const copy = fresh.querySelector("form.upload");
+  if (live && copy) copy.replaceWith(live);
 }
 
 setInterval(refresh, PERIOD);
