@@ -43,24 +43,20 @@ def entrant_page(folder: Path) -> bytes:
         ladder.view.close()
 
 
-def test_a_form_being_filled_is_not_redrawn_under_the_entrant(page: Page, tmp_path: Path) -> None:
-    made = entrant_page(tmp_path)
-    later = made.replace(b"<main", b'<main data-later="yes"', 1)  # the page as the ladder makes it later
-    assert later != made and b'data-stamp="' in made
+def held_redraw(page: Page, made: bytes, later: bytes) -> Route:
+    """Open carol's page as ``made`` with the ladder moved on since (``/api/version``), and
+    hold the first redraw's fetch of the page: returned, for the test to answer with ``later``
+    when it chooses; every later redraw gets ``later`` at once."""
     held: list[Route] = []
-    redraws = 0
 
     def serve(route: Route) -> None:
-        nonlocal redraws
         path = urlparse(route.request.url).path
         if path == "/entrant" and route.request.is_navigation_request():
             route.fulfill(body=made, content_type="text/html; charset=utf-8")
-        elif path == "/entrant":  # the redraw's fetch: the first is held until the form is filled
-            redraws += 1
-            if redraws == 1:
-                held.append(route)
-            else:
-                route.fulfill(body=later, content_type="text/html; charset=utf-8")
+        elif path == "/entrant" and not held:  # the redraw's fetch: the first is held
+            held.append(route)
+        elif path == "/entrant":
+            route.fulfill(body=later, content_type="text/html; charset=utf-8")
         elif path == "/api/version":  # the ladder moved on since the page was made
             route.fulfill(body=json.dumps({"stamp": "later", "seq": 7, "tables": "", "uploads": ""}),
                           content_type="application/json")  # fmt: skip
@@ -72,15 +68,28 @@ def test_a_form_being_filled_is_not_redrawn_under_the_entrant(page: Page, tmp_pa
 
     page.route("**/*", serve)
     page.goto(f"{ADDRESS}/entrant")
-    for _ in range(200):  # the first redraw asks at once: its page is held
+    for _ in range(200):  # the first redraw asks at once
         if held:
-            break
+            return held[0]
         page.wait_for_timeout(25)
-    assert held, "the page never asked to be redrawn"
+    raise AssertionError("the page never asked to be redrawn")
+
+
+def later_page(made: bytes) -> bytes:
+    """The page as the ladder makes it later (its ``main`` marked)."""
+    later = made.replace(b"<main", b'<main data-later="yes"', 1)
+    assert later != made and b'data-stamp="' in made
+    return later
+
+
+def test_a_form_being_filled_is_not_redrawn_under_the_entrant(page: Page, tmp_path: Path) -> None:
+    made = entrant_page(tmp_path)
+    later = later_page(made)
+    held = held_redraw(page, made, later)
     page.set_input_files(ARCHIVE, files=[{"name": "bot.zip", "mimeType": "application/zip", "buffer": BOT}])
     page.fill("form.upload input[name=command]", "python3 bot.py")
     page.locator("h1").first.click()  # the focus leaves the form: only what it holds keeps it
-    held[0].fulfill(body=later, content_type="text/html; charset=utf-8")
+    held.fulfill(body=later, content_type="text/html; charset=utf-8")
     page.wait_for_function("document.getElementById('live').textContent.includes('7 rated')")
     assert page.locator("main[data-later]").count() == 0
     assert page.evaluate(f"document.querySelector({ARCHIVE!r}).files.length") == 1
@@ -91,34 +100,11 @@ def test_a_form_being_filled_is_not_redrawn_under_the_entrant(page: Page, tmp_pa
 
 def test_the_form_is_the_same_element_after_a_redraw(page: Page, tmp_path: Path) -> None:
     made = entrant_page(tmp_path)
-    later = made.replace(b"<main", b'<main data-later="yes"', 1)
-    held: list[Route] = []
-
-    def serve(route: Route) -> None:
-        path = urlparse(route.request.url).path
-        if path == "/entrant" and route.request.is_navigation_request():
-            route.fulfill(body=made, content_type="text/html; charset=utf-8")
-        elif path == "/entrant":  # the redraw's fetch, held until the test has found the form
-            held.append(route)
-        elif path == "/api/version":
-            route.fulfill(body=json.dumps({"stamp": "later", "seq": 7, "tables": "", "uploads": ""}),
-                          content_type="application/json")  # fmt: skip
-        elif path in ("/ladder.js", "/ladder.css"):
-            route.fulfill(body=(STATIC / path.lstrip("/")).read_bytes(),
-                          content_type="text/javascript" if path.endswith(".js") else "text/css")  # fmt: skip
-        else:
-            route.abort()
-
-    page.route("**/*", serve)
-    page.goto(f"{ADDRESS}/entrant")
-    for _ in range(200):
-        if held:
-            break
-        page.wait_for_timeout(25)
-    assert held, "the page never asked to be redrawn"
+    later = later_page(made)
+    held = held_redraw(page, made, later)
     archive = page.locator(ARCHIVE).element_handle()  # found before the redraw, used after it
     command = page.locator("form.upload input[name=command]").element_handle()
-    held[0].fulfill(body=later, content_type="text/html; charset=utf-8")  # the form empty: redrawn
+    held.fulfill(body=later, content_type="text/html; charset=utf-8")  # the form empty: redrawn
     page.wait_for_selector("main[data-later]", timeout=15_000)
     archive.set_input_files(files=[{"name": "bot.zip", "mimeType": "application/zip", "buffer": BOT}])
     command.fill("python3 bot.py")
