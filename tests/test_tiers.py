@@ -112,7 +112,7 @@ def test_property_tests_try_a_third_of_their_examples_in_the_fast_tier_only(requ
     """This run's own setting: the whole number in the whole suite, a third in the fast tier,
     for the tests that name a number and for those that take hypothesis's default."""
     fast = tiers.is_fast_tier(request.config)
-    assert [tiers.examples(n) for n in (15, 60, 300)] == ([10, 20, 100] if fast else [15, 60, 300])
+    assert [tiers.examples(n) for n in (5, 15, 60, 300)] == ([5, 10, 20, 100] if fast else [5, 15, 60, 300])
     assert settings.default.max_examples == (33 if fast else 100)
 
 

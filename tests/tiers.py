@@ -86,8 +86,8 @@ _FAST: list[bool] = [False]
 
 def examples(number: int) -> int:
     """A property test's ``max_examples``: ``number`` in the whole suite, a third of it (at least
-    ``FAST_FLOOR``) in the fast tier (module docstring)."""
-    return max(FAST_FLOOR, number // FAST_SHARE) if _FAST[0] else number
+    ``FAST_FLOOR``, never more than ``number``) in the fast tier (module docstring)."""
+    return min(number, max(FAST_FLOOR, number // FAST_SHARE)) if _FAST[0] else number
 
 
 def is_fast_tier(config: pytest.Config) -> bool:
