@@ -254,6 +254,40 @@ def test_tables_of_3_to_6_players_fit(tmp_path: Path, players: int, width: int, 
         assert sample["onscreen"] and not sample["untappable"], {k: v for k, v in sample.items() if k != "wrong"}
 
 
+SIDE_CARDS = """Object.fromEntries([...document.querySelectorAll('#trick .played')]
+  .map((n) => [n.dataset.seat, parseFloat(n.style.left)]).filter(([, x]) => Math.abs(x - 50) > 1))"""
+"""The trick's cards of the left and right seats (seat: its card's ``left``, % of the table)."""
+
+
+@pytest.mark.browser
+def test_a_phone_turned_mid_trick_moves_the_tricks_cards_at_once(tmp_path: Path) -> None:
+    """The trick's cards lie nearer the middle on a phone's narrow table: a window narrowed (a
+    phone turned) while a trick is on the table moves them there at once, before the next card
+    (they stayed at the wide table's spots, off their seats, until something else was drawn)."""
+    referee = Referee(tmp_path / "match.jsonl", seed=3)
+    try:
+        with chromium_page(1300, 820) as page:
+            page.goto(referee.url)
+            wide: dict[str, float] = {}
+            for _ in range(60):  # to the person's turn to play with a side seat's card on the table
+                page.wait_for_function(WAITING, timeout=30_000)
+                wide = page.evaluate(SIDE_CARDS)
+                if wide and page.locator("#hand .card.legal").count():
+                    break
+                act_once(page, declare=False)
+                page.wait_for_timeout(30)
+            page.set_viewport_size({"width": 390, "height": 844})
+            moved = f"Object.entries({json.dumps(wide)}).every(([s, x]) => Math.abs(({SIDE_CARDS})[s] - x) > 1)"
+            page.wait_for_function(moved, timeout=5_000)  # no card played meanwhile: it is the person's turn
+            narrow: dict[str, float] = page.evaluate(SIDE_CARDS)
+    finally:
+        referee.stop()
+    assert wide and set(narrow) == set(wide), (wide, narrow)
+    for seat, x in wide.items():  # seat 1 sits left of the person (seat 0), seat 3 right
+        side = -1 if seat == "1" else 1
+        assert abs(x - (50 + side * 36 * 0.5)) < 0.01 and abs(narrow[seat] - (50 + side * 36 * 0.36)) < 0.01, (seat, x)
+
+
 def test_a_spectator_sees_cards_on_the_table_while_a_slow_match_plays(page: Page, tmp_path: Path) -> None:
     """`referee watch` on the log of a match of slow bots (0.3 s a card): the log is written card
     by card while the match plays (it once was written a trick at a time), and the page shows

@@ -305,8 +305,14 @@ function spots(n) {
 
 // Where each seat's card of the trick lies: halfway from the table's middle to the seat; on a
 // phone nearer the middle (the seat boxes take more of the narrow table), six seats placed by hand.
+const PHONE = window.matchMedia("(max-width: 600px)");
+// A phone turned, or a window narrowed or widened, across that width: the table is drawn again
+// at once for its new shape (the cards of a trick in play moved to their new spots), not at the
+// next card, which may be a minute away.
+PHONE.addEventListener("change", () => render());
+
 function trickSpots(n) {
-  if (!window.matchMedia("(max-width: 600px)").matches) return spots(n).map(([x, y]) => [50 + (x - 50) * 0.5, 50 + (y - 50) * 0.52]);
+  if (!PHONE.matches) return spots(n).map(([x, y]) => [50 + (x - 50) * 0.5, 50 + (y - 50) * 0.52]);
   if (n === 6) return [[50, 68], [32, 63], [32, 33], [50, 28], [68, 33], [68, 63]];
   return spots(n).map(([x, y]) => [50 + (x - 50) * 0.36, 50 + (y - 50) * 0.52]);
 }
