@@ -63,6 +63,10 @@ class Ladder:
         self.keys = {name: str(add_entrant(store, name, again=False)[1]) for name in entrants}
         store.close()
         keep_gate(self.db, SANDBOXED)  # as a run whose bots are sandboxed keeps it
+        self._open()
+
+    def _open(self) -> None:
+        """Its pages on its database, no body asked for yet."""
         self.view = View(self.db)
         self.asked = 0
         """Body messages the application asked for."""
@@ -73,8 +77,8 @@ class Ladder:
         a fraction of the time."""
         shutil.copytree(ladder.db.parent, folder, dirs_exist_ok=True)
         copy = cls.__new__(cls)
-        copy.db, copy.keys, copy.asked = folder / ladder.db.name, dict(ladder.keys), 0
-        copy.view = View(copy.db)
+        copy.db, copy.keys = folder / ladder.db.name, dict(ladder.keys)
+        copy._open()
         return copy
 
     async def post(
