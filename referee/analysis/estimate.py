@@ -52,6 +52,8 @@ from referee.rules.sampling import knowledge
 
 FIRST_WORLDS: Final = 32
 """``Budget.first``'s default: the worlds every decision gets before the race is judged."""
+PRECISION: Final = 0.5
+"""``Budget.precision``'s default."""
 
 
 class Budget(msgspec.Struct, frozen=True, kw_only=True):
@@ -59,7 +61,7 @@ class Budget(msgspec.Struct, frozen=True, kw_only=True):
 
     first: int = FIRST_WORLDS
     most: int = 256
-    precision: float = 0.5
+    precision: float = PRECISION
     """Half-width (points, 95%) within which two candidates count as equal."""
     field: int = 24
     """Candidates raced past the first ``sift`` worlds when there are more (a pass)."""
@@ -71,7 +73,7 @@ class Budget(msgspec.Struct, frozen=True, kw_only=True):
     """Worlds per luck figure (``luck``)."""
 
     @classmethod
-    def at_most(cls, most: int, precision: float = 0.5) -> Budget:
+    def at_most(cls, most: int, precision: float = PRECISION) -> Budget:
         """The budget of a command's ``--budget N``: at most ``most`` worlds a decision, starting
         with no more than that (one meaning for every command that analyses)."""
         return cls(first=min(FIRST_WORLDS, most), most=most, precision=precision)
