@@ -165,6 +165,12 @@ CASES: list[tuple[list[str], int, str]] = [
     (["check", "tcp:x", "--host", "no.such.host.invalid"], 2, "cannot resolve host"),
     (["match", "--host", "192.0.2.1", "tcp:a", BOT, BOT, BOT], 2, "cannot listen on 192.0.2.1:0"),
     (["serve", "--host", "192.0.2.1", "a", "b", "c", "d"], 2, "cannot listen on 192.0.2.1:0"),
+    # analysis budgets: --analysis-budget of play, --budget of analyze (one range, Budget.at_most)
+    (["play", "--analysis-budget", "0", BOT, BOT, BOT], 2, "0 is not in the range 8<=x<=100000"),
+    (["play", "--analysis-budget", "-5", BOT, BOT, BOT], 2, "-5 is not in the range 8<=x<=100000"),
+    (["play", "--analysis-budget", str(2**70), BOT, BOT, BOT], 2, "is not in the range 8<=x<=100000"),
+    (["play", "--analysis-budget", "many", BOT, BOT, BOT], 2, "'many' is not a valid integer"),
+    (["analyze", "empty.jsonl", "--budget", "7"], 2, "7 is not in the range 8<=x<=100000"),
     # limits
     (["match", "--files-limit", "99999999999", *BOTS], 2, "the referee's hard RLIMIT_NOFILE"),
     (["match", "--files-limit", "0", *BOTS], 2, "0 is not in the range 1 to"),
